@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0
+# iolayers: thin wrapper around kbuild and the scripts/ entry points.
+#
+#   make            build iolayers.ko against KDIR and the reader
+#   make check      every test: static checks, reader tests, VM tests on the
+#                   stock Debian 6.1 and 6.12 kernels and the debug kernel, KUnit
+#   make demo       load the module in a VM under fio and show its files
+#   make clean
+#
+# KDIR defaults to the running kernel's build tree; where there is none (as on
+# hosts without module support), to Debian's 6.1 headers fetched into the
+# cache by scripts/fetch-kernel.
+
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	  $(shell $(CURDIR)/scripts/fetch-kernel 6.1)/kdir)
+V ?= 0
+
+all: module reader
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) V=$(V) modules
+
+reader:
+	$(MAKE) -C userspace V=$(V)
+
+check:
+	scripts/check
+
+demo:
+	scripts/demo
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	$(MAKE) -C userspace clean
+
+.PHONY: all module reader check demo clean

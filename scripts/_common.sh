@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the iolayers scripts; sourced, never run.
+
+set -euo pipefail
+
+IOLAYERS_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+IOLAYERS_CACHE=${IOLAYERS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iolayers}
+mkdir -p "$IOLAYERS_CACHE"
+
+log() { printf '[iolayers] %s\n' "$*" >&2; }
+die() { printf '[iolayers] error: %s\n' "$*" >&2; exit 1; }
+
+_sudo() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# ensure_pkgs PKG...: apt-get install what is missing, silent when all present.
+ensure_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing: ${missing[*]}"
+	_sudo apt-get update -qq >/dev/null ||
+		die "apt-get update failed"
+	_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >/dev/null ||
+		die "apt-get install ${missing[*]} failed"
+}
+
+# apt_has PKG: true when apt can download PKG.
+apt_has() {
+	local info
+	info=$(apt-cache show --no-all-versions "$1" 2>/dev/null) || return 1
+	[[ "$info" == *$'\nFilename: '* ]]
+}

@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the in-guest tests; sourced. Each check prints `ok - ...` or
+# `not ok - ...`; finish prints the counts and sets the exit status.
+
+IOLAYERS_D=/sys/kernel/debug/iolayers
+_passed=0
+_failed=0
+
+ok() { echo "ok - $*"; _passed=$((_passed + 1)); }
+not_ok() { echo "not ok - $*"; _failed=$((_failed + 1)); }
+
+# check DESCRIPTION COMMAND...: ok when COMMAND succeeds.
+check() {
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+
+finish() {
+	echo "guest: $_passed passed, $_failed failed"
+	[ "$_failed" -eq 0 ]
+	exit $?
+}
+
+# stats_hits PROBE: the hits column of /sys/kernel/debug/iolayers/stats.
+stats_hits() {
+	local name hits rest
+	while read -r name hits rest; do
+		[ "$name" = "$1" ] && echo "$hits" && return 0
+	done <"$IOLAYERS_D/stats"
+	return 1
+}
+
+# proc_io PID FIELD: a field of /proc/PID/io (whole thread group). Builtins
+# only: every exec is slow in an emulated guest.
+proc_io() {
+	local k v
+	while read -r k v; do
+		[ "$k" = "$2:" ] && echo "$v" && return 0
+	done <"/proc/$1/io"
+	return 1
+}
+
+# stop_wait PID: SIGSTOP the thread group and wait until every thread stopped.
+stop_wait() {
+	local end=$((SECONDS + 30)) t stat all
+	kill -STOP "$1"
+	while [ $SECONDS -lt $end ]; do
+		all=1
+		for t in /proc/"$1"/task/*/stat; do
+			read -r stat <"$t"
+			stat=${stat##*) }
+			[ "${stat%% *}" = T ] || all=0
+		done
+		[ $all -eq 1 ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# wait_reading PID: wait (up to 5 min) until the process has read 100 blocks
+# of 4 KiB from the disk.
+wait_reading() {
+	local end=$((SECONDS + 300)) n
+	while [ $SECONDS -lt $end ]; do
+		n=$(proc_io "$1" read_bytes) || return 1
+		[ "$n" -ge $((100 * 4096)) ] && return 0
+		sleep 1
+	done
+	return 1
+}
+
+# dump_debugfs: print every file of the module's debugfs directory between
+# markers; scripts/capture-fixtures turns them back into files.
+dump_debugfs() {
+	local f
+	for f in "$IOLAYERS_D"/*; do
+		[ -f "$f" ] || continue
+		echo "IOLAYERS_FILE ${f##*/}"
+		cat "$f"
+	done
+	echo "IOLAYERS_FILE_END"
+}

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest test: iolayers.ko loads with pid= of a running fio, counts that
+# process's vfs_read and block_rq_issue events and nobody else's (ground
+# truth: /proc/PID/io), shows its probes in `layers`, refuses bad parameters
+# with a message naming the value, and unloads.
+set -u
+. "$IOLAYERS_REPO/tests/vm/_lib.sh"
+
+ko=$IOLAYERS_MODULE_DIR/iolayers.ko
+echo "kernel $(uname -r), module $ko"
+
+# Bad parameters: insmod fails and the log names the value.
+refused() {
+	local arg=$1 msg=$2
+	dmesg -C
+	if insmod "$ko" $arg 2>/dev/null; then
+		rmmod iolayers
+		return 1
+	fi
+	dmesg | grep -qF -- "$msg"
+}
+check "pid=-1 refused, message names it" refused "pid=-1" "invalid pid '-1'"
+check "pid=abc refused, message names it" refused "pid=abc" "invalid pid 'abc'"
+check "pid=0 refused" refused "pid=0" "invalid pid '0'"
+check "no pid refused with a message" refused "" "pid= is required"
+nopid=$(($(cat /proc/sys/kernel/pid_max) - 1))
+check "pid of no process refused" refused "pid=$nopid" "invalid pid '$nopid': no such process"
+
+# Two direct-I/O readers: fio (followed) and a second fio (not followed).
+# --thread keeps every job a thread of the fio process, so one tgid. The
+# files are written first so that the readers read from the start.
+fio_reader() {
+	dd if=/dev/zero of="/mnt/$1" bs=1M count=32 oflag=direct status=none
+	fio --name="$1" --filename="/mnt/$1" --size=32m --rw=randread --bs=4k \
+		--direct=1 --ioengine=psync --thread --time_based --runtime=600 \
+		>/dev/null 2>&1 &
+	echo $!
+}
+traced=$(fio_reader traced)
+other=$(fio_reader other)
+check "followed fio is reading" wait_reading "$traced"
+check "other fio is reading" wait_reading "$other"
+
+# The window: the followed fio is stopped while the module loads and while
+# the counters are read, so /proc/PID/io deltas are exact ground truth.
+stop_wait "$traced"
+syscr0=$(proc_io "$traced" syscr)
+rbytes0=$(proc_io "$traced" read_bytes)
+osyscr0=$(proc_io "$other" syscr)
+dmesg -C
+check "insmod pid=$traced" insmod "$ko" pid="$traced"
+cat "$IOLAYERS_D/version" "$IOLAYERS_D/layers"
+check "layers: vfs_read attached" grep -Eq '^vfs_read +VFS +kprobe +attached$' "$IOLAYERS_D/layers"
+check "layers: block_rq_issue attached" \
+	grep -Eq '^block_rq_issue +BLOCK +tracepoint +attached$' "$IOLAYERS_D/layers"
+check "pid file says $traced" grep -qx "$traced" "$IOLAYERS_D/pid"
+modes=$(stat -c '%a' "$IOLAYERS_D"/* | sort -u | tr '\n' ' ')
+check "debugfs files are 0400 ($modes)" test "$modes" = "400 "
+
+kill -CONT "$traced"
+sleep 3
+stop_wait "$traced"
+syscr1=$(proc_io "$traced" syscr)
+rbytes1=$(proc_io "$traced" read_bytes)
+osyscr1=$(proc_io "$other" syscr)
+dump_debugfs
+vfs=$(stats_hits vfs_read)
+blk=$(stats_hits block_rq_issue)
+reads=$((syscr1 - syscr0))
+bios=$(((rbytes1 - rbytes0) / 4096))
+others=$((osyscr1 - osyscr0))
+echo "window: followed read() calls $reads, bios $bios; other reader's read() calls $others"
+echo "module: vfs_read $vfs, block_rq_issue $blk"
+check "other reader was reading during the window ($others)" test "$others" -gt 0
+check "vfs_read hits moved ($vfs)" test "$vfs" -gt 0
+check "vfs_read hits == followed read() calls ($vfs == $reads)" test "$vfs" -eq "$reads"
+check "block_rq_issue hits moved ($blk)" test "$blk" -gt 0
+check "block_rq_issue hits <= followed bios ($blk <= $bios)" test "$blk" -le "$bios"
+check "block_rq_issue hits >= 90% of followed bios ($blk, $bios)" \
+	test $((blk * 10)) -ge $((bios * 9))
+# Frozen while the followed process is stopped: nobody else is counted.
+sleep 1
+check "no hits while the followed process is stopped" \
+	test "$(stats_hits vfs_read)/$(stats_hits block_rq_issue)" = "$vfs/$blk"
+
+kill -CONT "$traced"
+check "rmmod during the run" rmmod iolayers
+check "debugfs directory removed" test ! -e "$IOLAYERS_D"
+check "unload logged" grep -q 'iolayers: unloaded' <(dmesg)
+kill "$traced" "$other"
+wait
+finish
