@@ -5,6 +5,7 @@
 #   make check      every test: static checks, reader tests, VM tests on the
 #                   stock Debian 6.1 and 6.12 kernels and the debug kernel, KUnit
 #   make demo       load the module in a VM under fio and show its files
+#   make install    modules_install into KDIR's tree, the reader into PREFIX/bin
 #   make clean
 #
 # KDIR defaults to the running kernel's build tree; where there is none (as on
@@ -29,8 +30,14 @@ check:
 demo:
 	scripts/demo
 
+PREFIX ?= /usr/local
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	install -D -m 0755 userspace/iolayers $(DESTDIR)$(PREFIX)/bin/iolayers
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	$(MAKE) -C userspace clean
 
-.PHONY: all module reader check demo clean
+.PHONY: all module reader check demo install clean

@@ -70,6 +70,18 @@ wait_reading() {
 	return 1
 }
 
+# wait_more_reads PID FROM N: wait (up to 2 min) until PID's read() count
+# is at least FROM + N.
+wait_more_reads() {
+	local end=$((SECONDS + 120)) n
+	while [ $SECONDS -lt $end ]; do
+		n=$(proc_io "$1" syscr) || return 1
+		[ "$n" -ge $(($2 + $3)) ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
 # dump_debugfs: print every file of the module's debugfs directory between
 # markers; scripts/capture-fixtures turns them back into files.
 dump_debugfs() {

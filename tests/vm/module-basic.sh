@@ -37,6 +37,9 @@ fio_reader() {
 		>/dev/null 2>&1 &
 	echo $!
 }
+# blk-mq issues in the submitter's context only without an I/O scheduler
+# (with one, dispatch runs from kblockd): "none" is what Debian uses for NVMe.
+echo none >/sys/block/nvme0n1/queue/scheduler
 traced=$(fio_reader traced)
 other=$(fio_reader other)
 check "followed fio is reading" wait_reading "$traced"
@@ -44,7 +47,7 @@ check "other fio is reading" wait_reading "$other"
 
 # The window: the followed fio is stopped while the module loads and while
 # the counters are read, so /proc/PID/io deltas are exact ground truth.
-stop_wait "$traced"
+check "followed fio stopped" stop_wait "$traced"
 syscr0=$(proc_io "$traced" syscr)
 rbytes0=$(proc_io "$traced" read_bytes)
 osyscr0=$(proc_io "$other" syscr)
@@ -59,8 +62,8 @@ modes=$(stat -c '%a' "$IOLAYERS_D"/* | sort -u | tr '\n' ' ')
 check "debugfs files are 0400 ($modes)" test "$modes" = "400 "
 
 kill -CONT "$traced"
-sleep 3
-stop_wait "$traced"
+wait_more_reads "$traced" "$syscr0" 200
+check "followed fio stopped again" stop_wait "$traced"
 syscr1=$(proc_io "$traced" syscr)
 rbytes1=$(proc_io "$traced" read_bytes)
 osyscr1=$(proc_io "$other" syscr)
