@@ -41,6 +41,13 @@ proc_io() {
 	return 1
 }
 
+# disk_reads: reads completed by the test disk (first field of its stat).
+disk_reads() {
+	local r rest
+	read -r r rest </sys/block/nvme0n1/stat
+	echo "$r"
+}
+
 # stop_wait PID: SIGSTOP the thread group and wait until every thread stopped.
 stop_wait() {
 	local end=$((SECONDS + 30)) t stat all
