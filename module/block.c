@@ -17,12 +17,11 @@ static void iolayers_block_rq_issue(void *data, struct request *rq)
  * iolayers_block_register() - Attach the BLOCK layer's tracepoints.
  *
  * Context: process context, may sleep.
- * Return: 0, or a negative errno when a present tracepoint failed.
  */
-int iolayers_block_register(void)
+void iolayers_block_register(void)
 {
-	return iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_ISSUE],
-					  iolayers_block_rq_issue, NULL);
+	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_ISSUE],
+				   iolayers_block_rq_issue, NULL);
 }
 
 /**

@@ -2,8 +2,12 @@
 /* The /sys/kernel/debug/iolayers/ files. */
 
 #include <linux/debugfs.h>
+#include <linux/kprobes.h>
+#include <linux/math64.h>
 #include <linux/seq_file.h>
 #include <iolayers/iolayers.h>
+#include <iolayers/flow.h>
+#include <iolayers/hist.h>
 #include <uapi/iolayers.h>
 
 static struct dentry *iolayers_dir;
@@ -36,21 +40,74 @@ DEFINE_SHOW_ATTRIBUTE(layers);
 
 static int stats_show(struct seq_file *m, void *v)
 {
-	int i;
+	int i, occupancy, high;
 
 	seq_printf(m, "%-16s %12s %10s\n", "probe", "hits", "nmissed");
 	for (i = 0; i < IOLAYERS_NR_PROBES; i++) {
 		const struct iolayers_probe *p = &iolayers_probes[i];
 
 		seq_printf(m, "%-16s %12llu ", p->name, iolayers_hits_sum(i));
-		if (p->nmissed)
-			seq_printf(m, "%10lu\n", READ_ONCE(*p->nmissed));
+		/* Instances missed for lack of a free one, plus reentrancy. */
+		if (p->krp)
+			seq_printf(m, "%10lu\n", READ_ONCE(p->krp->nmissed) +
+				   READ_ONCE(p->krp->kp.nmissed));
 		else
 			seq_printf(m, "%10s\n", "-");
 	}
+	seq_puts(m, "\n");
+	for (i = 0; i < IOLAYERS_NR_DROPS; i++)
+		seq_printf(m, "drop_%-11s %12llu\n", iolayers_drop_name(i), iolayers_drops_sum(i));
+	occupancy = iolayers_flow_occupancy(&high);
+	seq_printf(m, "%-16s %12d\n%-16s %12d\n%-16s %12u\n", "flows_in_flight", occupancy,
+		   "flows_high_water", high, "max_flows", READ_ONCE(iolayers_max_flows));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
+
+static int summary_show(struct seq_file *m, void *v)
+{
+	struct iolayers_hist h;
+	int l;
+
+	seq_printf(m, "%-8s %10s %14s %10s %10s %10s %10s %10s %10s\n", "layer", "count",
+		   "bytes", "min_ns", "avg_ns", "max_ns", "p50_ns", "p90_ns", "p99_ns");
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
+		iolayers_hist_sum(l, &h);
+		seq_printf(m, "%-8s %10llu %14llu", iolayers_layer_name(l), h.count, h.bytes);
+		if (!h.count) {
+			seq_printf(m, " %10s %10s %10s %10s %10s %10s\n",
+				   "-", "-", "-", "-", "-", "-");
+			continue;
+		}
+		seq_printf(m, " %10llu %10llu %10llu %10llu %10llu %10llu\n", h.min_ns,
+			   div64_u64(h.sum_ns, h.count), h.max_ns,
+			   iolayers_hist_percentile(&h, 50), iolayers_hist_percentile(&h, 90),
+			   iolayers_hist_percentile(&h, 99));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(summary);
+
+/* Per layer: a header line, then one line per non-empty bucket. */
+static int hist_show(struct seq_file *m, void *v)
+{
+	struct iolayers_hist h;
+	int l, i;
+
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
+		iolayers_hist_sum(l, &h);
+		seq_printf(m, "layer %s count %llu\n", iolayers_layer_name(l), h.count);
+		for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
+			if (!h.buckets[i])
+				continue;
+			seq_printf(m, "%20llu %20llu %12llu\n", i ? 1ULL << i : 0,
+				   i == IOLAYERS_HIST_BUCKETS - 1 ? U64_MAX : (2ULL << i) - 1,
+				   h.buckets[i]);
+		}
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hist);
 
 static int pid_show(struct seq_file *m, void *v)
 {
@@ -74,6 +131,8 @@ void iolayers_debugfs_init(void)
 	debugfs_create_file(IOLAYERS_FILE_LAYERS, 0400, iolayers_dir, NULL, &layers_fops);
 	debugfs_create_file(IOLAYERS_FILE_STATS, 0400, iolayers_dir, NULL, &stats_fops);
 	debugfs_create_file(IOLAYERS_FILE_PID, 0400, iolayers_dir, NULL, &pid_fops);
+	debugfs_create_file(IOLAYERS_FILE_SUMMARY, 0400, iolayers_dir, NULL, &summary_fops);
+	debugfs_create_file(IOLAYERS_FILE_HIST, 0400, iolayers_dir, NULL, &hist_fops);
 }
 
 /**

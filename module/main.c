@@ -6,6 +6,8 @@
 #include <linux/pid.h>
 #include <linux/tracepoint.h>
 #include <iolayers/iolayers.h>
+#include <iolayers/flow.h>
+#include <iolayers/hist.h>
 #include <uapi/iolayers.h>
 
 /* The tgid to follow; written only by the parameter, before any probe. */
@@ -14,8 +16,14 @@ pid_t iolayers_target_tgid;
 DEFINE_PER_CPU(u64 [IOLAYERS_NR_PROBES], iolayers_hits);
 
 struct iolayers_probe iolayers_probes[IOLAYERS_NR_PROBES] = {
+	[IOLAYERS_P_SYS_ENTER] = {
+		.name = "sys_enter", .layer = "SYSCALL", .kind = "tracepoint",
+	},
+	[IOLAYERS_P_SYS_EXIT] = {
+		.name = "sys_exit", .layer = "SYSCALL", .kind = "tracepoint",
+	},
 	[IOLAYERS_P_VFS_READ] = {
-		.name = "vfs_read", .layer = "VFS", .kind = "kprobe",
+		.name = "vfs_read", .layer = "VFS", .kind = "kretprobe",
 	},
 	[IOLAYERS_P_BLOCK_RQ_ISSUE] = {
 		.name = "block_rq_issue", .layer = "BLOCK", .kind = "tracepoint",
@@ -46,6 +54,28 @@ static const struct kernel_param_ops iolayers_pid_ops = {
 };
 module_param_cb(pid, &iolayers_pid_ops, &iolayers_target_tgid, 0400);
 MODULE_PARM_DESC(pid, "Process (tgid) whose reads are followed, with all its threads; required");
+
+/* Bound of the task table (read() calls in flight). */
+unsigned int iolayers_max_flows = 4096;
+
+static int iolayers_max_flows_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 10, &v) || v < 1 || v > 1U << 20) {
+		pr_err("iolayers: invalid max_flows '%s': want 1..%u\n", val, 1U << 20);
+		return -EINVAL;
+	}
+	WRITE_ONCE(iolayers_max_flows, v);
+	return 0;
+}
+
+static const struct kernel_param_ops iolayers_max_flows_ops = {
+	.set = iolayers_max_flows_set,
+	.get = param_get_uint,
+};
+module_param_cb(max_flows, &iolayers_max_flows_ops, &iolayers_max_flows, 0400);
+MODULE_PARM_DESC(max_flows, "Most read() calls followed at once; more are dropped and counted (default 4096)");
 
 /**
  * iolayers_hits_sum() - Sum a probe's per-CPU hit counters.
@@ -113,6 +143,8 @@ static int __init iolayers_init(void)
 	 * A probe point that is missing or fails disables its layer and shows
 	 * in `layers`; it never fails the load.
 	 */
+	iolayers_hist_reset();
+	iolayers_syscall_register();
 	iolayers_vfs_register();
 	iolayers_block_register();
 	iolayers_debugfs_init();
@@ -126,8 +158,10 @@ static void __exit iolayers_exit(void)
 	iolayers_debugfs_exit();
 	iolayers_block_unregister();
 	iolayers_vfs_unregister();
+	iolayers_syscall_unregister();
 	/* No probe may still run when the module text and data go away. */
 	tracepoint_synchronize_unregister();
+	iolayers_flow_free_all();
 	pr_info("iolayers: unloaded\n");
 }
 

@@ -20,6 +20,14 @@ struct il_probe {
 	int64_t nmissed;		/* -1 where the probe has no such counter */
 };
 
+#define IL_MAX_COUNTERS	32
+
+/** struct il_counter - A `name value` line of `stats` (drops, occupancy). */
+struct il_counter {
+	char name[IL_NAME_LEN];
+	uint64_t value;
+};
+
 /** struct il_snapshot - Everything read from one debugfs tree. */
 struct il_snapshot {
 	char version[IL_NAME_LEN];
@@ -27,11 +35,14 @@ struct il_snapshot {
 	int pid;
 	int nprobes;
 	struct il_probe probes[IL_MAX_PROBES];
+	int ncounters;
+	struct il_counter counters[IL_MAX_COUNTERS];
 };
 
 int il_parse_version(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 int il_parse_layers(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 int il_parse_stats(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
+int il_counter(const struct il_snapshot *s, const char *name, uint64_t *value);
 int il_read_snapshot(const char *root, struct il_snapshot *s, char *err, size_t errlen);
 void il_print_table(FILE *out, const struct il_snapshot *s);
 

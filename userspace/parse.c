@@ -78,6 +78,40 @@ int il_parse_layers(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* The part of `stats` after the blank line: `name value` per line. */
+static int parse_counters(FILE *f, struct il_snapshot *s, int lineno, char *err, size_t errlen)
+{
+	char line[256];
+
+	s->ncounters = 0;
+	while (fgets(line, sizeof(line), f)) {
+		struct il_counter *c;
+		char extra;
+
+		lineno++;
+		if (s->ncounters == IL_MAX_COUNTERS)
+			return fail(err, errlen, "stats: more than %d counters", IL_MAX_COUNTERS);
+		c = &s->counters[s->ncounters];
+		if (sscanf(line, "%31s %" SCNu64 " %c", c->name, &c->value, &extra) != 2)
+			return fail(err, errlen, "stats: line %d is garbled", lineno);
+		s->ncounters++;
+	}
+	return 0;
+}
+
+int il_counter(const struct il_snapshot *s, const char *name, uint64_t *value)
+{
+	int i;
+
+	for (i = 0; i < s->ncounters; i++) {
+		if (!strcmp(s->counters[i].name, name)) {
+			*value = s->counters[i].value;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 int il_parse_stats(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 {
 	char line[256], name[IL_NAME_LEN], missed[32];
@@ -93,6 +127,8 @@ int il_parse_stats(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 				return fail(err, errlen, "stats: no header line");
 			continue;
 		}
+		if (line[0] == '\n')
+			return parse_counters(f, s, lineno, err, errlen);
 		if (sscanf(line, "%31s %" SCNu64 " %31s", name, &hits, missed) != 3)
 			return fail(err, errlen, "stats: line %d is garbled", lineno);
 		p = find_probe(s, name);
@@ -163,4 +199,8 @@ void il_print_table(FILE *out, const struct il_snapshot *s)
 		fprintf(out, "%-8s %-16s %-11s %-10s %12" PRIu64 " %8s\n", p->layer,
 			p->name, p->kind, p->state, p->hits, missed);
 	}
+	if (s->ncounters)
+		fputc('\n', out);
+	for (i = 0; i < s->ncounters; i++)
+		fprintf(out, "%-20s %12" PRIu64 "\n", s->counters[i].name, s->counters[i].value);
 }

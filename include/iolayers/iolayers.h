@@ -8,14 +8,19 @@
 #include <linux/sched.h>
 
 struct tracepoint;
+struct kretprobe;
 
 /**
  * enum iolayers_probe_id - Every probe point iolayers can attach.
- * @IOLAYERS_P_VFS_READ: kprobe on vfs_read (VFS layer)
+ * @IOLAYERS_P_SYS_ENTER: tracepoint raw_syscalls:sys_enter (SYSCALL layer)
+ * @IOLAYERS_P_SYS_EXIT: tracepoint raw_syscalls:sys_exit (SYSCALL layer)
+ * @IOLAYERS_P_VFS_READ: kretprobe on vfs_read (VFS layer)
  * @IOLAYERS_P_BLOCK_RQ_ISSUE: tracepoint block_rq_issue (BLOCK layer)
  * @IOLAYERS_NR_PROBES: number of probe points
  */
 enum iolayers_probe_id {
+	IOLAYERS_P_SYS_ENTER,
+	IOLAYERS_P_SYS_EXIT,
 	IOLAYERS_P_VFS_READ,
 	IOLAYERS_P_BLOCK_RQ_ISSUE,
 	IOLAYERS_NR_PROBES,
@@ -39,10 +44,10 @@ enum iolayers_probe_state {
  * struct iolayers_probe - One probe point and its attachment state.
  * @name: kernel symbol or tracepoint name
  * @layer: layer it belongs to (SYSCALL, VFS, FS, BLOCK, DEVICE)
- * @kind: "kprobe" or "tracepoint"
+ * @kind: "kretprobe" or "tracepoint"
  * @state: attachment state
  * @err: errno of a failed registration, 0 otherwise
- * @nmissed: for kprobes, a pointer to the kprobe's missed counter
+ * @krp: for kretprobes, the kretprobe (its nmissed counters are shown)
  * @tp: for tracepoints, the tracepoint found by name
  */
 struct iolayers_probe {
@@ -51,7 +56,7 @@ struct iolayers_probe {
 	const char *kind;
 	enum iolayers_probe_state state;
 	int err;
-	unsigned long *nmissed;
+	struct kretprobe *krp;
 	struct tracepoint *tp;
 };
 
@@ -90,9 +95,11 @@ unsigned int iolayers_log2_bucket(u64 value);
 int iolayers_tracepoint_attach(struct iolayers_probe *p, void *probe, void *data);
 void iolayers_tracepoint_detach(struct iolayers_probe *p, void *probe, void *data);
 
-int iolayers_vfs_register(void);
+void iolayers_syscall_register(void);
+void iolayers_syscall_unregister(void);
+void iolayers_vfs_register(void);
 void iolayers_vfs_unregister(void);
-int iolayers_block_register(void);
+void iolayers_block_register(void);
 void iolayers_block_unregister(void);
 void iolayers_debugfs_init(void);
 void iolayers_debugfs_exit(void);

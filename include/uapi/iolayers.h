@@ -9,7 +9,7 @@
  * reader refuses versions it does not know.
  */
 #define IOLAYERS_DEBUGFS_DIR	"iolayers"
-#define IOLAYERS_FORMAT_VERSION	1
+#define IOLAYERS_FORMAT_VERSION	2
 #define IOLAYERS_VERSION_STRING	"0.1.0"
 
 /* Number of log2 buckets in every histogram: bucket i holds [2^i, 2^(i+1)). */
@@ -19,5 +19,7 @@
 #define IOLAYERS_FILE_LAYERS	"layers"
 #define IOLAYERS_FILE_STATS	"stats"
 #define IOLAYERS_FILE_PID	"pid"
+#define IOLAYERS_FILE_SUMMARY	"summary"
+#define IOLAYERS_FILE_HIST	"hist"
 
 #endif /* _UAPI_IOLAYERS_H */

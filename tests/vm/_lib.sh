@@ -41,6 +41,26 @@ proc_io() {
 	return 1
 }
 
+# summary_field LAYER COLUMN: a column (count, bytes, min_ns...) of `summary`.
+summary_field() {
+	awk -v l="$1" -v c="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == l { print $(col[c]) }' "$IOLAYERS_D/summary"
+}
+
+# hist_total LAYER: the sum of the bucket counts of a layer in `hist`.
+hist_total() {
+	awk -v l="$1" '
+		$1 == "layer" { on = ($2 == l); next }
+		on { s += $3 }
+		END { print s + 0 }' "$IOLAYERS_D/hist"
+}
+
+# stats_value NAME: a single-value line of `stats` (drops, occupancy).
+stats_value() {
+	awk -v n="$1" '$1 == n { print $2 }' "$IOLAYERS_D/stats"
+}
+
 # disk_reads: reads completed by the test disk (first field of its stat).
 disk_reads() {
 	local r rest

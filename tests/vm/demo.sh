@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # In-guest part of `make demo`: fio randread, iolayers.ko pid=<fio>, the
-# counters read three times a second apart, then unload.
+# counters read three times a second apart, the latency summary and
+# histograms, the reader's table, then unload.
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 echo IOLAYERS_DEMO_BEGIN
@@ -22,6 +23,12 @@ done
 echo
 echo "\$ cat /sys/kernel/debug/iolayers/layers"
 cat "$IOLAYERS_D/layers"
+echo
+echo "\$ cat /sys/kernel/debug/iolayers/summary"
+cat "$IOLAYERS_D/summary"
+echo
+echo "\$ cat /sys/kernel/debug/iolayers/hist"
+cat "$IOLAYERS_D/hist"
 echo
 echo "\$ iolayers"
 "$IOLAYERS_REPO/userspace/iolayers"

@@ -50,7 +50,11 @@ check "other fio stopped" stop_wait "$other"
 dmesg -C
 check "insmod pid=$traced" insmod "$ko" pid="$traced"
 cat "$IOLAYERS_D/version" "$IOLAYERS_D/layers"
-check "layers: vfs_read attached" grep -Eq '^vfs_read +VFS +kprobe +attached$' "$IOLAYERS_D/layers"
+check "layers: sys_enter attached" \
+	grep -Eq '^sys_enter +SYSCALL +tracepoint +attached$' "$IOLAYERS_D/layers"
+check "layers: sys_exit attached" \
+	grep -Eq '^sys_exit +SYSCALL +tracepoint +attached$' "$IOLAYERS_D/layers"
+check "layers: vfs_read attached" grep -Eq '^vfs_read +VFS +kretprobe +attached$' "$IOLAYERS_D/layers"
 check "layers: block_rq_issue attached" \
 	grep -Eq '^block_rq_issue +BLOCK +tracepoint +attached$' "$IOLAYERS_D/layers"
 check "pid file says $traced" grep -qx "$traced" "$IOLAYERS_D/pid"
@@ -61,18 +65,41 @@ check "debugfs files are 0400 ($modes)" test "$modes" = "400 "
 # (/proc/PID/io syscr) and the disk's completed reads (/sys/block/.../stat);
 # psync reads are synchronous, so nothing is in flight once it is stopped.
 syscr0=$(proc_io "$traced" syscr)
+rchar0=$(proc_io "$traced" rchar)
 disk0=$(disk_reads)
 kill -CONT "$traced"
 wait_more_reads "$traced" "$syscr0" 200
 check "followed fio stopped again" stop_wait "$traced"
 reads=$(($(proc_io "$traced" syscr) - syscr0))
+rbytes=$(($(proc_io "$traced" rchar) - rchar0))
 ios=$(($(disk_reads) - disk0))
 dump_debugfs
+enter=$(stats_hits sys_enter)
+exits=$(stats_hits sys_exit)
 vfs=$(stats_hits vfs_read)
 blk=$(stats_hits block_rq_issue)
-echo "window 1: followed read() calls $reads, disk reads $ios; module: vfs_read $vfs, block_rq_issue $blk"
+echo "window 1: followed read() calls $reads ($rbytes bytes), disk reads $ios"
+echo "module: sys_enter $enter, sys_exit $exits, vfs_read $vfs, block_rq_issue $blk"
+check "sys_enter hits == followed read() calls ($enter == $reads)" test "$enter" -eq "$reads"
+check "sys_exit hits == sys_enter hits ($exits == $enter)" test "$exits" -eq "$enter"
 check "vfs_read hits moved ($vfs)" test "$vfs" -gt 0
 check "vfs_read hits == followed read() calls ($vfs == $reads)" test "$vfs" -eq "$reads"
+check "vfs_read nmissed is 0" test "$(awk '$1 == "vfs_read" { print $3 }' "$IOLAYERS_D/stats")" = 0
+for l in syscall vfs; do
+	n=$(summary_field $l count)
+	check "summary: $l count == read() calls ($n == $reads)" test "$n" = "$reads"
+	check "hist: $l buckets add up to its count" test "$(hist_total $l)" = "$n"
+	b=$(summary_field $l bytes)
+	check "summary: $l bytes == bytes read() returned ($b == $rbytes)" test "$b" = "$rbytes"
+	check "summary: $l min <= p50 <= p99 <= max" awk -v l=$l '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$1 == l { exit !($c["min_ns"] <= $c["p50_ns"] && $c["p50_ns"] <= $c["p99_ns"] &&
+				 $c["p99_ns"] <= $c["max_ns"] && $c["min_ns"] > 0) }' "$IOLAYERS_D/summary"
+done
+check "vfs p50 <= syscall p50" \
+	test "$(summary_field vfs p50_ns)" -le "$(summary_field syscall p50_ns)"
+check "no flow left in flight" test "$(stats_value flows_in_flight)" = 0
+check "no drops" test "$(awk '/^drop_/ { s += $2 } END { print s + 0 }' "$IOLAYERS_D/stats")" = 0
 check "block_rq_issue hits moved ($blk)" test "$blk" -gt 0
 check "block_rq_issue hits <= disk reads ($blk <= $ios)" test "$blk" -le "$ios"
 check "block_rq_issue hits >= 90% of disk reads ($blk, $ios)" test $((blk * 10)) -ge $((ios * 9))
@@ -87,8 +114,8 @@ oreads=$(($(proc_io "$other" syscr) - osyscr0))
 oios=$(($(disk_reads) - disk0))
 echo "window 2: other read() calls $oreads, disk reads $oios; module: vfs_read $(stats_hits vfs_read), block_rq_issue $(stats_hits block_rq_issue)"
 check "other fio read in window 2 ($oreads, $oios)" test "$oreads" -ge 200 -a "$oios" -gt 0
-check "nothing counted from the other reader" \
-	test "$(stats_hits vfs_read)/$(stats_hits block_rq_issue)" = "$vfs/$blk"
+check "nothing counted from the other reader" test \
+	"$(stats_hits sys_enter)/$(stats_hits vfs_read)/$(stats_hits block_rq_issue)" = "$enter/$vfs/$blk"
 
 kill -CONT "$other"
 kill -CONT "$traced"

@@ -14,26 +14,36 @@ static int failures;
 	}								\
 } while (0)
 
-/* A snapshot saved from the real module on Debian's 6.1 kernel. */
+/* A snapshot saved from the real module on Debian's 6.1 kernel (module-basic). */
 static void test_real_6_1(void)
 {
 	struct il_snapshot s;
 	char err[256] = "";
+	uint64_t v = 99;
 
 	EXPECT(il_read_snapshot("fixtures/6.1.0-57", &s, err, sizeof(err)) == 0);
 	EXPECT(!strcmp(s.version, "0.1.0"));
-	EXPECT(s.format == 1);
-	EXPECT(s.pid == 171);
-	EXPECT(s.nprobes == 2);
-	EXPECT(!strcmp(s.probes[0].name, "vfs_read"));
-	EXPECT(!strcmp(s.probes[0].layer, "VFS"));
-	EXPECT(!strcmp(s.probes[0].state, "attached"));
-	EXPECT(s.probes[0].hits == 1507);
-	EXPECT(s.probes[0].nmissed == 0);
-	EXPECT(!strcmp(s.probes[1].name, "block_rq_issue"));
-	EXPECT(!strcmp(s.probes[1].kind, "tracepoint"));
-	EXPECT(s.probes[1].hits == 1450);
-	EXPECT(s.probes[1].nmissed == -1);
+	EXPECT(s.format == 2);
+	EXPECT(s.pid == 173);
+	EXPECT(s.nprobes == 4);
+	EXPECT(!strcmp(s.probes[0].name, "sys_enter"));
+	EXPECT(!strcmp(s.probes[0].layer, "SYSCALL"));
+	EXPECT(s.probes[0].hits == 403);
+	EXPECT(!strcmp(s.probes[2].name, "vfs_read"));
+	EXPECT(!strcmp(s.probes[2].layer, "VFS"));
+	EXPECT(!strcmp(s.probes[2].kind, "kretprobe"));
+	EXPECT(!strcmp(s.probes[2].state, "attached"));
+	EXPECT(s.probes[2].hits == 403);
+	EXPECT(s.probes[2].nmissed == 0);
+	EXPECT(!strcmp(s.probes[3].name, "block_rq_issue"));
+	EXPECT(!strcmp(s.probes[3].kind, "tracepoint"));
+	EXPECT(s.probes[3].hits == 382);
+	EXPECT(s.probes[3].nmissed == -1);
+	EXPECT(s.ncounters == 6);
+	EXPECT(il_counter(&s, "drop_nomem", &v) == 0 && v == 0);
+	EXPECT(il_counter(&s, "flows_high_water", &v) == 0 && v == 2);
+	EXPECT(il_counter(&s, "max_flows", &v) == 0 && v == 4096);
+	EXPECT(il_counter(&s, "nope", &v) == -1);
 }
 
 static int parse_string(int (*fn)(FILE *, struct il_snapshot *, char *, size_t),
@@ -70,7 +80,8 @@ static void test_bad_input(void)
 	static const char * const bad_stats[] = {
 		"", "probe hits nmissed\nvfs_read\n", "probe hits nmissed\nvfs_read x 0\n",
 		"probe hits nmissed\nnope 1 0\n", "probe hits nmissed\nvfs_read 1 zz\n",
-		"hits\n", NULL,
+		"hits\n", "probe hits nmissed\nvfs_read 1 0\n\ndrop_x\n",
+		"probe hits nmissed\nvfs_read 1 0\n\ndrop_x 1 2\n", NULL,
 	};
 	struct il_snapshot s;
 	char err[256];
@@ -102,9 +113,10 @@ static void test_table(void)
 	EXPECT(il_read_snapshot("fixtures/6.1.0-57", &s, err, sizeof(err)) == 0);
 	il_print_table(out, &s);
 	fclose(out);
-	EXPECT(strstr(buf, "following pid 171") != NULL);
-	EXPECT(strstr(buf, "VFS      vfs_read         kprobe      attached           1507        0") != NULL);
-	EXPECT(strstr(buf, "BLOCK    block_rq_issue   tracepoint  attached           1450        -") != NULL);
+	EXPECT(strstr(buf, "following pid 173") != NULL);
+	EXPECT(strstr(buf, "VFS      vfs_read         kretprobe   attached            403        0") != NULL);
+	EXPECT(strstr(buf, "BLOCK    block_rq_issue   tracepoint  attached            382        -") != NULL);
+	EXPECT(strstr(buf, "flows_high_water                2") != NULL);
 	free(buf);
 }
 
