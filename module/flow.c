@@ -17,6 +17,7 @@ static DEFINE_HASHTABLE(iolayers_tasks, IOLAYERS_TASK_BITS);
 static spinlock_t iolayers_task_locks[IOLAYERS_TASK_LOCKS] = {
 	[0 ... IOLAYERS_TASK_LOCKS - 1] = __SPIN_LOCK_UNLOCKED(iolayers_task_locks),
 };
+
 static atomic_t iolayers_tasks_nr = ATOMIC_INIT(0);
 static atomic_t iolayers_tasks_high = ATOMIC_INIT(0);
 static DEFINE_PER_CPU(u64 [IOLAYERS_NR_DROPS], iolayers_drops);
@@ -54,7 +55,7 @@ struct iolayers_task_flow *iolayers_flow_find(pid_t tid)
  * iolayers_flow_start() - Create the entry for a syscall of the current task.
  * @tid: the current task's thread id
  *
- * An entry the task left behind (its exit was not seen) is reused and
+ * An entry the task left behind (its exit was not seen) is dropped and
  * counted as stale. Allocates with GFP_ATOMIC; a full table or a failed
  * allocation is counted and returns NULL.
  *
@@ -64,13 +65,13 @@ struct iolayers_task_flow *iolayers_flow_find(pid_t tid)
 struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 {
 	struct iolayers_task_flow *f = iolayers_flow_find(tid);
-	spinlock_t *lock;
+	spinlock_t *lock;	/* the bucket group's, see iolayers_task_locks */
 	unsigned long flags;
 	int n, high;
 
 	if (f) {
 		this_cpu_inc(iolayers_drops[IOLAYERS_DROP_STALE]);
-		return f;
+		iolayers_flow_end(f);
 	}
 	n = atomic_inc_return(&iolayers_tasks_nr);
 	if (n > READ_ONCE(iolayers_max_flows)) {
@@ -103,7 +104,7 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
  */
 void iolayers_flow_end(struct iolayers_task_flow *f)
 {
-	spinlock_t *lock = iolayers_task_lock(f->tid);
+	spinlock_t *lock = iolayers_task_lock(f->tid);	/* the bucket group's */
 	unsigned long flags;
 
 	spin_lock_irqsave(lock, flags);

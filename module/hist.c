@@ -5,15 +5,42 @@
 #include <linux/cpumask.h>
 #include <linux/string.h>
 #include <linux/limits.h>
+#include <linux/errno.h>
 #include <iolayers/iolayers.h>
 #include <iolayers/hist.h>
 
-static DEFINE_PER_CPU(struct iolayers_hist [IOLAYERS_NR_LAYERS], iolayers_hists);
+/* Too big for a module's static per-CPU area: allocated at load. */
+struct iolayers_hist_cpu {
+	struct iolayers_hist h[IOLAYERS_NR_LAYERS][IOLAYERS_NR_CACHE];
+};
+
+static struct iolayers_hist_cpu __percpu *iolayers_hists;
 
 static const char * const iolayers_layer_names[IOLAYERS_NR_LAYERS] = {
 	[IOLAYERS_L_SYSCALL] = "syscall",
 	[IOLAYERS_L_VFS] = "vfs",
+	[IOLAYERS_L_FS] = "fs",
 };
+
+static const char * const iolayers_cache_names[IOLAYERS_NR_CACHE] = {
+	[IOLAYERS_C_HIT] = "HIT",
+	[IOLAYERS_C_MISS] = "MISS",
+	[IOLAYERS_C_PARTIAL] = "PARTIAL",
+	[IOLAYERS_C_DIRECT] = "DIRECT",
+	[IOLAYERS_C_OTHER] = "other",
+	[IOLAYERS_C_UNK] = "UNK",
+};
+
+/**
+ * iolayers_cache_name() - Name of a cache state as shown in debugfs.
+ * @cache: the state
+ *
+ * Return: a static string.
+ */
+const char *iolayers_cache_name(enum iolayers_cache cache)
+{
+	return iolayers_cache_names[cache];
+}
 
 /**
  * iolayers_layer_name() - Name of a layer as shown in debugfs.
@@ -29,6 +56,7 @@ const char *iolayers_layer_name(enum iolayers_layer layer)
 /**
  * iolayers_hist_record() - Add one sample to this CPU's histogram of a layer.
  * @layer: the layer
+ * @cache: the cache state of the read the sample belongs to
  * @ns: the latency in ns
  * @bytes: bytes the operation moved
  *
@@ -37,62 +65,85 @@ const char *iolayers_layer_name(enum iolayers_layer layer)
  *
  * Context: any, including hard interrupt.
  */
-void iolayers_hist_record(enum iolayers_layer layer, u64 ns, u64 bytes)
+void iolayers_hist_record(enum iolayers_layer layer, enum iolayers_cache cache,
+			  u64 ns, u64 bytes)
 {
 	u64 old;
 
-	this_cpu_inc(iolayers_hists[layer].buckets[iolayers_log2_bucket(ns)]);
-	this_cpu_inc(iolayers_hists[layer].count);
-	this_cpu_add(iolayers_hists[layer].sum_ns, ns);
-	this_cpu_add(iolayers_hists[layer].bytes, bytes);
+	this_cpu_inc(iolayers_hists->h[layer][cache].buckets[iolayers_log2_bucket(ns)]);
+	this_cpu_inc(iolayers_hists->h[layer][cache].count);
+	this_cpu_add(iolayers_hists->h[layer][cache].sum_ns, ns);
+	this_cpu_add(iolayers_hists->h[layer][cache].bytes, bytes);
 	do {
-		old = this_cpu_read(iolayers_hists[layer].max_ns);
-	} while (ns > old && this_cpu_cmpxchg(iolayers_hists[layer].max_ns, old, ns) != old);
+		old = this_cpu_read(iolayers_hists->h[layer][cache].max_ns);
+	} while (ns > old &&
+		 this_cpu_cmpxchg(iolayers_hists->h[layer][cache].max_ns, old, ns) != old);
 	do {
-		old = this_cpu_read(iolayers_hists[layer].min_ns);
-	} while (ns < old && this_cpu_cmpxchg(iolayers_hists[layer].min_ns, old, ns) != old);
+		old = this_cpu_read(iolayers_hists->h[layer][cache].min_ns);
+	} while (ns < old &&
+		 this_cpu_cmpxchg(iolayers_hists->h[layer][cache].min_ns, old, ns) != old);
 }
 
 /**
  * iolayers_hist_sum() - Sum a layer's histograms over all CPUs.
  * @layer: the layer
+ * @cache: one cache state, or -1 for all of them
  * @out: the sum
  *
  * Context: any; not atomic with respect to probes that are recording.
  */
-void iolayers_hist_sum(enum iolayers_layer layer, struct iolayers_hist *out)
+void iolayers_hist_sum(enum iolayers_layer layer, int cache, struct iolayers_hist *out)
 {
-	int cpu, i;
+	int cpu, i, c;
 
 	memset(out, 0, sizeof(*out));
 	out->min_ns = U64_MAX;
 	for_each_possible_cpu(cpu) {
-		const struct iolayers_hist *h = &per_cpu(iolayers_hists, cpu)[layer];
+		const struct iolayers_hist_cpu *hc = per_cpu_ptr(iolayers_hists, cpu);
 
-		for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++)
-			out->buckets[i] += READ_ONCE(h->buckets[i]);
-		out->count += READ_ONCE(h->count);
-		out->sum_ns += READ_ONCE(h->sum_ns);
-		out->bytes += READ_ONCE(h->bytes);
-		out->min_ns = min(out->min_ns, READ_ONCE(h->min_ns));
-		out->max_ns = max(out->max_ns, READ_ONCE(h->max_ns));
+		for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
+			const struct iolayers_hist *h = &hc->h[layer][c];
+
+			if (cache >= 0 && c != cache)
+				continue;
+			for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++)
+				out->buckets[i] += READ_ONCE(h->buckets[i]);
+			out->count += READ_ONCE(h->count);
+			out->sum_ns += READ_ONCE(h->sum_ns);
+			out->bytes += READ_ONCE(h->bytes);
+			out->min_ns = min(out->min_ns, READ_ONCE(h->min_ns));
+			out->max_ns = max(out->max_ns, READ_ONCE(h->max_ns));
+		}
 	}
 }
 
 /**
- * iolayers_hist_reset() - Empty every histogram.
+ * iolayers_hist_init() - Allocate the per-CPU histograms, empty.
  *
- * Context: process context, with no probe attached (load time).
+ * Context: process context (load), may sleep.
+ * Return: 0, or -ENOMEM.
  */
-void iolayers_hist_reset(void)
+int iolayers_hist_init(void)
 {
-	int cpu, l;
+	int cpu, l, c;
 
-	for_each_possible_cpu(cpu) {
-		struct iolayers_hist *h = per_cpu(iolayers_hists, cpu);
-
-		memset(h, 0, sizeof(struct iolayers_hist) * IOLAYERS_NR_LAYERS);
+	iolayers_hists = alloc_percpu(struct iolayers_hist_cpu);
+	if (!iolayers_hists)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
 		for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
-			h[l].min_ns = U64_MAX;
-	}
+			for (c = 0; c < IOLAYERS_NR_CACHE; c++)
+				per_cpu_ptr(iolayers_hists, cpu)->h[l][c].min_ns = U64_MAX;
+	return 0;
+}
+
+/**
+ * iolayers_hist_exit() - Free the per-CPU histograms.
+ *
+ * Context: process context (unload), with no probe attached.
+ */
+void iolayers_hist_exit(void)
+{
+	free_percpu(iolayers_hists);
+	iolayers_hists = NULL;
 }

@@ -25,6 +25,18 @@ struct iolayers_probe iolayers_probes[IOLAYERS_NR_PROBES] = {
 	[IOLAYERS_P_VFS_READ] = {
 		.name = "vfs_read", .layer = "VFS", .kind = "kretprobe",
 	},
+	[IOLAYERS_P_EXT4_READ] = {
+		.name = "ext4_file_read_iter", .layer = "FS", .kind = "kretprobe",
+	},
+	[IOLAYERS_P_FILEMAP_READ] = {
+		.name = "filemap_read", .layer = "FS", .kind = "kretprobe",
+	},
+	[IOLAYERS_P_ADD_TO_PAGE_CACHE] = {
+		.name = "mm_filemap_add_to_page_cache", .layer = "CACHE", .kind = "tracepoint",
+	},
+	[IOLAYERS_P_SCHED_SWITCH] = {
+		.name = "sched_switch", .layer = "CACHE", .kind = "tracepoint",
+	},
 	[IOLAYERS_P_BLOCK_RQ_ISSUE] = {
 		.name = "block_rq_issue", .layer = "BLOCK", .kind = "tracepoint",
 	},
@@ -143,10 +155,15 @@ static int __init iolayers_init(void)
 	 * A probe point that is missing or fails disables its layer and shows
 	 * in `layers`; it never fails the load.
 	 */
-	iolayers_hist_reset();
-	iolayers_syscall_register();
-	iolayers_vfs_register();
+	ret = iolayers_hist_init();
+	if (ret)
+		return ret;
+	iolayers_cache_register();
 	iolayers_block_register();
+	iolayers_fs_register();
+	iolayers_vfs_register();
+	/* Last: flows start only once every layer below can see them. */
+	iolayers_syscall_register();
 	iolayers_debugfs_init();
 	pr_info("iolayers %s: following pid %d\n", IOLAYERS_VERSION_STRING,
 		iolayers_target_tgid);
@@ -156,12 +173,15 @@ static int __init iolayers_init(void)
 static void __exit iolayers_exit(void)
 {
 	iolayers_debugfs_exit();
-	iolayers_block_unregister();
-	iolayers_vfs_unregister();
 	iolayers_syscall_unregister();
+	iolayers_vfs_unregister();
+	iolayers_fs_unregister();
+	iolayers_block_unregister();
+	iolayers_cache_unregister();
 	/* No probe may still run when the module text and data go away. */
 	tracepoint_synchronize_unregister();
 	iolayers_flow_free_all();
+	iolayers_hist_exit();
 	pr_info("iolayers: unloaded\n");
 }
 

@@ -53,6 +53,25 @@ static void iolayers_sys_enter(void *data, struct pt_regs *regs, long id)
 	rcu_read_unlock();
 }
 
+/* The flow is complete: decide its cache state, record every layer. */
+static void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now)
+{
+	enum iolayers_cache cache;
+	u64 range = 0;
+
+	if (f->fs_reached && f->fs_ret > 0)
+		range = ((f->fs_pos + f->fs_ret - 1) >> PAGE_SHIFT) - f->first_index + 1;
+	cache = iolayers_cache_decide(f->fs_reached, iolayers_fs_available(), f->direct,
+				      range, f->added_pages, f->iowait);
+	iolayers_hist_record(IOLAYERS_L_SYSCALL, cache, now - f->start_ns, ret > 0 ? ret : 0);
+	if (f->vfs_ns)
+		iolayers_hist_record(IOLAYERS_L_VFS, cache, f->vfs_ns,
+				     f->vfs_ret > 0 ? f->vfs_ret : 0);
+	if (f->fs_reached)
+		iolayers_hist_record(IOLAYERS_L_FS, cache, f->fs_ns,
+				     f->fs_ret > 0 ? f->fs_ret : 0);
+}
+
 /* Prototype of TRACE_EVENT_FN(sys_exit). */
 static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
@@ -64,8 +83,7 @@ static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 	f = iolayers_flow_find(current->pid);
 	if (f) {
 		iolayers_hit(IOLAYERS_P_SYS_EXIT);
-		iolayers_hist_record(IOLAYERS_L_SYSCALL, ktime_get_ns() - f->start_ns,
-				     ret > 0 ? ret : 0);
+		iolayers_flow_finish(f, ret, ktime_get_ns());
 		iolayers_flow_end(f);
 	}
 	rcu_read_unlock();

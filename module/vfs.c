@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* VFS layer: vfs_read, timed with a kretprobe. */
+/* VFS layer: vfs_read, timed with a kretprobe, inside a syscall's flow. */
 
 #include <linux/kprobes.h>
 #include <linux/ktime.h>
 #include <linux/printk.h>
+#include <linux/rcupdate.h>
 #include <iolayers/iolayers.h>
-#include <iolayers/hist.h>
+#include <iolayers/flow.h>
 
 /*
  * Reads sleep inside vfs_read, so many instances can be in flight at once;
@@ -13,8 +14,12 @@
  */
 #define IOLAYERS_VFS_MAXACTIVE	512
 
-/* Per-instance data (ri->data): the entry time. */
+/*
+ * Per-instance data (ri->data). The flow entry stays valid until the
+ * task's sys_exit, which comes after this call returns.
+ */
 struct iolayers_vfs_call {
+	struct iolayers_task_flow *flow;
 	u64 start_ns;
 };
 
@@ -25,6 +30,11 @@ static int iolayers_vfs_read_entry(struct kretprobe_instance *ri, struct pt_regs
 	if (!iolayers_traced())
 		return 1;	/* no return probe for this call */
 	iolayers_hit(IOLAYERS_P_VFS_READ);
+	rcu_read_lock();
+	c->flow = iolayers_flow_find(current->pid);
+	rcu_read_unlock();
+	if (!c->flow)
+		return 1;	/* not inside a followed read() syscall */
 	c->start_ns = ktime_get_ns();
 	return 0;
 }
@@ -32,10 +42,9 @@ static int iolayers_vfs_read_entry(struct kretprobe_instance *ri, struct pt_regs
 static int iolayers_vfs_read_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct iolayers_vfs_call *c = (struct iolayers_vfs_call *)ri->data;
-	long ret = (long)regs_return_value(regs);
 
-	iolayers_hist_record(IOLAYERS_L_VFS, ktime_get_ns() - c->start_ns,
-			     ret > 0 ? ret : 0);
+	c->flow->vfs_ns = ktime_get_ns() - c->start_ns;
+	c->flow->vfs_ret = (long)regs_return_value(regs);
 	return 0;
 }
 
@@ -56,26 +65,7 @@ static struct kretprobe iolayers_vfs_read_krp = {
  */
 void iolayers_vfs_register(void)
 {
-	struct iolayers_probe *p = &iolayers_probes[IOLAYERS_P_VFS_READ];
-	int ret;
-
-	ret = register_kretprobe(&iolayers_vfs_read_krp);
-	if (ret == -ENOENT || ret == -EINVAL) {
-		/* No such symbol, or not probeable here (e.g. inlined). */
-		p->state = IOLAYERS_PROBE_MISSING;
-		p->err = ret;
-		pr_warn("iolayers: kretprobe %s unavailable (%d), VFS layer disabled\n",
-			p->name, ret);
-		return;
-	}
-	if (ret) {
-		p->state = IOLAYERS_PROBE_FAILED;
-		p->err = ret;
-		pr_warn("iolayers: kretprobe %s failed (%d)\n", p->name, ret);
-		return;
-	}
-	p->krp = &iolayers_vfs_read_krp;
-	p->state = IOLAYERS_PROBE_ATTACHED;
+	iolayers_kretprobe_attach(&iolayers_probes[IOLAYERS_P_VFS_READ], &iolayers_vfs_read_krp);
 }
 
 /**
@@ -85,10 +75,5 @@ void iolayers_vfs_register(void)
  */
 void iolayers_vfs_unregister(void)
 {
-	struct iolayers_probe *p = &iolayers_probes[IOLAYERS_P_VFS_READ];
-
-	if (p->state != IOLAYERS_PROBE_ATTACHED)
-		return;
-	unregister_kretprobe(&iolayers_vfs_read_krp);
-	p->state = IOLAYERS_PROBE_DETACHED;
+	iolayers_kretprobe_detach(&iolayers_probes[IOLAYERS_P_VFS_READ]);
 }

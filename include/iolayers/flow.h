@@ -17,6 +17,21 @@
  * @req: bytes requested (0 when unknown, e.g. readv)
  * @pos: file position argument of the p* calls, -1 for the current one
  * @start_ns: ktime_get_ns() at sys_enter
+ * @vfs_ns: vfs_read latency, 0 when not reached
+ * @vfs_ret: what vfs_read returned
+ * @fs_ns: FS layer latency, 0 when not reached
+ * @fs_ret: what the outermost FS call returned
+ * @fs_start_ns: ktime_get_ns() at the outermost FS call's entry
+ * @fs_depth: FS calls in progress (ext4_file_read_iter calls filemap_read)
+ * @fs_reached: the read went through the FS layer
+ * @direct: the FS call had IOCB_DIRECT
+ * @iowait: the task slept in I/O wait during the FS call
+ * @mapping: the file's page cache, to match page additions
+ * @fs_pos: file position at the outermost FS call's entry
+ * @first_index: first page of the FS call's range
+ * @last_index: last page of the FS call's requested range
+ * @added_pages: pages of the range added to the page cache during the call
+ * @ra_pages: pages outside the range added during the call (readahead)
  */
 struct iolayers_task_flow {
 	struct hlist_node node;
@@ -27,6 +42,21 @@ struct iolayers_task_flow {
 	u64 req;
 	s64 pos;
 	u64 start_ns;
+	u64 vfs_ns;
+	long vfs_ret;
+	u64 fs_ns;
+	long fs_ret;
+	u64 fs_start_ns;
+	int fs_depth;
+	bool fs_reached;
+	bool direct;
+	bool iowait;
+	const void *mapping;
+	s64 fs_pos;
+	u64 first_index;
+	u64 last_index;
+	u64 added_pages;
+	u64 ra_pages;
 };
 
 /**

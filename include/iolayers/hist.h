@@ -10,12 +10,36 @@
  * enum iolayers_layer - Layers that have a latency histogram.
  * @IOLAYERS_L_SYSCALL: sys_enter to sys_exit of a read-family syscall
  * @IOLAYERS_L_VFS: vfs_read entry to return
+ * @IOLAYERS_L_FS: the file system's read_iter (ext4) or filemap_read
  * @IOLAYERS_NR_LAYERS: number of layers
  */
 enum iolayers_layer {
 	IOLAYERS_L_SYSCALL,
 	IOLAYERS_L_VFS,
+	IOLAYERS_L_FS,
 	IOLAYERS_NR_LAYERS,
+};
+
+/**
+ * enum iolayers_cache - How the page cache served one read().
+ * @IOLAYERS_C_HIT: no page of the range was added and the read did not wait
+ *	on I/O
+ * @IOLAYERS_C_MISS: every page of the range was added during the read
+ * @IOLAYERS_C_PARTIAL: some pages were added, or none but the read waited
+ *	on I/O already in flight (e.g. async readahead)
+ * @IOLAYERS_C_DIRECT: O_DIRECT, the page cache was bypassed
+ * @IOLAYERS_C_OTHER: not a file system read (pipe, socket, procfs, 9p...)
+ * @IOLAYERS_C_UNK: undecidable because the FS layer could not be attached
+ * @IOLAYERS_NR_CACHE: number of states
+ */
+enum iolayers_cache {
+	IOLAYERS_C_HIT,
+	IOLAYERS_C_MISS,
+	IOLAYERS_C_PARTIAL,
+	IOLAYERS_C_DIRECT,
+	IOLAYERS_C_OTHER,
+	IOLAYERS_C_UNK,
+	IOLAYERS_NR_CACHE,
 };
 
 /**
@@ -36,10 +60,15 @@ struct iolayers_hist {
 	u64 bytes;
 };
 
-void iolayers_hist_record(enum iolayers_layer layer, u64 ns, u64 bytes);
-void iolayers_hist_sum(enum iolayers_layer layer, struct iolayers_hist *out);
-void iolayers_hist_reset(void);
+void iolayers_hist_record(enum iolayers_layer layer, enum iolayers_cache cache,
+			  u64 ns, u64 bytes);
+void iolayers_hist_sum(enum iolayers_layer layer, int cache, struct iolayers_hist *out);
+int iolayers_hist_init(void);
+void iolayers_hist_exit(void);
 const char *iolayers_layer_name(enum iolayers_layer layer);
+const char *iolayers_cache_name(enum iolayers_cache cache);
 u64 iolayers_hist_percentile(const struct iolayers_hist *h, unsigned int pct);
+enum iolayers_cache iolayers_cache_decide(bool fs_reached, bool fs_available, bool direct,
+					  u64 range_pages, u64 added_pages, bool iowait);
 
 #endif /* _IOLAYERS_HIST_H */

@@ -15,6 +15,12 @@ struct kretprobe;
  * @IOLAYERS_P_SYS_ENTER: tracepoint raw_syscalls:sys_enter (SYSCALL layer)
  * @IOLAYERS_P_SYS_EXIT: tracepoint raw_syscalls:sys_exit (SYSCALL layer)
  * @IOLAYERS_P_VFS_READ: kretprobe on vfs_read (VFS layer)
+ * @IOLAYERS_P_EXT4_READ: kretprobe on ext4_file_read_iter (FS layer)
+ * @IOLAYERS_P_FILEMAP_READ: kretprobe on filemap_read (FS layer, any
+ *	page-cache file system)
+ * @IOLAYERS_P_ADD_TO_PAGE_CACHE: tracepoint mm_filemap_add_to_page_cache
+ *	(cache state)
+ * @IOLAYERS_P_SCHED_SWITCH: tracepoint sched_switch (I/O waits)
  * @IOLAYERS_P_BLOCK_RQ_ISSUE: tracepoint block_rq_issue (BLOCK layer)
  * @IOLAYERS_NR_PROBES: number of probe points
  */
@@ -22,6 +28,10 @@ enum iolayers_probe_id {
 	IOLAYERS_P_SYS_ENTER,
 	IOLAYERS_P_SYS_EXIT,
 	IOLAYERS_P_VFS_READ,
+	IOLAYERS_P_EXT4_READ,
+	IOLAYERS_P_FILEMAP_READ,
+	IOLAYERS_P_ADD_TO_PAGE_CACHE,
+	IOLAYERS_P_SCHED_SWITCH,
 	IOLAYERS_P_BLOCK_RQ_ISSUE,
 	IOLAYERS_NR_PROBES,
 };
@@ -95,10 +105,19 @@ unsigned int iolayers_log2_bucket(u64 value);
 int iolayers_tracepoint_attach(struct iolayers_probe *p, void *probe, void *data);
 void iolayers_tracepoint_detach(struct iolayers_probe *p, void *probe, void *data);
 
+void iolayers_kretprobe_attach(struct iolayers_probe *p, struct kretprobe *krp);
+void iolayers_kretprobe_detach(struct iolayers_probe *p);
+
 void iolayers_syscall_register(void);
 void iolayers_syscall_unregister(void);
 void iolayers_vfs_register(void);
 void iolayers_vfs_unregister(void);
+void iolayers_fs_register(void);
+void iolayers_fs_unregister(void);
+bool iolayers_fs_available(void);
+void iolayers_cache_register(void);
+void iolayers_cache_unregister(void);
+u64 iolayers_ra_pages_sum(void);
 void iolayers_block_register(void);
 void iolayers_block_unregister(void);
 void iolayers_debugfs_init(void);

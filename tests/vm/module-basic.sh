@@ -55,6 +55,10 @@ check "layers: sys_enter attached" \
 check "layers: sys_exit attached" \
 	grep -Eq '^sys_exit +SYSCALL +tracepoint +attached$' "$IOLAYERS_D/layers"
 check "layers: vfs_read attached" grep -Eq '^vfs_read +VFS +kretprobe +attached$' "$IOLAYERS_D/layers"
+check "layers: ext4_file_read_iter attached" \
+	grep -Eq '^ext4_file_read_iter +FS +kretprobe +attached$' "$IOLAYERS_D/layers"
+check "layers: mm_filemap_add_to_page_cache attached" \
+	grep -Eq '^mm_filemap_add_to_page_cache +CACHE +tracepoint +attached$' "$IOLAYERS_D/layers"
 check "layers: block_rq_issue attached" \
 	grep -Eq '^block_rq_issue +BLOCK +tracepoint +attached$' "$IOLAYERS_D/layers"
 check "pid file says $traced" grep -qx "$traced" "$IOLAYERS_D/pid"
@@ -85,6 +89,10 @@ check "sys_exit hits == sys_enter hits ($exits == $enter)" test "$exits" -eq "$e
 check "vfs_read hits moved ($vfs)" test "$vfs" -gt 0
 check "vfs_read hits == followed read() calls ($vfs == $reads)" test "$vfs" -eq "$reads"
 check "vfs_read nmissed is 0" test "$(awk '$1 == "vfs_read" { print $3 }' "$IOLAYERS_D/stats")" = 0
+direct=$(awk '$1 == "DIRECT" { print $2 }' "$IOLAYERS_D/summary")
+check "DIRECT reads == disk reads ($direct == $ios)" test "$direct" = "$ios"
+check "no HIT, MISS, PARTIAL or UNK for O_DIRECT reads" test "$(awk '
+	$1 ~ /^(HIT|MISS|PARTIAL|UNK)$/ { s += $2 } END { print s + 0 }' "$IOLAYERS_D/summary")" = 0
 for l in syscall vfs; do
 	n=$(summary_field $l count)
 	check "summary: $l count == read() calls ($n == $reads)" test "$n" = "$reads"

@@ -23,23 +23,25 @@ static void test_real_6_1(void)
 
 	EXPECT(il_read_snapshot("fixtures/6.1.0-57", &s, err, sizeof(err)) == 0);
 	EXPECT(!strcmp(s.version, "0.1.0"));
-	EXPECT(s.format == 2);
+	EXPECT(s.format == 3);
 	EXPECT(s.pid == 173);
-	EXPECT(s.nprobes == 4);
+	EXPECT(s.nprobes == 8);
 	EXPECT(!strcmp(s.probes[0].name, "sys_enter"));
 	EXPECT(!strcmp(s.probes[0].layer, "SYSCALL"));
-	EXPECT(s.probes[0].hits == 403);
+	EXPECT(s.probes[0].hits == 415);
 	EXPECT(!strcmp(s.probes[2].name, "vfs_read"));
 	EXPECT(!strcmp(s.probes[2].layer, "VFS"));
 	EXPECT(!strcmp(s.probes[2].kind, "kretprobe"));
 	EXPECT(!strcmp(s.probes[2].state, "attached"));
-	EXPECT(s.probes[2].hits == 403);
+	EXPECT(s.probes[2].hits == 415);
 	EXPECT(s.probes[2].nmissed == 0);
-	EXPECT(!strcmp(s.probes[3].name, "block_rq_issue"));
-	EXPECT(!strcmp(s.probes[3].kind, "tracepoint"));
-	EXPECT(s.probes[3].hits == 382);
-	EXPECT(s.probes[3].nmissed == -1);
-	EXPECT(s.ncounters == 6);
+	EXPECT(!strcmp(s.probes[5].name, "mm_filemap_add_to_page_cache"));
+	EXPECT(!strcmp(s.probes[5].layer, "CACHE"));
+	EXPECT(!strcmp(s.probes[7].name, "block_rq_issue"));
+	EXPECT(!strcmp(s.probes[7].kind, "tracepoint"));
+	EXPECT(s.probes[7].hits == 383);
+	EXPECT(s.probes[7].nmissed == -1);
+	EXPECT(s.ncounters == 7);
 	EXPECT(il_counter(&s, "drop_nomem", &v) == 0 && v == 0);
 	EXPECT(il_counter(&s, "flows_high_water", &v) == 0 && v == 2);
 	EXPECT(il_counter(&s, "max_flows", &v) == 0 && v == 4096);
@@ -114,8 +116,8 @@ static void test_table(void)
 	il_print_table(out, &s);
 	fclose(out);
 	EXPECT(strstr(buf, "following pid 173") != NULL);
-	EXPECT(strstr(buf, "VFS      vfs_read         kretprobe   attached            403        0") != NULL);
-	EXPECT(strstr(buf, "BLOCK    block_rq_issue   tracepoint  attached            382        -") != NULL);
+	EXPECT(strstr(buf, "VFS      vfs_read                     kretprobe   attached            415        0") != NULL);
+	EXPECT(strstr(buf, "BLOCK    block_rq_issue               tracepoint  attached            383        -") != NULL);
 	EXPECT(strstr(buf, "flows_high_water                2") != NULL);
 	free(buf);
 }

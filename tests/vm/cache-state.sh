@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest test: the module's HIT/MISS/PARTIAL/DIRECT labels against ground
+# truth it did not produce: mincore() before each pread (tests/vm/preadcheck.c),
+# drop_caches, O_DIRECT, and fio's own read counts.
+set -u
+. "$IOLAYERS_REPO/tests/vm/_lib.sh"
+
+ko=$IOLAYERS_MODULE_DIR/iolayers.ko
+echo none >/sys/block/nvme0n1/queue/scheduler
+gcc -O2 -Wall -o /tmp/preadcheck tests/vm/preadcheck.c || exit 1
+dd if=/dev/urandom of=/mnt/data bs=1M count=16 status=none
+sync
+
+# cache_counts: "HIT MISS PARTIAL DIRECT other UNK" from `summary`.
+cache_counts() {
+	awk '$1 ~ /^(HIT|MISS|PARTIAL|DIRECT|other|UNK)$/ { printf "%s ", $2 }' "$IOLAYERS_D/summary"
+}
+
+# run_preadcheck NAME COUNT PATTERN: drop nothing, run preadcheck under the
+# module; sets truth_* and HIT MISS PARTIAL DIRECT OTHER UNK.
+run_preadcheck() {
+	local out
+	/tmp/preadcheck /mnt/data "$2" "$3" 42 >/tmp/pc.out &
+	local p=$!
+	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.1; done
+	insmod "$ko" pid=$p || return 1
+	kill -CONT $p
+	wait $p
+	out=$(cat /tmp/pc.out)
+	echo "$1: preadcheck: $out"
+	read -r _ truth_reads _ truth_res _ truth_nonres _ truth_bytes <<<"$out"
+	read -r HIT MISS PARTIAL DIRECT OTHER UNK <<<"$(cache_counts)"
+	echo "$1: module: HIT $HIT MISS $MISS PARTIAL $PARTIAL DIRECT $DIRECT other $OTHER UNK $UNK"
+	grep -E '^(syscall|fs) ' "$IOLAYERS_D/summary"
+	RA=$(stats_value readahead_pages)
+	rmmod iolayers
+}
+
+# Random 4 KiB reads on a cold cache: each page's residency decides.
+echo 3 >/proc/sys/vm/drop_caches
+run_preadcheck cold-random 1500 rand
+files=$((HIT + MISS + PARTIAL + DIRECT + UNK))
+check "cold-random: every pread is a file read ($files == $truth_reads)" test "$files" -eq "$truth_reads"
+check "cold-random: HIT == resident pages +-1% ($HIT, $truth_res)" \
+	test $(((HIT - truth_res) * 100 / truth_reads)) -eq 0
+check "cold-random: MISS+PARTIAL == non-resident +-1% ($((MISS + PARTIAL)), $truth_nonres)" \
+	test $(((MISS + PARTIAL - truth_nonres) * 100 / truth_reads)) -eq 0
+check "cold-random: UNK == 0" test "$UNK" -eq 0
+check "cold-random: nearly all reads MISS or PARTIAL (>= 50%)" test $((MISS + PARTIAL)) -ge $((truth_reads / 2))
+
+# The same file again, now cached: all HIT.
+cat /mnt/data >/dev/null
+run_preadcheck warm-random 1500 rand
+check "warm-random: all pages were resident ($truth_res)" test "$truth_res" -eq "$truth_reads"
+check "warm-random: all HIT ($HIT == $truth_reads)" test "$HIT" -eq "$truth_reads"
+
+# Sequential on a cold cache: readahead brings pages in ahead of the reads.
+# mincore() counts a page only once it is uptodate, so a page whose I/O
+# completes between mincore() and pread() is "non-resident" but a HIT:
+# agreement within 1% is asked, not equality.
+echo 3 >/proc/sys/vm/drop_caches
+run_preadcheck cold-seq 2048 seq
+check "cold-seq: HIT == resident +-1% ($HIT, $truth_res)" \
+	test $(((HIT - truth_res) * 100 / truth_reads)) -eq 0
+check "cold-seq: all file reads labelled ($((HIT + MISS + PARTIAL)) == $truth_reads)" \
+	test $((HIT + MISS + PARTIAL)) -eq "$truth_reads"
+check "cold-seq: readahead pages counted ($RA)" test "$RA" -gt 0
+
+# fio: buffered randread after drop_caches, then again cached, then O_DIRECT.
+# --invalidate=0: fio would otherwise drop the file's cached pages first.
+# fio stops itself through a wrapper so the module sees every read; --thread
+# keeps its job in the same process (children= is not there yet).
+fio_run() {
+	bash -c 'kill -STOP $$; exec fio --name=j --filename=/mnt/data --size=16m --rw=randread \
+		--bs=4k --ioengine=sync --thread --invalidate=0 --number_ios=1000 --direct='"$1"' --output-format=json \
+		--output=/tmp/fio.json' &
+	local p=$!
+	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.1; done
+	insmod "$ko" pid=$p || return 1
+	kill -CONT $p
+	wait $p
+	fio_ios=$(python3 -c 'import json; j = json.load(open("/tmp/fio.json")); print(sum(x["read"]["total_ios"] for x in j["jobs"]))')
+	fio_bytes=$(python3 -c 'import json; j = json.load(open("/tmp/fio.json")); print(sum(x["read"]["io_bytes"] for x in j["jobs"]))')
+	read -r HIT MISS PARTIAL DIRECT OTHER UNK <<<"$(cache_counts)"
+	fsbytes=$(summary_field fs bytes)
+	echo "fio direct=$1: total_ios $fio_ios io_bytes $fio_bytes; module: HIT $HIT MISS $MISS PARTIAL $PARTIAL DIRECT $DIRECT other $OTHER UNK $UNK fs bytes $fsbytes"
+	rmmod iolayers
+}
+echo 3 >/proc/sys/vm/drop_caches
+fio_run 0
+check "fio cold: file reads == fio total_ios ($((HIT + MISS + PARTIAL)), $fio_ios)" \
+	test $((HIT + MISS + PARTIAL + DIRECT + UNK)) -eq "$fio_ios"
+check "fio cold: fs bytes == fio io_bytes ($fsbytes, $fio_bytes)" test "$fsbytes" -eq "$fio_bytes"
+check "fio cold: MISS+PARTIAL >= 50% ($((MISS + PARTIAL)) of $fio_ios)" \
+	test $(((MISS + PARTIAL) * 2)) -ge "$fio_ios"
+check "fio cold: UNK < 1%" test $((UNK * 100)) -lt "$fio_ios"
+fio_run 0
+check "fio warm: all HIT ($HIT == $fio_ios)" test "$HIT" -eq "$fio_ios"
+fio_run 1
+check "fio direct: all DIRECT ($DIRECT == $fio_ios)" test "$DIRECT" -eq "$fio_ios"
+check "fio direct: fs bytes == fio io_bytes ($fsbytes, $fio_bytes)" test "$fsbytes" -eq "$fio_bytes"
+finish
