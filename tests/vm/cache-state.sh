@@ -8,8 +8,8 @@ set -u
 
 ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 echo none >/sys/block/nvme0n1/queue/scheduler
-gcc -O2 -Wall -o /tmp/preadcheck tests/vm/preadcheck.c || exit 1
-dd if=/dev/urandom of=/mnt/data bs=1M count=16 status=none
+pc=$IOLAYERS_MODULE_DIR/preadcheck
+dd if=/dev/zero of=/mnt/data bs=1M count=16 status=none
 sync
 
 # cache_counts: "HIT MISS PARTIAL DIRECT other UNK" from `summary`.
@@ -21,7 +21,7 @@ cache_counts() {
 # module; sets truth_* and HIT MISS PARTIAL DIRECT OTHER UNK.
 run_preadcheck() {
 	local out
-	/tmp/preadcheck /mnt/data "$2" "$3" 42 >/tmp/pc.out &
+	"$pc" /mnt/data "$2" "$3" 42 >/tmp/pc.out &
 	local p=$!
 	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.1; done
 	insmod "$ko" pid=$p || return 1
