@@ -60,12 +60,7 @@ static void iolayers_sched_switch(void *data, bool preempt, struct task_struct *
  */
 u64 iolayers_ra_pages_sum(void)
 {
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu(iolayers_ra_pages, cpu);
-	return sum;
+	return IOLAYERS_PERCPU_SUM(iolayers_ra_pages);
 }
 
 /**

@@ -154,12 +154,7 @@ int iolayers_flow_occupancy(int *high_water)
  */
 u64 iolayers_drops_sum(enum iolayers_drop cause)
 {
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu(iolayers_drops, cpu)[cause];
-	return sum;
+	return IOLAYERS_PERCPU_SUM(iolayers_drops, [cause]);
 }
 
 /**

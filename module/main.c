@@ -98,12 +98,7 @@ MODULE_PARM_DESC(max_flows, "Most read() calls followed at once; more are droppe
  */
 u64 iolayers_hits_sum(enum iolayers_probe_id id)
 {
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu(iolayers_hits, cpu)[id];
-	return sum;
+	return IOLAYERS_PERCPU_SUM(iolayers_hits, [id]);
 }
 
 /**

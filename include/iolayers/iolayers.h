@@ -96,6 +96,23 @@ static inline void iolayers_hit(enum iolayers_probe_id id)
 	this_cpu_inc(iolayers_hits[id]);
 }
 
+/**
+ * IOLAYERS_PERCPU_SUM() - Sum a u64 of a DEFINE_PER_CPU variable over CPUs.
+ * @var: the per-CPU variable
+ * @idx: what follows per_cpu(@var, cpu) to reach the u64, e.g. ``[i]``, or
+ *	nothing for a plain u64
+ *
+ * Not atomic with respect to probes that are counting.
+ */
+#define IOLAYERS_PERCPU_SUM(var, idx...) ({			\
+	u64 __sum = 0;						\
+	int __cpu;						\
+								\
+	for_each_possible_cpu(__cpu)				\
+		__sum += READ_ONCE(per_cpu(var, __cpu)idx);	\
+	__sum;							\
+})
+
 u64 iolayers_hits_sum(enum iolayers_probe_id id);
 const char *iolayers_probe_state_name(enum iolayers_probe_state state);
 
