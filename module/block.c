@@ -1,16 +1,404 @@
 // SPDX-License-Identifier: GPL-2.0
-/* BLOCK layer: blk-mq request tracepoints. */
+/*
+ * BLOCK layer: bios queued by a followed read are bound to its flow
+ * (block_bio_queue, in the reader's context; block_split passes the binding
+ * on); requests are bound through their bios wherever they are inserted or
+ * issued (the reader, kblockd); completions (hard interrupt) fold each
+ * request's queue, service and device latency into the flows it carries.
+ */
 
-#include <linux/tracepoint.h>
+#include <linux/blk-mq.h>
+#include <linux/blk_types.h>
+#include <linux/ktime.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/workqueue.h>
 #include <iolayers/iolayers.h>
+#include <iolayers/flow.h>
+#include <iolayers/table.h>
 
-struct request;
+/**
+ * enum iolayers_blk_counter - BLOCK layer events shown in `stats`.
+ * @IOLAYERS_BLK_RQ_BOUND: requests that carried a followed read's bio
+ * @IOLAYERS_BLK_RQ_LATE: (request, flow) pairs completed after the read
+ *	returned (async readahead nobody waited for)
+ * @IOLAYERS_BLK_LATE_BYTES: their bytes
+ * @IOLAYERS_BLK_RQ_OVERFLOW: bios of more flows than a request entry holds
+ * @IOLAYERS_BLK_RQ_PARTIAL: partial completions
+ * @IOLAYERS_BLK_RQ_REQUEUED: requeues of bound requests
+ * @IOLAYERS_BLK_BIO_STALE: bios whose entry no longer matched (reused)
+ * @IOLAYERS_NR_BLK_COUNTERS: number of counters
+ */
+enum iolayers_blk_counter {
+	IOLAYERS_BLK_RQ_BOUND,
+	IOLAYERS_BLK_RQ_LATE,
+	IOLAYERS_BLK_LATE_BYTES,
+	IOLAYERS_BLK_RQ_OVERFLOW,
+	IOLAYERS_BLK_RQ_PARTIAL,
+	IOLAYERS_BLK_RQ_REQUEUED,
+	IOLAYERS_BLK_BIO_STALE,
+	IOLAYERS_NR_BLK_COUNTERS,
+};
 
-/* Prototype of TRACE_EVENT(block_rq_issue), include/trace/events/block.h. */
-static void iolayers_block_rq_issue(void *data, struct request *rq)
+static const char * const iolayers_blk_counter_names[IOLAYERS_NR_BLK_COUNTERS] = {
+	[IOLAYERS_BLK_RQ_BOUND] = "rq_bound",
+	[IOLAYERS_BLK_RQ_LATE] = "rq_late",
+	[IOLAYERS_BLK_LATE_BYTES] = "rq_late_bytes",
+	[IOLAYERS_BLK_RQ_OVERFLOW] = "rq_flow_overflow",
+	[IOLAYERS_BLK_RQ_PARTIAL] = "rq_partial",
+	[IOLAYERS_BLK_RQ_REQUEUED] = "rq_requeued",
+	[IOLAYERS_BLK_BIO_STALE] = "bio_stale",
+};
+
+static DEFINE_PER_CPU(u64 [IOLAYERS_NR_BLK_COUNTERS], iolayers_blk_counters);
+
+/* Entries of the bio and request tables older than this are expired. */
+unsigned int iolayers_expire_ms = 10000;
+
+static void iolayers_blk_count(enum iolayers_blk_counter c, u64 n)
 {
-	if (iolayers_traced())
+	this_cpu_add(iolayers_blk_counters[c], n);
+}
+
+/**
+ * iolayers_block_counter() - A BLOCK counter summed over CPUs.
+ * @which: index, 0 up to the first for which iolayers_block_counter_name()
+ *	is NULL
+ *
+ * Return: the count.
+ */
+u64 iolayers_block_counter(int which)
+{
+	return IOLAYERS_PERCPU_SUM(iolayers_blk_counters, [which]);
+}
+
+/**
+ * iolayers_block_counter_name() - Name of a BLOCK counter in `stats`.
+ * @which: index
+ *
+ * Return: a static string, NULL past the last counter.
+ */
+const char *iolayers_block_counter_name(int which)
+{
+	return which < IOLAYERS_NR_BLK_COUNTERS ? iolayers_blk_counter_names[which] : NULL;
+}
+
+/**
+ * iolayers_block_reset() - Zero the BLOCK counters.
+ *
+ * Context: process context; counts racing with it may survive.
+ */
+void iolayers_block_reset(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&iolayers_blk_counters, cpu), 0,
+		       sizeof(iolayers_blk_counters));
+}
+
+/* Prototype of DEFINE_EVENT(block_bio, block_bio_queue) since 5.11. */
+static void iolayers_bio_queue(void *data, struct bio *bio)
+{
+	struct iolayers_task_flow *f;
+	struct iolayers_bio *b;
+	unsigned long flags;
+
+	if (iolayers_table_empty(IOLAYERS_T_TASK) || bio_op(bio) != REQ_OP_READ)
+		return;
+	rcu_read_lock();
+	f = iolayers_flow_find(current->pid);
+	if (!f)
+		goto out;
+	iolayers_hit(IOLAYERS_P_BLOCK_BIO_QUEUE);
+	b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
+	if (b && iolayers_table_del(IOLAYERS_T_BIO, b))
+		iolayers_table_drop(IOLAYERS_T_BIO, IOLAYERS_DROP_STALE);
+	b = iolayers_table_add(IOLAYERS_T_BIO, (unsigned long)bio);
+	if (!b)
+		goto out;
+	b->flow.tid = f->tid;
+	b->flow.seq = f->seq;
+	b->sector = bio->bi_iter.bi_sector;
+	b->queue_ns = b->e.born_ns;
+	b->bytes = bio->bi_iter.bi_size;
+	spin_lock_irqsave(&f->lock, flags);
+	f->blk.nr_bios++;
+	f->blk.bio_bytes += b->bytes;
+	if (!f->blk.queue_at)
+		f->blk.queue_at = b->queue_ns;
+	spin_unlock_irqrestore(&f->lock, flags);
+out:
+	rcu_read_unlock();
+}
+
+/*
+ * Prototype of TRACE_EVENT(block_split). @split is the new front part,
+ * chained to the original (split->bi_private), which continues at
+ * @new_sector with the rest: both stay bound to the original's flow.
+ */
+static void iolayers_block_split(void *data, struct bio *split, unsigned int new_sector)
+{
+	struct iolayers_bio *parent, *b;
+
+	if (iolayers_table_empty(IOLAYERS_T_BIO))
+		return;
+	rcu_read_lock();
+	parent = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)split->bi_private);
+	if (!parent || parent->sector != split->bi_iter.bi_sector)
+		goto out;
+	iolayers_hit(IOLAYERS_P_BLOCK_SPLIT);
+	b = iolayers_table_add(IOLAYERS_T_BIO, (unsigned long)split);
+	if (b) {
+		b->flow = parent->flow;
+		b->sector = split->bi_iter.bi_sector;
+		b->queue_ns = parent->queue_ns;
+		b->bytes = split->bi_iter.bi_size;
+	}
+	parent->sector = new_sector;
+	parent->bytes -= min(parent->bytes, split->bi_iter.bi_size);
+out:
+	rcu_read_unlock();
+}
+
+static void iolayers_rq_add_flow(struct iolayers_rq *r, const struct iolayers_bio *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_flows; i++)
+		if (r->flows[i].seq == b->flow.seq && r->flows[i].tid == b->flow.tid)
+			break;
+	if (i == IOLAYERS_RQ_FLOWS) {
+		iolayers_blk_count(IOLAYERS_BLK_RQ_OVERFLOW, 1);
+		return;
+	}
+	if (i == r->nr_flows) {
+		r->flows[i] = b->flow;
+		r->nr_flows++;
+	}
+	r->bytes[i] += b->bytes;
+	r->queue_ns = min(r->queue_ns, b->queue_ns);
+}
+
+/*
+ * Move the request's bios that are in the bio table into its entry,
+ * creating the entry at the first one. Bios merged into a request after it
+ * was first seen are picked up at the next call.
+ */
+static struct iolayers_rq *iolayers_rq_take_bios(struct request *rq, struct iolayers_rq *r)
+{
+	struct iolayers_bio *b;
+	struct bio *bio;
+
+	if (iolayers_table_empty(IOLAYERS_T_BIO))
+		return r;
+	for (bio = rq->bio; bio; bio = bio->bi_next) {
+		b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
+		if (!b)
+			continue;
+		if (b->sector != bio->bi_iter.bi_sector) {
+			if (iolayers_table_del(IOLAYERS_T_BIO, b))
+				iolayers_blk_count(IOLAYERS_BLK_BIO_STALE, 1);
+			continue;
+		}
+		if (!r) {
+			r = iolayers_table_add(IOLAYERS_T_RQ, (unsigned long)rq);
+			if (!r)
+				return NULL;
+			r->sector = blk_rq_pos(rq);
+			r->queue_ns = b->queue_ns;
+			iolayers_blk_count(IOLAYERS_BLK_RQ_BOUND, 1);
+		}
+		if (iolayers_table_del(IOLAYERS_T_BIO, b))
+			iolayers_rq_add_flow(r, b);
+	}
+	return r;
+}
+
+/**
+ * iolayers_rq_find() - The entry of a request, if it carries followed bios.
+ * @rq: the request
+ *
+ * An entry left by an earlier life of the same request (its completion was
+ * not seen: the sector differs) is removed and counted as stale.
+ *
+ * Context: any, under rcu_read_lock().
+ * Return: the entry, or NULL.
+ */
+struct iolayers_rq *iolayers_rq_find(struct request *rq)
+{
+	struct iolayers_rq *r;
+
+	if (iolayers_table_empty(IOLAYERS_T_RQ))
+		return NULL;
+	r = iolayers_table_find(IOLAYERS_T_RQ, (unsigned long)rq);
+	if (r && r->sector != blk_rq_pos(rq)) {
+		if (iolayers_table_del(IOLAYERS_T_RQ, r))
+			iolayers_table_drop(IOLAYERS_T_RQ, IOLAYERS_DROP_STALE);
+		r = NULL;
+	}
+	return r;
+}
+
+/**
+ * iolayers_rq_bind() - Find or create a request's entry from its bios.
+ * @rq: the request, being inserted, set up by the driver or issued
+ *
+ * Context: any, under rcu_read_lock().
+ * Return: the entry, or NULL when it carries no followed bio.
+ */
+struct iolayers_rq *iolayers_rq_bind(struct request *rq)
+{
+	struct iolayers_rq *r = iolayers_rq_find(rq);
+
+	if (r && r->first_issue_ns && !r->requeued) {
+		/* Issued again without a requeue: a new life of the request. */
+		if (iolayers_table_del(IOLAYERS_T_RQ, r))
+			iolayers_table_drop(IOLAYERS_T_RQ, IOLAYERS_DROP_STALE);
+		r = NULL;
+	}
+	return iolayers_rq_take_bios(rq, r);
+}
+
+/* Prototype of DEFINE_EVENT(block_rq, block_rq_insert). */
+static void iolayers_rq_insert(void *data, struct request *rq)
+{
+	struct iolayers_rq *r;
+
+	rcu_read_lock();
+	r = iolayers_rq_bind(rq);
+	if (r) {
+		iolayers_hit(IOLAYERS_P_BLOCK_RQ_INSERT);
+		if (!r->first_issue_ns)
+			r->insert_ns = ktime_get_ns();
+	}
+	rcu_read_unlock();
+}
+
+/* Prototype of DEFINE_EVENT(block_rq, block_rq_issue). */
+static void iolayers_rq_issue(void *data, struct request *rq)
+{
+	struct iolayers_rq *r;
+	u64 now;
+
+	rcu_read_lock();
+	r = iolayers_rq_bind(rq);
+	if (r) {
 		iolayers_hit(IOLAYERS_P_BLOCK_RQ_ISSUE);
+		now = ktime_get_ns();
+		if (!r->first_issue_ns) {
+			r->first_issue_ns = now;
+			r->queue_lat = now - (r->insert_ns ?: r->queue_ns);
+		}
+		r->issue_ns = now;
+		r->requeued = false;
+	}
+	rcu_read_unlock();
+}
+
+/* Prototype of TRACE_EVENT(block_rq_requeue). */
+static void iolayers_rq_requeue(void *data, struct request *rq)
+{
+	struct iolayers_rq *r;
+
+	rcu_read_lock();
+	r = iolayers_rq_find(rq);
+	if (r) {
+		iolayers_hit(IOLAYERS_P_BLOCK_RQ_REQUEUE);
+		iolayers_blk_count(IOLAYERS_BLK_RQ_REQUEUED, 1);
+		r->requeues++;
+		r->requeued = true;
+		r->setup_ns = 0;
+	}
+	rcu_read_unlock();
+}
+
+/* Fold a completed request into one flow it carried. */
+static void iolayers_rq_fold(const struct iolayers_rq *r, unsigned int i, u64 now, int error)
+{
+	struct iolayers_task_flow *f = iolayers_flow_get(&r->flows[i]);
+	struct iolayers_blk_acc *a;
+	unsigned long flags;
+
+	if (f) {
+		spin_lock_irqsave(&f->lock, flags);
+		if (f->ended) {
+			spin_unlock_irqrestore(&f->lock, flags);
+			f = NULL;
+		}
+	}
+	if (!f) {
+		iolayers_blk_count(IOLAYERS_BLK_RQ_LATE, 1);
+		iolayers_blk_count(IOLAYERS_BLK_LATE_BYTES, r->bytes[i]);
+		return;
+	}
+	a = &f->blk;
+	a->nr_rqs++;
+	a->rq_bytes += r->bytes[i];
+	a->requeues += r->requeues;
+	a->errors += error != 0;
+	a->queue_ns = max(a->queue_ns, r->queue_lat);
+	a->service_ns = max(a->service_ns, now - r->issue_ns);
+	if (r->setup_ns && r->devdone_ns) {
+		a->device_ns = max(a->device_ns, r->devdone_ns - r->setup_ns);
+		a->device_at = max(a->device_at, r->devdone_ns);
+	}
+	if (!a->issue_at || r->first_issue_ns < a->issue_at)
+		a->issue_at = r->first_issue_ns;
+	a->done_at = now;
+	spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/* Prototype of DEFINE_EVENT(block_rq_completion, block_rq_complete). */
+static void iolayers_rq_complete(void *data, struct request *rq, blk_status_t error,
+				 unsigned int nr_bytes)
+{
+	struct iolayers_rq *r;
+	unsigned int i;
+	u64 now;
+
+	rcu_read_lock();
+	r = iolayers_rq_find(rq);
+	if (!r || !r->issue_ns)
+		goto out;
+	iolayers_hit(IOLAYERS_P_BLOCK_RQ_COMPLETE);
+	if (nr_bytes < blk_rq_bytes(rq)) {
+		/* More completions of this request follow, from a later sector. */
+		iolayers_blk_count(IOLAYERS_BLK_RQ_PARTIAL, 1);
+		r->sector += nr_bytes >> SECTOR_SHIFT;
+		goto out;
+	}
+	now = ktime_get_ns();
+	if (iolayers_table_del(IOLAYERS_T_RQ, r))
+		for (i = 0; i < r->nr_flows; i++)
+			iolayers_rq_fold(r, i, now, (__force int)error);
+out:
+	rcu_read_unlock();
+}
+
+static void iolayers_expire_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(iolayers_expire_work, iolayers_expire_fn);
+
+/**
+ * iolayers_block_expire() - Expire old bio and request entries now.
+ *
+ * Bios that never reached a request we saw, or requests whose completion
+ * we missed, would otherwise stay until unload.
+ *
+ * Context: process context.
+ */
+void iolayers_block_expire(void)
+{
+	u64 age = (u64)READ_ONCE(iolayers_expire_ms) * NSEC_PER_MSEC;
+
+	iolayers_table_expire(IOLAYERS_T_BIO, age);
+	iolayers_table_expire(IOLAYERS_T_RQ, age);
+}
+
+static void iolayers_expire_fn(struct work_struct *work)
+{
+	iolayers_block_expire();
+	schedule_delayed_work(&iolayers_expire_work, HZ);
 }
 
 /**
@@ -20,8 +408,19 @@ static void iolayers_block_rq_issue(void *data, struct request *rq)
  */
 void iolayers_block_register(void)
 {
+	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_COMPLETE],
+				   iolayers_rq_complete, NULL);
+	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_REQUEUE],
+				   iolayers_rq_requeue, NULL);
 	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_ISSUE],
-				   iolayers_block_rq_issue, NULL);
+				   iolayers_rq_issue, NULL);
+	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_INSERT],
+				   iolayers_rq_insert, NULL);
+	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_BLOCK_SPLIT],
+				   iolayers_block_split, NULL);
+	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_BLOCK_BIO_QUEUE],
+				   iolayers_bio_queue, NULL);
+	schedule_delayed_work(&iolayers_expire_work, HZ);
 }
 
 /**
@@ -31,6 +430,17 @@ void iolayers_block_register(void)
  */
 void iolayers_block_unregister(void)
 {
+	cancel_delayed_work_sync(&iolayers_expire_work);
+	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_BLOCK_BIO_QUEUE],
+				   iolayers_bio_queue, NULL);
+	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_BLOCK_SPLIT],
+				   iolayers_block_split, NULL);
+	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_INSERT],
+				   iolayers_rq_insert, NULL);
 	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_ISSUE],
-				   iolayers_block_rq_issue, NULL);
+				   iolayers_rq_issue, NULL);
+	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_REQUEUE],
+				   iolayers_rq_requeue, NULL);
+	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_COMPLETE],
+				   iolayers_rq_complete, NULL);
 }

@@ -21,11 +21,12 @@ static void iolayers_add_to_page_cache(void *data, struct folio *folio)
 	struct iolayers_task_flow *f;
 	u64 first, last, in;
 
-	if (!iolayers_traced())
+	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
-	iolayers_hit(IOLAYERS_P_ADD_TO_PAGE_CACHE);
 	rcu_read_lock();
 	f = iolayers_flow_find(current->pid);
+	if (f)
+		iolayers_hit(IOLAYERS_P_ADD_TO_PAGE_CACHE);
 	if (f && f->fs_depth > 0 && !f->direct && folio->mapping == f->mapping) {
 		first = max_t(u64, folio->index, f->first_index);
 		last = min_t(u64, folio->index + folio_nr_pages(folio) - 1, f->last_index);
@@ -43,13 +44,14 @@ static void iolayers_sched_switch(void *data, bool preempt, struct task_struct *
 {
 	struct iolayers_task_flow *f;
 
-	if (prev->tgid != READ_ONCE(iolayers_target_tgid) || !prev->in_iowait)
+	if (!prev->in_iowait || iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
-	iolayers_hit(IOLAYERS_P_SCHED_SWITCH);
 	rcu_read_lock();
 	f = iolayers_flow_find(prev->pid);
-	if (f && f->fs_depth > 0)
+	if (f && f->fs_depth > 0) {
+		iolayers_hit(IOLAYERS_P_SCHED_SWITCH);
 		f->iowait = true;
+	}
 	rcu_read_unlock();
 }
 

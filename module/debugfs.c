@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The /sys/kernel/debug/iolayers/ files. */
 
+#include <linux/ctype.h>
 #include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kstrtox.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/kprobes.h>
 #include <linux/math64.h>
 #include <linux/seq_file.h>
 #include <iolayers/iolayers.h>
 #include <iolayers/flow.h>
 #include <iolayers/hist.h>
+#include <iolayers/table.h>
 #include <uapi/iolayers.h>
 
 static struct dentry *iolayers_dir;
@@ -40,7 +47,7 @@ DEFINE_SHOW_ATTRIBUTE(layers);
 
 static int stats_show(struct seq_file *m, void *v)
 {
-	int i, occupancy, high;
+	int i, t, d, occupancy, high;
 
 	seq_printf(m, "%-28s %12s %10s\n", "probe", "hits", "nmissed");
 	for (i = 0; i < IOLAYERS_NR_PROBES; i++) {
@@ -54,13 +61,23 @@ static int stats_show(struct seq_file *m, void *v)
 		else
 			seq_printf(m, "%10s\n", "-");
 	}
+	seq_printf(m, "\n%-8s %10s %10s %10s", "table", "entries", "high", "bound");
+	for (d = 0; d < IOLAYERS_NR_DROPS; d++)
+		seq_printf(m, " %10s", iolayers_drop_name(d));
+	seq_putc(m, '\n');
+	for (t = 0; t < IOLAYERS_NR_TABLES; t++) {
+		occupancy = iolayers_table_occupancy(t, &high);
+		seq_printf(m, "%-8s %10d %10d %10u", iolayers_table_name(t), occupancy, high,
+			   iolayers_table_bound(t));
+		for (d = 0; d < IOLAYERS_NR_DROPS; d++)
+			seq_printf(m, " %10llu", iolayers_table_drops(t, d));
+		seq_putc(m, '\n');
+	}
 	seq_puts(m, "\n");
-	for (i = 0; i < IOLAYERS_NR_DROPS; i++)
-		seq_printf(m, "drop_%-11s %12llu\n", iolayers_drop_name(i), iolayers_drops_sum(i));
-	occupancy = iolayers_flow_occupancy(&high);
-	seq_printf(m, "%-16s %12d\n%-16s %12d\n%-16s %12u\n", "flows_in_flight", occupancy,
-		   "flows_high_water", high, "max_flows", READ_ONCE(iolayers_max_flows));
 	seq_printf(m, "%-16s %12llu\n", "readahead_pages", iolayers_ra_pages_sum());
+	for (i = 0; iolayers_block_counter_name(i); i++)
+		seq_printf(m, "%-16s %12llu\n", iolayers_block_counter_name(i),
+			   iolayers_block_counter(i));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
@@ -139,12 +156,228 @@ static int hist_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(hist);
 
-static int pid_show(struct seq_file *m, void *v)
+static const char * const iolayers_syscall_names[] = { "read", "pread64", "readv",
+						       "preadv", "preadv2" };
+
+static void flow_line(struct seq_file *m, const struct iolayers_flow_rec *r)
 {
-	seq_printf(m, "%d\n", READ_ONCE(iolayers_target_tgid));
+	const struct iolayers_blk_acc *b = &r->blk;
+	u64 start = r->end_ns - r->sys_ns;
+	char comm[TASK_COMM_LEN];
+	int i;
+
+	/* One token per column: no blanks in the name. */
+	for (i = 0; i < TASK_COMM_LEN - 1 && r->comm[i]; i++)
+		comm[i] = isgraph(r->comm[i]) ? r->comm[i] : '?';
+	comm[i] = '\0';
+	seq_printf(m, "%llu %d %d %s %s %d %lld %llu %ld %s %llu ", r->seq, r->tid, r->tgid,
+		   i ? comm : "?", iolayers_syscall_names[iolayers_syscall_index(r->nr)], r->fd,
+		   r->pos, r->req, r->ret, iolayers_cache_name(r->cache), r->sys_ns);
+	if (r->vfs_off >= 0)
+		seq_printf(m, "%llu ", r->vfs_ns);
+	else
+		seq_puts(m, "- ");
+	if (r->fs_off >= 0)
+		seq_printf(m, "%llu ", r->fs_ns);
+	else
+		seq_puts(m, "- ");
+	if (b->nr_rqs)
+		seq_printf(m, "%llu %llu ", b->queue_ns, b->service_ns);
+	else
+		seq_puts(m, "- - ");
+	if (b->device_at)
+		seq_printf(m, "%llu ", b->device_ns);
+	else
+		seq_puts(m, "- ");
+	seq_printf(m, "%u %u %llu %llu %llu %u %u", b->nr_bios, b->nr_rqs, b->bio_bytes,
+		   b->rq_bytes, r->ra_bytes, b->requeues, b->errors);
+	if (r->vfs_off >= 0)
+		seq_printf(m, " %lld", r->vfs_off);
+	else
+		seq_puts(m, " -");
+	if (r->fs_off >= 0)
+		seq_printf(m, " %lld", r->fs_off);
+	else
+		seq_puts(m, " -");
+	if (b->queue_at)
+		seq_printf(m, " %lld", (s64)(b->queue_at - start));
+	else
+		seq_puts(m, " -");
+	if (b->nr_rqs)
+		seq_printf(m, " %lld", (s64)(b->issue_at - start));
+	else
+		seq_puts(m, " -");
+	if (b->device_at)
+		seq_printf(m, " %lld", (s64)(b->device_at - start));
+	else
+		seq_puts(m, " -");
+	if (b->nr_rqs)
+		seq_printf(m, " %lld\n", (s64)(b->done_at - start));
+	else
+		seq_puts(m, " -\n");
+}
+
+struct iolayers_snap {
+	struct iolayers_flow_rec *recs;
+	unsigned int n;
+};
+
+static int flows_show(struct seq_file *m, void *v)
+{
+	const struct iolayers_snap *snap = m->private;
+	unsigned int i;
+
+	seq_puts(m, IOLAYERS_FLOWS_HEADER "\n");
+	for (i = 0; i < snap->n; i++)
+		flow_line(m, &snap->recs[i]);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(pid);
+
+static int flows_open_kind(struct inode *inode, struct file *file, bool slow)
+{
+	struct iolayers_snap *snap = kzalloc(sizeof(*snap), GFP_KERNEL);
+	int ret;
+
+	if (!snap)
+		return -ENOMEM;
+	snap->recs = iolayers_rings_snapshot(slow, &snap->n);
+	ret = single_open_size(file, flows_show, snap, 256 + 320 * (size_t)snap->n);
+	if (ret) {
+		kvfree(snap->recs);
+		kfree(snap);
+	}
+	return ret;
+}
+
+static int flows_open(struct inode *inode, struct file *file)
+{
+	return flows_open_kind(inode, file, false);
+}
+
+static int slow_open(struct inode *inode, struct file *file)
+{
+	return flows_open_kind(inode, file, true);
+}
+
+static int flows_release(struct inode *inode, struct file *file)
+{
+	struct iolayers_snap *snap = ((struct seq_file *)file->private_data)->private;
+
+	kvfree(snap->recs);
+	kfree(snap);
+	return single_release(inode, file);
+}
+
+static const struct file_operations flows_fops = {
+	.owner = THIS_MODULE,
+	.open = flows_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = flows_release,
+};
+
+static const struct file_operations slow_fops = {
+	.owner = THIS_MODULE,
+	.open = slow_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = flows_release,
+};
+
+/* Writable settings: a getter into a buffer and a setter of the text. */
+struct iolayers_setting {
+	int (*show)(char *buf, size_t size, int which);
+	int (*set)(const char *val);
+	int which;
+};
+
+static u64 iolayers_last_reset_ns;
+
+static int iolayers_slow_show(char *buf, size_t size, int which)
+{
+	return snprintf(buf, size, "%llu\n", div_u64(READ_ONCE(iolayers_slow_ns), NSEC_PER_USEC));
+}
+
+static int iolayers_slow_store(const char *val)
+{
+	unsigned int us;
+
+	if (kstrtouint(val, 10, &us)) {
+		pr_err("iolayers: invalid slow_us '%s': want 0..%u\n", val, UINT_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(iolayers_slow_ns, (u64)us * NSEC_PER_USEC);
+	return 0;
+}
+
+static int iolayers_reset_show(char *buf, size_t size, int which)
+{
+	return snprintf(buf, size, "%llu\n", READ_ONCE(iolayers_last_reset_ns));
+}
+
+static int iolayers_reset_store(const char *val)
+{
+	bool on;
+
+	if (kstrtobool(val, &on) || !on) {
+		pr_err("iolayers: invalid reset '%s': write 1 to reset\n", val);
+		return -EINVAL;
+	}
+	iolayers_stats_reset();
+	WRITE_ONCE(iolayers_last_reset_ns, ktime_get_ns());
+	return 0;
+}
+
+static const struct iolayers_setting iolayers_settings[] = {
+	{ iolayers_filter_show, iolayers_filter_set_pid, 0 },
+	{ iolayers_filter_show, iolayers_filter_set_comm, 1 },
+	{ iolayers_filter_show, iolayers_filter_set_children, 2 },
+	{ iolayers_slow_show, iolayers_slow_store, 0 },
+	{ iolayers_reset_show, iolayers_reset_store, 0 },
+};
+
+static const char * const iolayers_setting_files[] = {
+	IOLAYERS_FILE_PID, IOLAYERS_FILE_COMM, IOLAYERS_FILE_CHILDREN,
+	IOLAYERS_FILE_SLOW_US, IOLAYERS_FILE_RESET,
+};
+
+static ssize_t setting_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
+{
+	const struct iolayers_setting *st = file->private_data;
+	char buf[32];
+	int len = st->show(buf, sizeof(buf), st->which);
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, min_t(int, len, sizeof(buf) - 1));
+}
+
+static ssize_t setting_write(struct file *file, const char __user *ubuf, size_t count,
+			     loff_t *ppos)
+{
+	const struct iolayers_setting *st = file->private_data;
+	char buf[32];
+	int ret;
+
+	if (*ppos || count >= sizeof(buf)) {
+		pr_err("iolayers: invalid write of %zu bytes at offset %lld: want one short value\n",
+		       count, *ppos);
+		return -EINVAL;
+	}
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (count && buf[count - 1] == '\n')
+		buf[count - 1] = '\0';		/* echo's newline */
+	ret = st->set(buf);
+	return ret ? ret : count;
+}
+
+static const struct file_operations setting_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = setting_read,
+	.write = setting_write,
+	.llseek = default_llseek,
+};
 
 /**
  * iolayers_debugfs_init() - Create the debugfs directory and its files.
@@ -156,13 +389,19 @@ DEFINE_SHOW_ATTRIBUTE(pid);
  */
 void iolayers_debugfs_init(void)
 {
+	unsigned int i;
+
 	iolayers_dir = debugfs_create_dir(IOLAYERS_DEBUGFS_DIR, NULL);
 	debugfs_create_file(IOLAYERS_FILE_VERSION, 0400, iolayers_dir, NULL, &version_fops);
 	debugfs_create_file(IOLAYERS_FILE_LAYERS, 0400, iolayers_dir, NULL, &layers_fops);
 	debugfs_create_file(IOLAYERS_FILE_STATS, 0400, iolayers_dir, NULL, &stats_fops);
-	debugfs_create_file(IOLAYERS_FILE_PID, 0400, iolayers_dir, NULL, &pid_fops);
 	debugfs_create_file(IOLAYERS_FILE_SUMMARY, 0400, iolayers_dir, NULL, &summary_fops);
 	debugfs_create_file(IOLAYERS_FILE_HIST, 0400, iolayers_dir, NULL, &hist_fops);
+	debugfs_create_file(IOLAYERS_FILE_FLOWS, 0400, iolayers_dir, NULL, &flows_fops);
+	debugfs_create_file(IOLAYERS_FILE_SLOW, 0400, iolayers_dir, NULL, &slow_fops);
+	for (i = 0; i < ARRAY_SIZE(iolayers_settings); i++)
+		debugfs_create_file(iolayers_setting_files[i], 0600, iolayers_dir,
+				    (void *)&iolayers_settings[i], &setting_fops);
 }
 
 /**

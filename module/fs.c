@@ -31,14 +31,14 @@ static int iolayers_fs_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 	struct iolayers_task_flow *f;
 	size_t len;
 
-	if (!iolayers_traced())
+	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return 1;
-	iolayers_hit(id);
 	rcu_read_lock();
 	f = iolayers_flow_find(current->pid);
 	rcu_read_unlock();
 	if (!f)
 		return 1;
+	iolayers_hit(id);
 	c->flow = f;
 	c->outer = f->fs_depth++ == 0;
 	if (!c->outer)

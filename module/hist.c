@@ -20,6 +20,9 @@ static const char * const iolayers_layer_names[IOLAYERS_NR_LAYERS] = {
 	[IOLAYERS_L_SYSCALL] = "syscall",
 	[IOLAYERS_L_VFS] = "vfs",
 	[IOLAYERS_L_FS] = "fs",
+	[IOLAYERS_L_QUEUE] = "queue",
+	[IOLAYERS_L_SERVICE] = "service",
+	[IOLAYERS_L_DEVICE] = "device",
 };
 
 static const char * const iolayers_cache_names[IOLAYERS_NR_CACHE] = {
@@ -125,16 +128,33 @@ void iolayers_hist_sum(enum iolayers_layer layer, int cache, struct iolayers_his
  */
 int iolayers_hist_init(void)
 {
-	int cpu, l, c;
-
 	iolayers_hists = alloc_percpu(struct iolayers_hist_cpu);
 	if (!iolayers_hists)
 		return -ENOMEM;
+	iolayers_hist_reset();
+	return 0;
+}
+
+/**
+ * iolayers_hist_reset() - Empty every histogram.
+ *
+ * Samples recorded on another CPU while this runs may survive it or be
+ * torn (a count without its bucket); `reset` is for between measurements.
+ *
+ * Context: process context.
+ */
+void iolayers_hist_reset(void)
+{
+	int cpu, l, c;
+
 	for_each_possible_cpu(cpu)
 		for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
-			for (c = 0; c < IOLAYERS_NR_CACHE; c++)
-				per_cpu_ptr(iolayers_hists, cpu)->h[l][c].min_ns = U64_MAX;
-	return 0;
+			for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
+				struct iolayers_hist *h = &per_cpu_ptr(iolayers_hists, cpu)->h[l][c];
+
+				memset(h, 0, sizeof(*h));
+				h->min_ns = U64_MAX;
+			}
 }
 
 /**

@@ -4,14 +4,12 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/pid.h>
+#include <linux/sysfs.h>
 #include <linux/tracepoint.h>
 #include <iolayers/iolayers.h>
 #include <iolayers/flow.h>
 #include <iolayers/hist.h>
 #include <uapi/iolayers.h>
-
-/* The tgid to follow; written only by the parameter, before any probe. */
-pid_t iolayers_target_tgid;
 
 DEFINE_PER_CPU(u64 [IOLAYERS_NR_PROBES], iolayers_hits);
 
@@ -37,49 +35,145 @@ struct iolayers_probe iolayers_probes[IOLAYERS_NR_PROBES] = {
 	[IOLAYERS_P_SCHED_SWITCH] = {
 		.name = "sched_switch", .layer = "CACHE", .kind = "tracepoint",
 	},
+	[IOLAYERS_P_BLOCK_BIO_QUEUE] = {
+		.name = "block_bio_queue", .layer = "BLOCK", .kind = "tracepoint",
+	},
+	[IOLAYERS_P_BLOCK_SPLIT] = {
+		.name = "block_split", .layer = "BLOCK", .kind = "tracepoint",
+	},
+	[IOLAYERS_P_BLOCK_RQ_INSERT] = {
+		.name = "block_rq_insert", .layer = "BLOCK", .kind = "tracepoint",
+	},
 	[IOLAYERS_P_BLOCK_RQ_ISSUE] = {
 		.name = "block_rq_issue", .layer = "BLOCK", .kind = "tracepoint",
+	},
+	[IOLAYERS_P_BLOCK_RQ_REQUEUE] = {
+		.name = "block_rq_requeue", .layer = "BLOCK", .kind = "tracepoint",
+	},
+	[IOLAYERS_P_BLOCK_RQ_COMPLETE] = {
+		.name = "block_rq_complete", .layer = "BLOCK", .kind = "tracepoint",
+	},
+	[IOLAYERS_P_NVME_SETUP_CMD] = {
+		.name = "nvme_setup_cmd", .layer = "DEVICE", .kind = "tracepoint",
+	},
+	[IOLAYERS_P_NVME_COMPLETE_RQ] = {
+		.name = "nvme_complete_rq", .layer = "DEVICE", .kind = "tracepoint",
+	},
+	[IOLAYERS_P_PROCESS_FORK] = {
+		.name = "sched_process_fork", .layer = "FILTER", .kind = "tracepoint",
+	},
+	[IOLAYERS_P_PROCESS_EXIT] = {
+		.name = "sched_process_exit", .layer = "FILTER", .kind = "tracepoint",
 	},
 };
 
 static int iolayers_pid_set(const char *val, const struct kernel_param *kp)
 {
-	pid_t pid;
-
-	if (iolayers_parse_pid(val, &pid)) {
-		pr_err("iolayers: invalid pid '%s': want a process id in 1..%d\n",
-		       val, (int)PID_MAX_LIMIT);
-		return -EINVAL;
-	}
-	WRITE_ONCE(*(pid_t *)kp->arg, pid);
-	return 0;
+	return iolayers_filter_set_pid(val);
 }
 
-static int iolayers_pid_get(char *buf, const struct kernel_param *kp)
+static int iolayers_comm_set(const char *val, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(*(pid_t *)kp->arg));
+	return iolayers_filter_set_comm(val);
+}
+
+static int iolayers_children_set(const char *val, const struct kernel_param *kp)
+{
+	return iolayers_filter_set_children(val);
+}
+
+static int iolayers_filter_get(char *buf, const struct kernel_param *kp)
+{
+	return iolayers_filter_show(buf, PAGE_SIZE, (int)(long)kp->arg);
 }
 
 static const struct kernel_param_ops iolayers_pid_ops = {
 	.set = iolayers_pid_set,
-	.get = iolayers_pid_get,
+	.get = iolayers_filter_get,
 };
-module_param_cb(pid, &iolayers_pid_ops, &iolayers_target_tgid, 0400);
-MODULE_PARM_DESC(pid, "Process (tgid) whose reads are followed, with all its threads; required");
+
+static const struct kernel_param_ops iolayers_comm_ops = {
+	.set = iolayers_comm_set,
+	.get = iolayers_filter_get,
+};
+
+static const struct kernel_param_ops iolayers_children_ops = {
+	.set = iolayers_children_set,
+	.get = iolayers_filter_get,
+};
+
+module_param_cb(pid, &iolayers_pid_ops, (void *)0L, 0400);
+MODULE_PARM_DESC(pid, "Process (tgid) whose reads are followed, with all its threads; pid= or comm= is required");
+module_param_cb(comm, &iolayers_comm_ops, (void *)1L, 0400);
+MODULE_PARM_DESC(comm, "Also follow every process with this name (e.g. fio)");
+module_param_cb(children, &iolayers_children_ops, (void *)2L, 0400);
+MODULE_PARM_DESC(children, "1: also follow processes a followed one forks after load");
+
+static int iolayers_uint_param(const char *val, const char *name, unsigned int lo,
+			       unsigned int hi, unsigned int *out)
+{
+	unsigned int v;
+
+	if (!val || kstrtouint(val, 10, &v) || v < lo || v > hi) {
+		pr_err("iolayers: invalid %s '%s': want %u..%u\n", name, val ? val : "", lo, hi);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*out, v);
+	return 0;
+}
+
+static int iolayers_flows_set(const char *val, const struct kernel_param *kp)
+{
+	return iolayers_uint_param(val, "flows", 0, 65536, kp->arg);
+}
+
+static const struct kernel_param_ops iolayers_flows_ops = {
+	.set = iolayers_flows_set,
+	.get = param_get_uint,
+};
+module_param_cb(flows, &iolayers_flows_ops, &iolayers_flows_kept, 0400);
+MODULE_PARM_DESC(flows, "Completed reads kept per CPU for `flows` and `slow`; 0: histograms only (default 256)");
+
+static int iolayers_expire_set(const char *val, const struct kernel_param *kp)
+{
+	return iolayers_uint_param(val, "expire_ms", 100, 3600000, kp->arg);
+}
+
+static const struct kernel_param_ops iolayers_expire_ops = {
+	.set = iolayers_expire_set,
+	.get = param_get_uint,
+};
+module_param_cb(expire_ms, &iolayers_expire_ops, &iolayers_expire_ms, 0400);
+MODULE_PARM_DESC(expire_ms, "Bio and request entries older than this are dropped and counted (default 10000)");
+
+static int iolayers_slow_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int us;
+	int ret = iolayers_uint_param(val, "slow_us", 0, 3600000000U, &us);
+
+	if (!ret)
+		WRITE_ONCE(iolayers_slow_ns, (u64)us * NSEC_PER_USEC);
+	return ret;
+}
+
+static int iolayers_slow_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%llu\n", div_u64(READ_ONCE(iolayers_slow_ns), NSEC_PER_USEC));
+}
+
+static const struct kernel_param_ops iolayers_slow_ops = {
+	.set = iolayers_slow_set,
+	.get = iolayers_slow_get,
+};
+module_param_cb(slow_us, &iolayers_slow_ops, NULL, 0400);
+MODULE_PARM_DESC(slow_us, "Reads at least this slow (syscall latency, us) also go to `slow` (default 10000)");
 
 /* Bound of the task table (read() calls in flight). */
 unsigned int iolayers_max_flows = 4096;
 
 static int iolayers_max_flows_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned int v;
-
-	if (kstrtouint(val, 10, &v) || v < 1 || v > 1U << 20) {
-		pr_err("iolayers: invalid max_flows '%s': want 1..%u\n", val, 1U << 20);
-		return -EINVAL;
-	}
-	WRITE_ONCE(iolayers_max_flows, v);
-	return 0;
+	return iolayers_uint_param(val, "max_flows", 1, 1U << 20, kp->arg);
 }
 
 static const struct kernel_param_ops iolayers_max_flows_ops = {
@@ -121,20 +215,30 @@ const char *iolayers_probe_state_name(enum iolayers_probe_state state)
 	}
 }
 
+/**
+ * iolayers_stats_reset() - Zero every counter and histogram (`reset`).
+ *
+ * kretprobe nmissed counts are the kernel's and are not reset.
+ *
+ * Context: process context.
+ */
+void iolayers_stats_reset(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&iolayers_hits, cpu), 0, sizeof(iolayers_hits));
+	iolayers_hist_reset();
+	iolayers_block_reset();
+	iolayers_rings_reset();
+}
+
 static int iolayers_check_target(void)
 {
-	struct pid *pid;
-
-	if (!iolayers_target_tgid) {
-		pr_err("iolayers: pid= is required (the process to follow), e.g. insmod iolayers.ko pid=1234\n");
+	if (!iolayers_filter_any()) {
+		pr_err("iolayers: pid= or comm= is required (what to follow), e.g. insmod iolayers.ko pid=1234\n");
 		return -EINVAL;
 	}
-	pid = find_get_pid(iolayers_target_tgid);
-	if (!pid) {
-		pr_err("iolayers: invalid pid '%d': no such process\n", iolayers_target_tgid);
-		return -EINVAL;
-	}
-	put_pid(pid);
 	return 0;
 }
 
@@ -153,29 +257,41 @@ static int __init iolayers_init(void)
 	ret = iolayers_hist_init();
 	if (ret)
 		return ret;
+	ret = iolayers_rings_init();
+	if (ret) {
+		iolayers_hist_exit();
+		return ret;
+	}
+	iolayers_filter_register();
 	iolayers_cache_register();
+	iolayers_device_register();
 	iolayers_block_register();
 	iolayers_fs_register();
 	iolayers_vfs_register();
 	/* Last: flows start only once every layer below can see them. */
 	iolayers_syscall_register();
 	iolayers_debugfs_init();
-	pr_info("iolayers %s: following pid %d\n", IOLAYERS_VERSION_STRING,
-		iolayers_target_tgid);
+	pr_info("iolayers %s: loaded\n", IOLAYERS_VERSION_STRING);
 	return 0;
 }
 
 static void __exit iolayers_exit(void)
 {
+	int t;
+
 	iolayers_debugfs_exit();
 	iolayers_syscall_unregister();
 	iolayers_vfs_unregister();
 	iolayers_fs_unregister();
 	iolayers_block_unregister();
+	iolayers_device_unregister();
 	iolayers_cache_unregister();
+	iolayers_filter_unregister();
 	/* No probe may still run when the module text and data go away. */
 	tracepoint_synchronize_unregister();
-	iolayers_flow_free_all();
+	for (t = 0; t < IOLAYERS_NR_TABLES; t++)
+		iolayers_table_free_all(t);
+	iolayers_rings_exit();
 	iolayers_hist_exit();
 	pr_info("iolayers: unloaded\n");
 }

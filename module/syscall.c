@@ -2,9 +2,13 @@
 /* SYSCALL layer: the read family through raw_syscalls sys_enter/sys_exit. */
 
 #include <linux/compat.h>
+#include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
 #include <asm/syscall.h>
 #include <asm/unistd.h>
 #include <iolayers/iolayers.h>
@@ -26,6 +30,53 @@ static bool iolayers_read_syscall(long nr)
 	}
 }
 
+/**
+ * iolayers_syscall_index() - Index of a read-family syscall, for names.
+ * @nr: the syscall number
+ *
+ * Return: 0 read, 1 pread64, 2 readv, 3 preadv, 4 preadv2.
+ */
+int iolayers_syscall_index(int nr)
+{
+	switch (nr) {
+	case __NR_pread64:
+		return 1;
+	case __NR_readv:
+		return 2;
+	case __NR_preadv:
+		return 3;
+	case __NR_preadv2:
+		return 4;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Bytes asked for by a readv-family call: the sum of its iovecs, read
+ * without faulting (probe context). 0 when they cannot be read; capped at
+ * MAX_RW_COUNT as the kernel does.
+ */
+static u64 iolayers_iov_bytes(const struct iovec __user *uiov, unsigned long cnt)
+{
+	struct iovec iov[8];
+	u64 sum = 0;
+	unsigned long i, n;
+
+	if (cnt > UIO_MAXIOV)
+		return 0;
+	while (cnt) {
+		n = min_t(unsigned long, cnt, ARRAY_SIZE(iov));
+		if (copy_from_user_nofault(iov, uiov, n * sizeof(*iov)))
+			return 0;
+		for (i = 0; i < n; i++)
+			sum += iov[i].iov_len;
+		uiov += n;
+		cnt -= n;
+	}
+	return min_t(u64, sum, MAX_RW_COUNT);
+}
+
 /*
  * Prototype of TRACE_EVENT_FN(sys_enter), include/trace/events/syscalls.h.
  * From 6.13 on these probes run preemptible: only RCU and this_cpu_* here.
@@ -35,49 +86,99 @@ static void iolayers_sys_enter(void *data, struct pt_regs *regs, long id)
 	struct iolayers_task_flow *f;
 	unsigned long args[6];
 
-	if (!iolayers_read_syscall(id) || !iolayers_traced() || in_compat_syscall())
+	if (!iolayers_read_syscall(id) || in_compat_syscall())
 		return;
+	rcu_read_lock();
+	if (!iolayers_follows(current))
+		goto out;
 	iolayers_hit(IOLAYERS_P_SYS_ENTER);
 	syscall_get_arguments(current, regs, args);
-	rcu_read_lock();
 	f = iolayers_flow_start(current->pid);
-	if (f) {
-		f->nr = id;
-		f->fd = (int)args[0];
-		f->req = (id == __NR_read || id == __NR_pread64) ? args[2] : 0;
-		f->pos = (id == __NR_read || id == __NR_readv) ? -1 : (s64)args[3];
-		if (id == __NR_preadv2 && (s64)args[3] == -1)
-			f->pos = -1;
-		f->start_ns = ktime_get_ns();
-	}
+	if (!f)
+		goto out;
+	f->nr = id;
+	f->fd = (int)args[0];
+	if (id == __NR_read || id == __NR_pread64)
+		f->req = args[2];
+	else
+		f->req = iolayers_iov_bytes((const struct iovec __user *)args[1], args[2]);
+	f->pos = (id == __NR_read || id == __NR_readv) ? -1 : (s64)args[3];
+	if (id == __NR_preadv2 && (s64)args[3] == -1)
+		f->pos = -1;
+	f->start_ns = ktime_get_ns();
+out:
 	rcu_read_unlock();
+}
+
+static s64 iolayers_offset(u64 at, u64 start)
+{
+	return at ? (s64)(at - start) : -1;
 }
 
 /* The flow is complete: decide its cache state, record every layer. */
 static void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now)
 {
+	struct iolayers_flow_rec r;
 	enum iolayers_cache cache;
+	unsigned long flags;
 	u64 range = 0;
+
+	spin_lock_irqsave(&f->lock, flags);
+	f->ended = true;
+	r.blk = f->blk;
+	spin_unlock_irqrestore(&f->lock, flags);
 
 	if (f->fs_reached && f->fs_ret > 0)
 		range = ((f->fs_pos + f->fs_ret - 1) >> PAGE_SHIFT) - f->first_index + 1;
 	cache = iolayers_cache_decide(f->fs_reached, iolayers_fs_available(), f->direct,
 				      range, f->added_pages, f->iowait);
 	iolayers_hist_record(IOLAYERS_L_SYSCALL, cache, now - f->start_ns, ret > 0 ? ret : 0);
-	if (f->vfs_ns)
+	if (f->vfs_start_ns)
 		iolayers_hist_record(IOLAYERS_L_VFS, cache, f->vfs_ns,
 				     f->vfs_ret > 0 ? f->vfs_ret : 0);
 	if (f->fs_reached)
 		iolayers_hist_record(IOLAYERS_L_FS, cache, f->fs_ns,
 				     f->fs_ret > 0 ? f->fs_ret : 0);
+	if (r.blk.nr_rqs) {
+		iolayers_hist_record(IOLAYERS_L_QUEUE, cache, r.blk.queue_ns, r.blk.rq_bytes);
+		iolayers_hist_record(IOLAYERS_L_SERVICE, cache, r.blk.service_ns,
+				     r.blk.rq_bytes);
+		if (r.blk.device_at)
+			iolayers_hist_record(IOLAYERS_L_DEVICE, cache, r.blk.device_ns,
+					     r.blk.rq_bytes);
+	}
+	if (!READ_ONCE(iolayers_flows_kept))
+		return;
+	r.seq = f->seq;
+	r.end_ns = now;
+	r.tid = current->pid;
+	r.tgid = current->tgid;
+	memcpy(r.comm, current->comm, sizeof(r.comm));
+	r.nr = f->nr;
+	r.fd = f->fd;
+	r.pos = f->pos;
+	r.req = f->req;
+	r.ret = ret;
+	r.cache = cache;
+	r.sys_ns = now - f->start_ns;
+	r.vfs_off = iolayers_offset(f->vfs_start_ns, f->start_ns);
+	r.vfs_ns = f->vfs_ns;
+	r.fs_off = f->fs_reached ? iolayers_offset(f->fs_start_ns, f->start_ns) : -1;
+	r.fs_ns = f->fs_ns;
+	r.ra_bytes = f->ra_pages << PAGE_SHIFT;
+	iolayers_flow_store(&r);
 }
 
-/* Prototype of TRACE_EVENT_FN(sys_exit). */
+/*
+ * Prototype of TRACE_EVENT_FN(sys_exit). A flow ends here whatever the
+ * filters say now: it was started under the filters of its sys_enter.
+ */
 static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
 	struct iolayers_task_flow *f;
 
-	if (!iolayers_traced() || !iolayers_read_syscall(syscall_get_nr(current, regs)))
+	if (iolayers_table_empty(IOLAYERS_T_TASK) ||
+	    !iolayers_read_syscall(syscall_get_nr(current, regs)))
 		return;
 	rcu_read_lock();
 	f = iolayers_flow_find(current->pid);

@@ -20,6 +20,50 @@ static void iolayers_tp_match(struct tracepoint *tp, void *priv)
 }
 
 /**
+ * iolayers_tracepoint_find() - Find a core-kernel tracepoint by name.
+ * @name: the tracepoint's name
+ *
+ * Tracepoints of modules are not seen (use a tracepoint module notifier).
+ *
+ * Context: process context.
+ * Return: the tracepoint, or NULL.
+ */
+struct tracepoint *iolayers_tracepoint_find(const char *name)
+{
+	struct iolayers_tp_lookup l = { .name = name };
+
+	for_each_kernel_tracepoint(iolayers_tp_match, &l);
+	return l.found;
+}
+
+/**
+ * iolayers_tracepoint_attach_tp() - Register a probe on a tracepoint.
+ * @p: the probe point; @p->state, @p->err and @p->tp are updated
+ * @tp: the tracepoint (core kernel or a module's)
+ * @probe: the probe function, with the tracepoint's prototype
+ * @data: first argument passed to @probe
+ *
+ * A failed registration leaves the probe FAILED with a pr_warn.
+ *
+ * Context: process context, may sleep.
+ */
+void iolayers_tracepoint_attach_tp(struct iolayers_probe *p, struct tracepoint *tp,
+				   void *probe, void *data)
+{
+	int ret = tracepoint_probe_register(tp, probe, data);
+
+	if (ret) {
+		p->state = IOLAYERS_PROBE_FAILED;
+		p->err = ret;
+		pr_warn("iolayers: tracepoint %s: register failed (%d)\n", p->name, ret);
+		return;
+	}
+	p->tp = tp;
+	p->err = 0;
+	p->state = IOLAYERS_PROBE_ATTACHED;
+}
+
+/**
  * iolayers_tracepoint_attach() - Find a core-kernel tracepoint by name and
  *	register a probe on it.
  * @p: the probe point; @p->name is the tracepoint name, @p->state and
@@ -31,31 +75,18 @@ static void iolayers_tp_match(struct tracepoint *tp, void *priv)
  * error: its layer is disabled and the `layers` file says so.
  *
  * Context: process context, may sleep.
- * Return: 0 when attached or missing, a negative errno when registration
- * failed.
  */
-int iolayers_tracepoint_attach(struct iolayers_probe *p, void *probe, void *data)
+void iolayers_tracepoint_attach(struct iolayers_probe *p, void *probe, void *data)
 {
-	struct iolayers_tp_lookup l = { .name = p->name };
-	int ret;
+	struct tracepoint *tp = iolayers_tracepoint_find(p->name);
 
-	for_each_kernel_tracepoint(iolayers_tp_match, &l);
-	if (!l.found) {
+	if (!tp) {
 		p->state = IOLAYERS_PROBE_MISSING;
 		pr_warn("iolayers: tracepoint %s not found, %s layer disabled\n",
 			p->name, p->layer);
-		return 0;
+		return;
 	}
-	ret = tracepoint_probe_register(l.found, probe, data);
-	if (ret) {
-		p->state = IOLAYERS_PROBE_FAILED;
-		p->err = ret;
-		pr_warn("iolayers: tracepoint %s: register failed (%d)\n", p->name, ret);
-		return ret;
-	}
-	p->tp = l.found;
-	p->state = IOLAYERS_PROBE_ATTACHED;
-	return 0;
+	iolayers_tracepoint_attach_tp(p, tp, probe, data);
 }
 
 /**

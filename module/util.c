@@ -2,6 +2,9 @@
 /* Pure helpers (no probe, no state): parsing, log2 buckets, percentiles. */
 
 #include <linux/kernel.h>
+#include <linux/ctype.h>
+#include <linux/sched.h>
+#include <linux/string.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -29,6 +32,36 @@ int iolayers_parse_pid(const char *val, pid_t *out)
 	if (!val || kstrtoint(val, 10, &v) || v <= 0 || v > PID_MAX_LIMIT)
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+/**
+ * iolayers_parse_comm() - Parse a task name given by the user.
+ * @val: the text; one trailing newline is ignored
+ * @out: TASK_COMM_LEN bytes, set to the name NUL-padded on success
+ *
+ * An empty name is valid: it turns the comm filter off.
+ *
+ * Context: any.
+ * Return: 0 on success, -EINVAL when the name is longer than the kernel
+ * keeps (TASK_COMM_LEN - 1) or has a control character.
+ */
+int iolayers_parse_comm(const char *val, char *out)
+{
+	size_t len, i;
+
+	if (!val)
+		return -EINVAL;
+	len = strlen(val);
+	if (len && val[len - 1] == '\n')
+		len--;
+	if (len >= TASK_COMM_LEN)
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (iscntrl(val[i]))
+			return -EINVAL;
+	memset(out, 0, TASK_COMM_LEN);
+	memcpy(out, val, len);
 	return 0;
 }
 

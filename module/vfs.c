@@ -20,22 +20,21 @@
  */
 struct iolayers_vfs_call {
 	struct iolayers_task_flow *flow;
-	u64 start_ns;
 };
 
 static int iolayers_vfs_read_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct iolayers_vfs_call *c = (struct iolayers_vfs_call *)ri->data;
 
-	if (!iolayers_traced())
+	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return 1;	/* no return probe for this call */
-	iolayers_hit(IOLAYERS_P_VFS_READ);
 	rcu_read_lock();
 	c->flow = iolayers_flow_find(current->pid);
 	rcu_read_unlock();
-	if (!c->flow)
-		return 1;	/* not inside a followed read() syscall */
-	c->start_ns = ktime_get_ns();
+	if (!c->flow || c->flow->vfs_start_ns)
+		return 1;	/* not in a followed read(), or nested */
+	iolayers_hit(IOLAYERS_P_VFS_READ);
+	c->flow->vfs_start_ns = ktime_get_ns();
 	return 0;
 }
 
@@ -43,7 +42,7 @@ static int iolayers_vfs_read_ret(struct kretprobe_instance *ri, struct pt_regs *
 {
 	struct iolayers_vfs_call *c = (struct iolayers_vfs_call *)ri->data;
 
-	c->flow->vfs_ns = ktime_get_ns() - c->start_ns;
+	c->flow->vfs_ns = ktime_get_ns() - c->flow->vfs_start_ns;
 	c->flow->vfs_ret = (long)regs_return_value(regs);
 	return 0;
 }

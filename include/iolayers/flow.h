@@ -1,23 +1,65 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Per-task state of a read() in flight, in an RCU hash table. */
+/*
+ * The flow of one read(): its state while in flight (task table), the bios
+ * and requests bound to it (bio and request tables), and the record kept
+ * once it completes (the flows and slow rings).
+ */
 #ifndef _IOLAYERS_FLOW_H
 #define _IOLAYERS_FLOW_H
 
 #include <linux/types.h>
-#include <linux/list.h>
-#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <iolayers/table.h>
+
+struct request;
+
+/**
+ * struct iolayers_blk_acc - What the BLOCK and DEVICE layers saw of a flow.
+ * @nr_bios: bios the flow's task queued during the read
+ * @bio_bytes: their bytes (requested range, readahead and metadata)
+ * @nr_rqs: requests that carried at least one of them and completed
+ *	before the read returned
+ * @rq_bytes: bytes of those requests
+ * @requeues: requeues of those requests
+ * @queue_ns: longest queue latency of those requests (insert, or first bio
+ *	queued, to issue)
+ * @service_ns: longest service latency (issue to completion)
+ * @device_ns: longest device latency (nvme_setup_cmd to nvme_complete_rq)
+ * @queue_at: first bio queued (ktime ns)
+ * @issue_at: first request issued
+ * @device_at: last device completion
+ * @done_at: last request completion
+ * @errors: requests that completed with an error
+ */
+struct iolayers_blk_acc {
+	u32 nr_bios;
+	u64 bio_bytes;
+	u32 nr_rqs;
+	u64 rq_bytes;
+	u32 requeues;
+	u64 queue_ns;
+	u64 service_ns;
+	u64 device_ns;
+	u64 queue_at;
+	u64 issue_at;
+	u64 device_at;
+	u64 done_at;
+	u32 errors;
+};
 
 /**
  * struct iolayers_task_flow - One read-family syscall in flight.
- * @node: link in the task table, keyed by @tid
- * @rcu: for kfree_rcu()
+ * @e: table entry, keyed by the thread id
+ * @seq: unique id of the flow (also of its record in `flows`)
  * @tid: the task (thread id) making the syscall
  * @nr: syscall number
  * @fd: file descriptor argument
- * @req: bytes requested (0 when unknown, e.g. readv)
+ * @req: bytes requested (the iovecs' sum for the readv family)
  * @pos: file position argument of the p* calls, -1 for the current one
  * @start_ns: ktime_get_ns() at sys_enter
- * @vfs_ns: vfs_read latency, 0 when not reached
+ * @vfs_start_ns: at vfs_read's entry, 0 when not reached
+ * @vfs_ns: vfs_read latency
  * @vfs_ret: what vfs_read returned
  * @fs_ns: FS layer latency, 0 when not reached
  * @fs_ret: what the outermost FS call returned
@@ -32,16 +74,21 @@
  * @last_index: last page of the FS call's requested range
  * @added_pages: pages of the range added to the page cache during the call
  * @ra_pages: pages outside the range added during the call (readahead)
+ * @lock: protects @blk and @ended against completions on other CPUs
+ * @ended: sys_exit has taken the flow's final state; later completions are
+ *	counted as late
+ * @blk: the BLOCK and DEVICE layers' part
  */
 struct iolayers_task_flow {
-	struct hlist_node node;
-	struct rcu_head rcu;
+	struct iolayers_entry e;
+	u64 seq;
 	pid_t tid;
 	int nr;
 	int fd;
 	u64 req;
 	s64 pos;
 	u64 start_ns;
+	u64 vfs_start_ns;
 	u64 vfs_ns;
 	long vfs_ret;
 	u64 fs_ns;
@@ -57,30 +104,138 @@ struct iolayers_task_flow {
 	u64 last_index;
 	u64 added_pages;
 	u64 ra_pages;
+	spinlock_t lock;
+	bool ended;
+	struct iolayers_blk_acc blk;
 };
 
 /**
- * enum iolayers_drop - Why an event was dropped; each is counted.
- * @IOLAYERS_DROP_TABLE_FULL: the task table reached max_flows
- * @IOLAYERS_DROP_NOMEM: GFP_ATOMIC allocation failed
- * @IOLAYERS_DROP_STALE: an entry left by a syscall whose exit was not seen
- * @IOLAYERS_NR_DROPS: number of causes
+ * struct iolayers_flow_ref - How an async context names a flow.
+ * @tid: the flow's task, to find it in the task table
+ * @seq: the flow's id, to check it is still the same read()
  */
-enum iolayers_drop {
-	IOLAYERS_DROP_TABLE_FULL,
-	IOLAYERS_DROP_NOMEM,
-	IOLAYERS_DROP_STALE,
-	IOLAYERS_NR_DROPS,
+struct iolayers_flow_ref {
+	pid_t tid;
+	u64 seq;
+};
+
+/**
+ * struct iolayers_bio - A bio queued by a followed read, not yet in a
+ * request that was seen.
+ * @e: table entry, keyed by the bio's address
+ * @flow: the read that queued it
+ * @sector: its first sector, to tell a reused bio apart
+ * @queue_ns: when it was queued
+ * @bytes: its size when queued
+ */
+struct iolayers_bio {
+	struct iolayers_entry e;
+	struct iolayers_flow_ref flow;
+	sector_t sector;
+	u64 queue_ns;
+	u32 bytes;
+};
+
+#define IOLAYERS_RQ_FLOWS	4
+
+/**
+ * struct iolayers_rq - A request carrying bios of followed reads.
+ * @e: table entry, keyed by the request's address
+ * @sector: its first sector when bound, to tell a reused request apart
+ * @nr_flows: entries used in @flows
+ * @flows: the reads whose bios it carries (merges)
+ * @bytes: bytes of each flow's bios in it
+ * @queue_ns: insert, or else its earliest bio's queue time
+ * @insert_ns: block_rq_insert, 0 if it went straight to the driver
+ * @first_issue_ns: the first block_rq_issue
+ * @issue_ns: the latest block_rq_issue
+ * @queue_lat: queue latency, fixed at the first issue
+ * @setup_ns: the latest nvme_setup_cmd, 0 on other devices
+ * @devdone_ns: nvme_complete_rq, 0 if not seen
+ * @requeues: times it was requeued
+ * @requeued: requeued and not yet issued again
+ */
+struct iolayers_rq {
+	struct iolayers_entry e;
+	sector_t sector;
+	unsigned int nr_flows;
+	struct iolayers_flow_ref flows[IOLAYERS_RQ_FLOWS];
+	u32 bytes[IOLAYERS_RQ_FLOWS];
+	u64 queue_ns;
+	u64 insert_ns;
+	u64 first_issue_ns;
+	u64 issue_ns;
+	u64 queue_lat;
+	u64 setup_ns;
+	u64 devdone_ns;
+	u32 requeues;
+	bool requeued;
+};
+
+/**
+ * struct iolayers_tgid - A process followed because its parent is.
+ * @e: table entry, keyed by the tgid
+ */
+struct iolayers_tgid {
+	struct iolayers_entry e;
+};
+
+/**
+ * struct iolayers_flow_rec - A completed read(), as shown in `flows`/`slow`.
+ * @seq: the flow's id
+ * @end_ns: ktime_get_ns() at sys_exit
+ * @tid: thread id
+ * @tgid: process id
+ * @comm: task name
+ * @nr: syscall number
+ * @fd: file descriptor
+ * @pos: file position (-1: the file's current one)
+ * @req: bytes requested
+ * @ret: what the syscall returned
+ * @cache: enum iolayers_cache
+ * @sys_ns: syscall latency
+ * @vfs_off: vfs_read entry, ns after sys_enter (-1: not reached)
+ * @vfs_ns: vfs_read latency
+ * @fs_off: FS call entry, ns after sys_enter (-1: not reached)
+ * @fs_ns: FS latency
+ * @ra_bytes: readahead bytes added to the page cache during the read
+ * @blk: the BLOCK and DEVICE part
+ */
+struct iolayers_flow_rec {
+	u64 seq;
+	u64 end_ns;
+	pid_t tid;
+	pid_t tgid;
+	char comm[TASK_COMM_LEN];
+	int nr;
+	int fd;
+	s64 pos;
+	u64 req;
+	long ret;
+	int cache;
+	u64 sys_ns;
+	s64 vfs_off;
+	u64 vfs_ns;
+	s64 fs_off;
+	u64 fs_ns;
+	u64 ra_bytes;
+	struct iolayers_blk_acc blk;
 };
 
 struct iolayers_task_flow *iolayers_flow_start(pid_t tid);
 struct iolayers_task_flow *iolayers_flow_find(pid_t tid);
+struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref);
+struct iolayers_rq *iolayers_rq_bind(struct request *rq);
+struct iolayers_rq *iolayers_rq_find(struct request *rq);
 void iolayers_flow_end(struct iolayers_task_flow *f);
-void iolayers_flow_free_all(void);
-int iolayers_flow_occupancy(int *high_water);
-u64 iolayers_drops_sum(enum iolayers_drop cause);
-const char *iolayers_drop_name(enum iolayers_drop cause);
 
-extern unsigned int iolayers_max_flows;
+int iolayers_rings_init(void);
+void iolayers_rings_exit(void);
+void iolayers_rings_reset(void);
+void iolayers_flow_store(const struct iolayers_flow_rec *r);
+struct iolayers_flow_rec *iolayers_rings_snapshot(bool slow, unsigned int *n);
+
+extern unsigned int iolayers_flows_kept;
+extern u64 iolayers_slow_ns;
 
 #endif /* _IOLAYERS_FLOW_H */

@@ -11,12 +11,20 @@
  * @IOLAYERS_L_SYSCALL: sys_enter to sys_exit of a read-family syscall
  * @IOLAYERS_L_VFS: vfs_read entry to return
  * @IOLAYERS_L_FS: the file system's read_iter (ext4) or filemap_read
+ * @IOLAYERS_L_QUEUE: BLOCK queue latency, insert (or bio queued) to issue;
+ *	per read, the longest of its requests'
+ * @IOLAYERS_L_SERVICE: BLOCK service latency, issue to completion (longest)
+ * @IOLAYERS_L_DEVICE: DEVICE latency, nvme_setup_cmd to nvme_complete_rq
+ *	(longest)
  * @IOLAYERS_NR_LAYERS: number of layers
  */
 enum iolayers_layer {
 	IOLAYERS_L_SYSCALL,
 	IOLAYERS_L_VFS,
 	IOLAYERS_L_FS,
+	IOLAYERS_L_QUEUE,
+	IOLAYERS_L_SERVICE,
+	IOLAYERS_L_DEVICE,
 	IOLAYERS_NR_LAYERS,
 };
 
@@ -62,6 +70,7 @@ struct iolayers_hist {
 
 void iolayers_hist_record(enum iolayers_layer layer, enum iolayers_cache cache,
 			  u64 ns, u64 bytes);
+void iolayers_hist_reset(void);
 void iolayers_hist_sum(enum iolayers_layer layer, int cache, struct iolayers_hist *out);
 int iolayers_hist_init(void);
 void iolayers_hist_exit(void);

@@ -21,7 +21,20 @@ struct kretprobe;
  * @IOLAYERS_P_ADD_TO_PAGE_CACHE: tracepoint mm_filemap_add_to_page_cache
  *	(cache state)
  * @IOLAYERS_P_SCHED_SWITCH: tracepoint sched_switch (I/O waits)
+ * @IOLAYERS_P_BLOCK_BIO_QUEUE: tracepoint block_bio_queue (BLOCK: binds a
+ *	bio to the read that queued it)
+ * @IOLAYERS_P_BLOCK_SPLIT: tracepoint block_split (the split part inherits
+ *	the binding)
+ * @IOLAYERS_P_BLOCK_RQ_INSERT: tracepoint block_rq_insert (scheduler insert;
+ *	often skipped for NVMe with "none")
  * @IOLAYERS_P_BLOCK_RQ_ISSUE: tracepoint block_rq_issue (BLOCK layer)
+ * @IOLAYERS_P_BLOCK_RQ_REQUEUE: tracepoint block_rq_requeue
+ * @IOLAYERS_P_BLOCK_RQ_COMPLETE: tracepoint block_rq_complete
+ * @IOLAYERS_P_NVME_SETUP_CMD: tracepoint nvme_setup_cmd of nvme-core
+ *	(DEVICE layer)
+ * @IOLAYERS_P_NVME_COMPLETE_RQ: tracepoint nvme_complete_rq of nvme-core
+ * @IOLAYERS_P_PROCESS_FORK: tracepoint sched_process_fork (children=1)
+ * @IOLAYERS_P_PROCESS_EXIT: tracepoint sched_process_exit (children=1)
  * @IOLAYERS_NR_PROBES: number of probe points
  */
 enum iolayers_probe_id {
@@ -32,7 +45,16 @@ enum iolayers_probe_id {
 	IOLAYERS_P_FILEMAP_READ,
 	IOLAYERS_P_ADD_TO_PAGE_CACHE,
 	IOLAYERS_P_SCHED_SWITCH,
+	IOLAYERS_P_BLOCK_BIO_QUEUE,
+	IOLAYERS_P_BLOCK_SPLIT,
+	IOLAYERS_P_BLOCK_RQ_INSERT,
 	IOLAYERS_P_BLOCK_RQ_ISSUE,
+	IOLAYERS_P_BLOCK_RQ_REQUEUE,
+	IOLAYERS_P_BLOCK_RQ_COMPLETE,
+	IOLAYERS_P_NVME_SETUP_CMD,
+	IOLAYERS_P_NVME_COMPLETE_RQ,
+	IOLAYERS_P_PROCESS_FORK,
+	IOLAYERS_P_PROCESS_EXIT,
 	IOLAYERS_NR_PROBES,
 };
 
@@ -71,21 +93,15 @@ struct iolayers_probe {
 };
 
 extern struct iolayers_probe iolayers_probes[IOLAYERS_NR_PROBES];
+extern unsigned int iolayers_expire_ms;
 DECLARE_PER_CPU(u64 [IOLAYERS_NR_PROBES], iolayers_hits);
 
-extern pid_t iolayers_target_tgid;
-
-/**
- * iolayers_traced() - Does the current task belong to the followed process?
- *
- * Context: any, including hard interrupt (where it answers for the
- * interrupted task; callers in async contexts must not rely on it).
- * Return: true when current's tgid is the followed one.
- */
-static inline bool iolayers_traced(void)
-{
-	return current->tgid == READ_ONCE(iolayers_target_tgid);
-}
+bool iolayers_follows(struct task_struct *task);
+int iolayers_filter_set_pid(const char *val);
+int iolayers_filter_set_comm(const char *val);
+int iolayers_filter_set_children(const char *val);
+int iolayers_filter_show(char *buf, size_t size, int which);
+bool iolayers_filter_any(void);
 
 /**
  * iolayers_hit() - Count one hit of a probe on this CPU.
@@ -117,14 +133,19 @@ u64 iolayers_hits_sum(enum iolayers_probe_id id);
 const char *iolayers_probe_state_name(enum iolayers_probe_state state);
 
 int iolayers_parse_pid(const char *val, pid_t *out);
+int iolayers_parse_comm(const char *val, char *out);
 unsigned int iolayers_log2_bucket(u64 value);
 
-int iolayers_tracepoint_attach(struct iolayers_probe *p, void *probe, void *data);
+struct tracepoint *iolayers_tracepoint_find(const char *name);
+void iolayers_tracepoint_attach(struct iolayers_probe *p, void *probe, void *data);
+void iolayers_tracepoint_attach_tp(struct iolayers_probe *p, struct tracepoint *tp,
+				   void *probe, void *data);
 void iolayers_tracepoint_detach(struct iolayers_probe *p, void *probe, void *data);
 
 void iolayers_kretprobe_attach(struct iolayers_probe *p, struct kretprobe *krp);
 void iolayers_kretprobe_detach(struct iolayers_probe *p);
 
+int iolayers_syscall_index(int nr);
 void iolayers_syscall_register(void);
 void iolayers_syscall_unregister(void);
 void iolayers_vfs_register(void);
@@ -137,6 +158,15 @@ void iolayers_cache_unregister(void);
 u64 iolayers_ra_pages_sum(void);
 void iolayers_block_register(void);
 void iolayers_block_unregister(void);
+void iolayers_block_expire(void);
+u64 iolayers_block_counter(int which);
+const char *iolayers_block_counter_name(int which);
+void iolayers_block_reset(void);
+void iolayers_device_register(void);
+void iolayers_device_unregister(void);
+void iolayers_filter_register(void);
+void iolayers_filter_unregister(void);
+void iolayers_stats_reset(void);
 void iolayers_debugfs_init(void);
 void iolayers_debugfs_exit(void);
 

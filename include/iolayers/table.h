@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Bounded RCU hash tables shared by probes in any context: the tasks with a
+ * read() in flight, the bios they queued and the requests carrying them.
+ */
+#ifndef _IOLAYERS_TABLE_H
+#define _IOLAYERS_TABLE_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/rcupdate.h>
+
+/**
+ * struct iolayers_entry - Head of every table entry.
+ * @node: link in its bucket
+ * @rcu: for kfree_rcu()
+ * @key: what the entry is found by (thread id, bio or request address)
+ * @born_ns: ktime_get_ns() when it was added, for expiry
+ */
+struct iolayers_entry {
+	struct hlist_node node;
+	struct rcu_head rcu;
+	unsigned long key;
+	u64 born_ns;
+};
+
+/**
+ * enum iolayers_table_id - The tables.
+ * @IOLAYERS_T_TASK: read() calls in flight, keyed by thread id
+ * @IOLAYERS_T_BIO: bios queued by a followed read, keyed by address
+ * @IOLAYERS_T_RQ: requests carrying such bios, keyed by address
+ * @IOLAYERS_T_TGID: processes followed because their parent is (children=1)
+ * @IOLAYERS_NR_TABLES: number of tables
+ */
+enum iolayers_table_id {
+	IOLAYERS_T_TASK,
+	IOLAYERS_T_BIO,
+	IOLAYERS_T_RQ,
+	IOLAYERS_T_TGID,
+	IOLAYERS_NR_TABLES,
+};
+
+/**
+ * enum iolayers_drop - Why an event was dropped; each is counted per table.
+ * @IOLAYERS_DROP_TABLE_FULL: the table reached its bound (max_flows)
+ * @IOLAYERS_DROP_NOMEM: GFP_ATOMIC allocation failed
+ * @IOLAYERS_DROP_STALE: an entry whose end was never seen was replaced
+ * @IOLAYERS_DROP_EXPIRED: an entry older than expire_ms was removed
+ * @IOLAYERS_NR_DROPS: number of causes
+ */
+enum iolayers_drop {
+	IOLAYERS_DROP_TABLE_FULL,
+	IOLAYERS_DROP_NOMEM,
+	IOLAYERS_DROP_STALE,
+	IOLAYERS_DROP_EXPIRED,
+	IOLAYERS_NR_DROPS,
+};
+
+void *iolayers_table_find(enum iolayers_table_id t, unsigned long key);
+void *iolayers_table_add(enum iolayers_table_id t, unsigned long key);
+bool iolayers_table_del(enum iolayers_table_id t, void *entry);
+void iolayers_table_drop(enum iolayers_table_id t, enum iolayers_drop cause);
+void iolayers_table_expire(enum iolayers_table_id t, u64 max_age_ns);
+void iolayers_table_free_all(enum iolayers_table_id t);
+int iolayers_table_occupancy(enum iolayers_table_id t, int *high_water);
+u64 iolayers_table_drops(enum iolayers_table_id t, enum iolayers_drop cause);
+const char *iolayers_table_name(enum iolayers_table_id t);
+const char *iolayers_drop_name(enum iolayers_drop cause);
+bool iolayers_table_empty(enum iolayers_table_id t);
+unsigned int iolayers_table_bound(enum iolayers_table_id t);
+
+extern unsigned int iolayers_max_flows;
+
+#endif /* _IOLAYERS_TABLE_H */

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Bounded RCU hash tables: readers (probes in any context, hard interrupt
+ * included) walk a bucket under RCU; writers take the spinlock of the
+ * bucket's group with interrupts off; entries are freed with kfree_rcu().
+ * Nothing here sleeps or allocates with more than GFP_ATOMIC.
+ */
+
+#include <linux/atomic.h>
+#include <linux/hash.h>
+#include <linux/hashtable.h>
+#include <linux/ktime.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <iolayers/iolayers.h>
+#include <iolayers/flow.h>
+#include <iolayers/table.h>
+
+#define IOLAYERS_TABLE_LOCKS	64
+
+struct iolayers_table {
+	const char *name;
+	struct hlist_head *buckets;
+	unsigned int bits;
+	size_t entry_size;
+	unsigned int bound_mult;	/* the bound is bound_mult * max_flows */
+	atomic_t nr;
+	atomic_t high;
+	spinlock_t locks[IOLAYERS_TABLE_LOCKS];
+};
+
+static DEFINE_HASHTABLE(iolayers_task_buckets, 10);
+static DEFINE_HASHTABLE(iolayers_bio_buckets, 12);
+static DEFINE_HASHTABLE(iolayers_rq_buckets, 12);
+static DEFINE_HASHTABLE(iolayers_tgid_buckets, 8);
+
+#define IOLAYERS_TABLE(_name, _buckets, _type, _mult) {			\
+	.name = _name,							\
+	.buckets = _buckets,						\
+	.bits = HASH_BITS(_buckets),					\
+	.entry_size = sizeof(_type),					\
+	.bound_mult = _mult,						\
+	.nr = ATOMIC_INIT(0),						\
+	.high = ATOMIC_INIT(0),						\
+	.locks = { [0 ... IOLAYERS_TABLE_LOCKS - 1] =			\
+		   __SPIN_LOCK_UNLOCKED(iolayers_table.locks) },		\
+}
+
+static struct iolayers_table iolayers_tables[IOLAYERS_NR_TABLES] = {
+	[IOLAYERS_T_TASK] = IOLAYERS_TABLE("task", iolayers_task_buckets,
+					   struct iolayers_task_flow, 1),
+	[IOLAYERS_T_BIO] = IOLAYERS_TABLE("bio", iolayers_bio_buckets,
+					  struct iolayers_bio, 16),
+	[IOLAYERS_T_RQ] = IOLAYERS_TABLE("rq", iolayers_rq_buckets,
+					 struct iolayers_rq, 16),
+	[IOLAYERS_T_TGID] = IOLAYERS_TABLE("tgid", iolayers_tgid_buckets,
+					   struct iolayers_tgid, 1),
+};
+
+static DEFINE_PER_CPU(u64 [IOLAYERS_NR_TABLES][IOLAYERS_NR_DROPS], iolayers_drops);
+
+static const char * const iolayers_drop_names[IOLAYERS_NR_DROPS] = {
+	[IOLAYERS_DROP_TABLE_FULL] = "table_full",
+	[IOLAYERS_DROP_NOMEM] = "nomem",
+	[IOLAYERS_DROP_STALE] = "stale",
+	[IOLAYERS_DROP_EXPIRED] = "expired",
+};
+
+static struct hlist_head *iolayers_bucket(struct iolayers_table *tb, unsigned long key)
+{
+	return &tb->buckets[hash_long(key, tb->bits)];
+}
+
+static spinlock_t *iolayers_table_lock(struct iolayers_table *tb, unsigned long key)
+{
+	return &tb->locks[hash_long(key, tb->bits) % IOLAYERS_TABLE_LOCKS];
+}
+
+/**
+ * iolayers_table_find() - Find an entry by key.
+ * @t: the table
+ * @key: the key
+ *
+ * Context: any, under rcu_read_lock(); the entry stays valid until the
+ * caller unlocks.
+ * Return: the entry (its struct iolayers_entry first), or NULL.
+ */
+void *iolayers_table_find(enum iolayers_table_id t, unsigned long key)
+{
+	struct iolayers_table *tb = &iolayers_tables[t];
+	struct iolayers_entry *e;
+
+	hlist_for_each_entry_rcu(e, iolayers_bucket(tb, key), node)
+		if (e->key == key)
+			return e;
+	return NULL;
+}
+
+/**
+ * iolayers_table_add() - Allocate a zeroed entry and add it.
+ * @t: the table
+ * @key: its key; the caller makes sure no other entry has it
+ *
+ * A full table or a failed GFP_ATOMIC allocation is counted and returns
+ * NULL.
+ *
+ * Context: any, under rcu_read_lock().
+ * Return: the entry, or NULL.
+ */
+void *iolayers_table_add(enum iolayers_table_id t, unsigned long key)
+{
+	struct iolayers_table *tb = &iolayers_tables[t];
+	spinlock_t *lock = iolayers_table_lock(tb, key);	/* the bucket group's */
+	struct iolayers_entry *e;
+	unsigned long flags;
+	int n, high;
+
+	n = atomic_inc_return(&tb->nr);
+	if (n > READ_ONCE(iolayers_max_flows) * tb->bound_mult) {
+		atomic_dec(&tb->nr);
+		iolayers_table_drop(t, IOLAYERS_DROP_TABLE_FULL);
+		return NULL;
+	}
+	e = kzalloc(tb->entry_size, GFP_ATOMIC | __GFP_NOWARN);
+	if (!e) {
+		atomic_dec(&tb->nr);
+		iolayers_table_drop(t, IOLAYERS_DROP_NOMEM);
+		return NULL;
+	}
+	high = atomic_read(&tb->high);
+	while (n > high && !atomic_try_cmpxchg(&tb->high, &high, n))
+		;
+	e->key = key;
+	e->born_ns = ktime_get_ns();
+	spin_lock_irqsave(lock, flags);
+	hlist_add_head_rcu(&e->node, iolayers_bucket(tb, key));
+	spin_unlock_irqrestore(lock, flags);
+	return e;
+}
+
+/**
+ * iolayers_table_del() - Remove an entry and free it after a grace period.
+ * @t: the table
+ * @entry: the entry, found under the caller's rcu_read_lock()
+ *
+ * Two contexts may race to remove the same entry (e.g. a completion and the
+ * expiry work): exactly one of them wins and frees it.
+ *
+ * Context: any.
+ * Return: true if this call removed it.
+ */
+bool iolayers_table_del(enum iolayers_table_id t, void *entry)
+{
+	struct iolayers_table *tb = &iolayers_tables[t];
+	struct iolayers_entry *e = entry;
+	spinlock_t *lock = iolayers_table_lock(tb, e->key);	/* the bucket group's */
+	unsigned long flags;
+	bool removed = false;
+
+	spin_lock_irqsave(lock, flags);
+	if (!hlist_unhashed(&e->node)) {
+		hlist_del_init_rcu(&e->node);
+		removed = true;
+	}
+	spin_unlock_irqrestore(lock, flags);
+	if (removed) {
+		atomic_dec(&tb->nr);
+		kfree_rcu(e, rcu);
+	}
+	return removed;
+}
+
+/**
+ * iolayers_table_drop() - Count a dropped event of a table.
+ * @t: the table
+ * @cause: why
+ *
+ * Context: any.
+ */
+void iolayers_table_drop(enum iolayers_table_id t, enum iolayers_drop cause)
+{
+	this_cpu_inc(iolayers_drops[t][cause]);
+}
+
+/**
+ * iolayers_table_expire() - Remove the entries older than an age.
+ * @t: the table
+ * @max_age_ns: entries added longer ago than this are removed and counted
+ *
+ * Context: process context (the expiry work); takes each bucket group's
+ * lock in turn.
+ */
+void iolayers_table_expire(enum iolayers_table_id t, u64 max_age_ns)
+{
+	struct iolayers_table *tb = &iolayers_tables[t];
+	u64 now = ktime_get_ns();
+	struct iolayers_entry *e;
+	unsigned int i;
+
+	if (!atomic_read(&tb->nr))
+		return;
+	rcu_read_lock();
+	for (i = 0; i < (1U << tb->bits); i++)
+		hlist_for_each_entry_rcu(e, &tb->buckets[i], node)
+			if (now - e->born_ns > max_age_ns && iolayers_table_del(t, e))
+				iolayers_table_drop(t, IOLAYERS_DROP_EXPIRED);
+	rcu_read_unlock();
+}
+
+/**
+ * iolayers_table_free_all() - Free every entry (unload).
+ * @t: the table
+ *
+ * Context: process context, after every probe is unregistered and
+ * tracepoint_synchronize_unregister() returned.
+ */
+void iolayers_table_free_all(enum iolayers_table_id t)
+{
+	struct iolayers_table *tb = &iolayers_tables[t];
+	struct iolayers_entry *e;
+	struct hlist_node *tmp;
+	unsigned int i;
+
+	for (i = 0; i < (1U << tb->bits); i++)
+		hlist_for_each_entry_safe(e, tmp, &tb->buckets[i], node) {
+			hlist_del(&e->node);
+			atomic_dec(&tb->nr);
+			kfree(e);
+		}
+}
+
+/**
+ * iolayers_table_occupancy() - Entries in a table now.
+ * @t: the table
+ * @high_water: if not NULL, set to the most entries seen at once
+ *
+ * Return: the number of entries.
+ */
+int iolayers_table_occupancy(enum iolayers_table_id t, int *high_water)
+{
+	if (high_water)
+		*high_water = atomic_read(&iolayers_tables[t].high);
+	return atomic_read(&iolayers_tables[t].nr);
+}
+
+/**
+ * iolayers_table_bound() - Most entries a table may hold.
+ * @t: the table
+ *
+ * Return: the bound (a multiple of max_flows).
+ */
+unsigned int iolayers_table_bound(enum iolayers_table_id t)
+{
+	return READ_ONCE(iolayers_max_flows) * iolayers_tables[t].bound_mult;
+}
+
+/**
+ * iolayers_table_empty() - Is a table empty (a cheap early-out for probes)?
+ * @t: the table
+ *
+ * Return: true when it holds no entry right now.
+ */
+bool iolayers_table_empty(enum iolayers_table_id t)
+{
+	return !atomic_read(&iolayers_tables[t].nr);
+}
+
+/**
+ * iolayers_table_drops() - Drops of one cause in a table, summed over CPUs.
+ * @t: the table
+ * @cause: the cause
+ *
+ * Return: the count.
+ */
+u64 iolayers_table_drops(enum iolayers_table_id t, enum iolayers_drop cause)
+{
+	return IOLAYERS_PERCPU_SUM(iolayers_drops, [t][cause]);
+}
+
+/**
+ * iolayers_table_name() - Name of a table, as shown in `stats`.
+ * @t: the table
+ *
+ * Return: a static string.
+ */
+const char *iolayers_table_name(enum iolayers_table_id t)
+{
+	return iolayers_tables[t].name;
+}
+
+/**
+ * iolayers_drop_name() - Name of a drop cause, as shown in `stats`.
+ * @cause: the cause
+ *
+ * Return: a static string.
+ */
+const char *iolayers_drop_name(enum iolayers_drop cause)
+{
+	return iolayers_drop_names[cause];
+}
