@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* KUnit suites for the pure helpers: parsing, buckets, percentiles, cache state. */
+/*
+ * KUnit suites for the pure helpers: parsing, buckets, percentiles, cache
+ * state, request binding and the byte and latency folding of flows.
+ */
 
 #include <kunit/test.h>
 #include <linux/limits.h>
@@ -40,9 +43,28 @@ static void iolayers_parse_test_pid_invalid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, iolayers_parse_pid(NULL, &pid), -EINVAL);
 }
 
+static void iolayers_parse_test_comm(struct kunit *test)
+{
+	char out[TASK_COMM_LEN];
+
+	KUNIT_EXPECT_EQ(test, iolayers_parse_comm("fio\n", out), 0);
+	KUNIT_EXPECT_STREQ(test, out, "fio");
+	KUNIT_EXPECT_EQ(test, out[TASK_COMM_LEN - 1], 0);
+	/* The longest name the kernel keeps, and one byte more. */
+	KUNIT_EXPECT_EQ(test, iolayers_parse_comm("123456789012345", out), 0);
+	KUNIT_EXPECT_STREQ(test, out, "123456789012345");
+	KUNIT_EXPECT_EQ(test, iolayers_parse_comm("1234567890123456", out), -EINVAL);
+	KUNIT_EXPECT_EQ(test, iolayers_parse_comm("a\tb", out), -EINVAL);
+	KUNIT_EXPECT_EQ(test, iolayers_parse_comm(NULL, out), -EINVAL);
+	/* Empty turns the filter off: all zero. */
+	KUNIT_EXPECT_EQ(test, iolayers_parse_comm("\n", out), 0);
+	KUNIT_EXPECT_EQ(test, out[0], 0);
+}
+
 static struct kunit_case iolayers_parse_cases[] = {
 	KUNIT_CASE(iolayers_parse_test_pid_valid),
 	KUNIT_CASE(iolayers_parse_test_pid_invalid),
+	KUNIT_CASE(iolayers_parse_test_comm),
 	{}
 };
 
@@ -176,7 +198,110 @@ static struct kunit_suite iolayers_cache_suite = {
 	.test_cases = iolayers_cache_cases,
 };
 
-kunit_test_suites(&iolayers_parse_suite, &iolayers_hist_suite, &iolayers_cache_suite);
+static struct iolayers_bio iolayers_test_bio(pid_t tid, u64 seq, u32 bytes, u64 queue_ns)
+{
+	struct iolayers_bio b = {
+		.flow = { .tid = tid, .seq = seq }, .bytes = bytes, .queue_ns = queue_ns,
+	};
+
+	return b;
+}
+
+static void iolayers_flow_test_add_bio(struct kunit *test)
+{
+	struct iolayers_rq r = { 0 };
+	struct iolayers_bio b;
+	unsigned int i;
+
+	/* Two bios of one flow (a merge) share its slot; bytes add up. */
+	b = iolayers_test_bio(10, 100, 4096, 500);
+	KUNIT_EXPECT_TRUE(test, iolayers_rq_add_bio(&r, &b));
+	b = iolayers_test_bio(10, 100, 8192, 300);
+	KUNIT_EXPECT_TRUE(test, iolayers_rq_add_bio(&r, &b));
+	KUNIT_EXPECT_EQ(test, r.nr_flows, 1U);
+	KUNIT_EXPECT_EQ(test, r.bytes[0], 12288U);
+	KUNIT_EXPECT_EQ(test, r.queue_ns, 300ULL);
+	/* Same task, another read(): another flow. */
+	b = iolayers_test_bio(10, 101, 4096, 900);
+	KUNIT_EXPECT_TRUE(test, iolayers_rq_add_bio(&r, &b));
+	KUNIT_EXPECT_EQ(test, r.nr_flows, 2U);
+	KUNIT_EXPECT_EQ(test, r.bytes[1], 4096U);
+	KUNIT_EXPECT_EQ(test, r.queue_ns, 300ULL);
+	for (i = 2; i < IOLAYERS_RQ_FLOWS; i++) {
+		b = iolayers_test_bio(20 + i, 1, 512, 1000);
+		KUNIT_EXPECT_TRUE(test, iolayers_rq_add_bio(&r, &b));
+	}
+	/* Full: a new flow is refused, a known one still adds up. */
+	b = iolayers_test_bio(99, 1, 512, 1);
+	KUNIT_EXPECT_FALSE(test, iolayers_rq_add_bio(&r, &b));
+	KUNIT_EXPECT_EQ(test, r.nr_flows, (unsigned int)IOLAYERS_RQ_FLOWS);
+	KUNIT_EXPECT_EQ(test, r.queue_ns, 300ULL);
+	b = iolayers_test_bio(10, 101, 512, 2000);
+	KUNIT_EXPECT_TRUE(test, iolayers_rq_add_bio(&r, &b));
+	KUNIT_EXPECT_EQ(test, r.bytes[1], 4608U);
+}
+
+static void iolayers_flow_test_other_life(struct kunit *test)
+{
+	struct iolayers_rq r = { .sector = 2048 };
+
+	/* Bound at insert or setup, not yet issued: the same request. */
+	KUNIT_EXPECT_FALSE(test, iolayers_rq_other_life(&r, 2048, true));
+	KUNIT_EXPECT_TRUE(test, iolayers_rq_other_life(&r, 4096, false));
+	r.first_issue_ns = 1;
+	/* Completing: same life; issued again without a requeue: a new one. */
+	KUNIT_EXPECT_FALSE(test, iolayers_rq_other_life(&r, 2048, false));
+	KUNIT_EXPECT_TRUE(test, iolayers_rq_other_life(&r, 2048, true));
+	r.requeued = true;
+	KUNIT_EXPECT_FALSE(test, iolayers_rq_other_life(&r, 2048, true));
+	KUNIT_EXPECT_TRUE(test, iolayers_rq_other_life(&r, 8, true));
+}
+
+static void iolayers_flow_test_fold(struct kunit *test)
+{
+	struct iolayers_blk_acc a = { 0 };
+	struct iolayers_rq r1 = {
+		.nr_flows = 2, .bytes = { 4096, 8192 }, .first_issue_ns = 1000,
+		.issue_ns = 1000, .queue_lat = 50, .setup_ns = 990, .devdone_ns = 1800,
+	};
+	struct iolayers_rq r2 = {
+		.nr_flows = 1, .bytes = { 65536 }, .first_issue_ns = 700, .issue_ns = 1500,
+		.queue_lat = 20, .requeues = 1,
+	};
+
+	iolayers_blk_fold(&a, &r1, 1, 1900, false);
+	KUNIT_EXPECT_EQ(test, a.nr_rqs, 1U);
+	KUNIT_EXPECT_EQ(test, a.rq_bytes, 8192ULL);
+	KUNIT_EXPECT_EQ(test, a.service_ns, 900ULL);
+	KUNIT_EXPECT_EQ(test, a.device_ns, 810ULL);
+	KUNIT_EXPECT_EQ(test, a.device_at, 1800ULL);
+	/* A second request (requeued once, no NVMe times, failed). */
+	iolayers_blk_fold(&a, &r2, 0, 2000, true);
+	KUNIT_EXPECT_EQ(test, a.nr_rqs, 2U);
+	KUNIT_EXPECT_EQ(test, a.rq_bytes, 8192ULL + 65536);
+	KUNIT_EXPECT_EQ(test, a.queue_ns, 50ULL);
+	KUNIT_EXPECT_EQ(test, a.service_ns, 900ULL);
+	KUNIT_EXPECT_EQ(test, a.device_ns, 810ULL);
+	KUNIT_EXPECT_EQ(test, a.issue_at, 700ULL);
+	KUNIT_EXPECT_EQ(test, a.done_at, 2000ULL);
+	KUNIT_EXPECT_EQ(test, a.requeues, 1U);
+	KUNIT_EXPECT_EQ(test, a.errors, 1U);
+}
+
+static struct kunit_case iolayers_flow_cases[] = {
+	KUNIT_CASE(iolayers_flow_test_add_bio),
+	KUNIT_CASE(iolayers_flow_test_other_life),
+	KUNIT_CASE(iolayers_flow_test_fold),
+	{}
+};
+
+static struct kunit_suite iolayers_flow_suite = {
+	.name = "iolayers_flow",
+	.test_cases = iolayers_flow_cases,
+};
+
+kunit_test_suites(&iolayers_parse_suite, &iolayers_hist_suite, &iolayers_cache_suite,
+		  &iolayers_flow_suite);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for iolayers");

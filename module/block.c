@@ -161,25 +161,6 @@ out:
 	rcu_read_unlock();
 }
 
-static void iolayers_rq_add_flow(struct iolayers_rq *r, const struct iolayers_bio *b)
-{
-	unsigned int i;
-
-	for (i = 0; i < r->nr_flows; i++)
-		if (r->flows[i].seq == b->flow.seq && r->flows[i].tid == b->flow.tid)
-			break;
-	if (i == IOLAYERS_RQ_FLOWS) {
-		iolayers_blk_count(IOLAYERS_BLK_RQ_OVERFLOW, 1);
-		return;
-	}
-	if (i == r->nr_flows) {
-		r->flows[i] = b->flow;
-		r->nr_flows++;
-	}
-	r->bytes[i] += b->bytes;
-	r->queue_ns = min(r->queue_ns, b->queue_ns);
-}
-
 /*
  * Move the request's bios that are in the bio table into its entry,
  * creating the entry at the first one. Bios merged into a request after it
@@ -209,8 +190,8 @@ static struct iolayers_rq *iolayers_rq_take_bios(struct request *rq, struct iola
 			r->queue_ns = b->queue_ns;
 			iolayers_blk_count(IOLAYERS_BLK_RQ_BOUND, 1);
 		}
-		if (iolayers_table_del(IOLAYERS_T_BIO, b))
-			iolayers_rq_add_flow(r, b);
+		if (iolayers_table_del(IOLAYERS_T_BIO, b) && !iolayers_rq_add_bio(r, b))
+			iolayers_blk_count(IOLAYERS_BLK_RQ_OVERFLOW, 1);
 	}
 	return r;
 }
@@ -232,7 +213,7 @@ struct iolayers_rq *iolayers_rq_find(struct request *rq)
 	if (iolayers_table_empty(IOLAYERS_T_RQ))
 		return NULL;
 	r = iolayers_table_find(IOLAYERS_T_RQ, (unsigned long)rq);
-	if (r && r->sector != blk_rq_pos(rq)) {
+	if (r && iolayers_rq_other_life(r, blk_rq_pos(rq), false)) {
 		if (iolayers_table_del(IOLAYERS_T_RQ, r))
 			iolayers_table_drop(IOLAYERS_T_RQ, IOLAYERS_DROP_STALE);
 		r = NULL;
@@ -251,8 +232,7 @@ struct iolayers_rq *iolayers_rq_bind(struct request *rq)
 {
 	struct iolayers_rq *r = iolayers_rq_find(rq);
 
-	if (r && r->first_issue_ns && !r->requeued) {
-		/* Issued again without a requeue: a new life of the request. */
+	if (r && iolayers_rq_other_life(r, blk_rq_pos(rq), true)) {
 		if (iolayers_table_del(IOLAYERS_T_RQ, r))
 			iolayers_table_drop(IOLAYERS_T_RQ, IOLAYERS_DROP_STALE);
 		r = NULL;
@@ -314,10 +294,9 @@ static void iolayers_rq_requeue(void *data, struct request *rq)
 }
 
 /* Fold a completed request into one flow it carried. */
-static void iolayers_rq_fold(const struct iolayers_rq *r, unsigned int i, u64 now, int error)
+static void iolayers_rq_fold(const struct iolayers_rq *r, unsigned int i, u64 now, bool error)
 {
 	struct iolayers_task_flow *f = iolayers_flow_get(&r->flows[i]);
-	struct iolayers_blk_acc *a;
 	unsigned long flags;
 
 	if (f) {
@@ -332,20 +311,7 @@ static void iolayers_rq_fold(const struct iolayers_rq *r, unsigned int i, u64 no
 		iolayers_blk_count(IOLAYERS_BLK_LATE_BYTES, r->bytes[i]);
 		return;
 	}
-	a = &f->blk;
-	a->nr_rqs++;
-	a->rq_bytes += r->bytes[i];
-	a->requeues += r->requeues;
-	a->errors += error != 0;
-	a->queue_ns = max(a->queue_ns, r->queue_lat);
-	a->service_ns = max(a->service_ns, now - r->issue_ns);
-	if (r->setup_ns && r->devdone_ns) {
-		a->device_ns = max(a->device_ns, r->devdone_ns - r->setup_ns);
-		a->device_at = max(a->device_at, r->devdone_ns);
-	}
-	if (!a->issue_at || r->first_issue_ns < a->issue_at)
-		a->issue_at = r->first_issue_ns;
-	a->done_at = now;
+	iolayers_blk_fold(&f->blk, r, i, now, error);
 	spin_unlock_irqrestore(&f->lock, flags);
 }
 
@@ -371,7 +337,7 @@ static void iolayers_rq_complete(void *data, struct request *rq, blk_status_t er
 	now = ktime_get_ns();
 	if (iolayers_table_del(IOLAYERS_T_RQ, r))
 		for (i = 0; i < r->nr_flows; i++)
-			iolayers_rq_fold(r, i, now, (__force int)error);
+			iolayers_rq_fold(r, i, now, error != BLK_STS_OK);
 out:
 	rcu_read_unlock();
 }

@@ -150,7 +150,9 @@ void iolayers_hist_reset(void)
 	for_each_possible_cpu(cpu)
 		for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 			for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
-				struct iolayers_hist *h = &per_cpu_ptr(iolayers_hists, cpu)->h[l][c];
+				struct iolayers_hist *h;
+
+				h = &per_cpu_ptr(iolayers_hists, cpu)->h[l][c];
 
 				memset(h, 0, sizeof(*h));
 				h->min_ns = U64_MAX;

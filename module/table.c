@@ -27,18 +27,23 @@ struct iolayers_table {
 	unsigned int bound_mult;	/* the bound is bound_mult * max_flows */
 	atomic_t nr;
 	atomic_t high;
-	spinlock_t locks[IOLAYERS_TABLE_LOCKS];
+	spinlock_t locks[IOLAYERS_TABLE_LOCKS];	/* writers, per bucket group */
 };
 
-static DEFINE_HASHTABLE(iolayers_task_buckets, 10);
-static DEFINE_HASHTABLE(iolayers_bio_buckets, 12);
-static DEFINE_HASHTABLE(iolayers_rq_buckets, 12);
-static DEFINE_HASHTABLE(iolayers_tgid_buckets, 8);
+#define IOLAYERS_TASK_BITS	10
+#define IOLAYERS_BIO_BITS	12
+#define IOLAYERS_RQ_BITS	12
+#define IOLAYERS_TGID_BITS	8
 
-#define IOLAYERS_TABLE(_name, _buckets, _type, _mult) {			\
+static DEFINE_HASHTABLE(iolayers_task_buckets, IOLAYERS_TASK_BITS);
+static DEFINE_HASHTABLE(iolayers_bio_buckets, IOLAYERS_BIO_BITS);
+static DEFINE_HASHTABLE(iolayers_rq_buckets, IOLAYERS_RQ_BITS);
+static DEFINE_HASHTABLE(iolayers_tgid_buckets, IOLAYERS_TGID_BITS);
+
+#define IOLAYERS_TABLE(_name, _buckets, _bits, _type, _mult) {		\
 	.name = _name,							\
 	.buckets = _buckets,						\
-	.bits = HASH_BITS(_buckets),					\
+	.bits = _bits,							\
 	.entry_size = sizeof(_type),					\
 	.bound_mult = _mult,						\
 	.nr = ATOMIC_INIT(0),						\
@@ -48,13 +53,13 @@ static DEFINE_HASHTABLE(iolayers_tgid_buckets, 8);
 }
 
 static struct iolayers_table iolayers_tables[IOLAYERS_NR_TABLES] = {
-	[IOLAYERS_T_TASK] = IOLAYERS_TABLE("task", iolayers_task_buckets,
+	[IOLAYERS_T_TASK] = IOLAYERS_TABLE("task", iolayers_task_buckets, IOLAYERS_TASK_BITS,
 					   struct iolayers_task_flow, 1),
-	[IOLAYERS_T_BIO] = IOLAYERS_TABLE("bio", iolayers_bio_buckets,
+	[IOLAYERS_T_BIO] = IOLAYERS_TABLE("bio", iolayers_bio_buckets, IOLAYERS_BIO_BITS,
 					  struct iolayers_bio, 16),
-	[IOLAYERS_T_RQ] = IOLAYERS_TABLE("rq", iolayers_rq_buckets,
+	[IOLAYERS_T_RQ] = IOLAYERS_TABLE("rq", iolayers_rq_buckets, IOLAYERS_RQ_BITS,
 					 struct iolayers_rq, 16),
-	[IOLAYERS_T_TGID] = IOLAYERS_TABLE("tgid", iolayers_tgid_buckets,
+	[IOLAYERS_T_TGID] = IOLAYERS_TABLE("tgid", iolayers_tgid_buckets, IOLAYERS_TGID_BITS,
 					   struct iolayers_tgid, 1),
 };
 

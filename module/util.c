@@ -12,6 +12,7 @@
 #include <linux/errno.h>
 #include <iolayers/iolayers.h>
 #include <iolayers/hist.h>
+#include <iolayers/flow.h>
 #include <uapi/iolayers.h>
 
 /**
@@ -143,4 +144,87 @@ enum iolayers_cache iolayers_cache_decide(bool fs_reached, bool fs_available, bo
 	if (range_pages && added_pages >= range_pages)
 		return IOLAYERS_C_MISS;
 	return IOLAYERS_C_PARTIAL;
+}
+
+/**
+ * iolayers_rq_add_bio() - Add a bound bio to its request's entry.
+ * @r: the request's entry
+ * @b: the bio's entry (its flow and bytes)
+ *
+ * Bios of one flow share a slot; the request's queue start is its earliest
+ * bio's queue time.
+ *
+ * Context: any.
+ * Return: false when the entry already holds IOLAYERS_RQ_FLOWS other flows
+ * (the bio is not attributed).
+ */
+bool iolayers_rq_add_bio(struct iolayers_rq *r, const struct iolayers_bio *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_flows; i++)
+		if (r->flows[i].seq == b->flow.seq && r->flows[i].tid == b->flow.tid)
+			break;
+	if (i == IOLAYERS_RQ_FLOWS)
+		return false;
+	if (i == r->nr_flows) {
+		r->flows[i] = b->flow;
+		r->nr_flows++;
+	}
+	r->bytes[i] += b->bytes;
+	if (!r->queue_ns || b->queue_ns < r->queue_ns)
+		r->queue_ns = b->queue_ns;
+	return true;
+}
+
+/**
+ * iolayers_rq_other_life() - Is a request's entry left from an earlier use?
+ * @r: the entry found for the request's address
+ * @pos: the request's first sector now
+ * @issuing: the request is being set up or issued (not completed)
+ *
+ * Requests are reused per tag: an entry whose completion was missed must
+ * not be mistaken for the new request. It is another life when the sector
+ * differs, or when an entry already issued is issued again without a
+ * requeue in between.
+ *
+ * Context: any.
+ * Return: true when @r does not describe the request now.
+ */
+bool iolayers_rq_other_life(const struct iolayers_rq *r, sector_t pos, bool issuing)
+{
+	if (r->sector != pos)
+		return true;
+	return issuing && r->first_issue_ns && !r->requeued;
+}
+
+/**
+ * iolayers_blk_fold() - Fold a completed request into one of its flows.
+ * @a: the flow's BLOCK/DEVICE part
+ * @r: the request's entry
+ * @i: the flow's slot in @r
+ * @now: completion time
+ * @error: the request failed
+ *
+ * Bytes add up (only the flow's own bios' bytes); latencies keep the
+ * longest request's; times keep the first issue and the last completions.
+ *
+ * Context: any, under the flow's lock.
+ */
+void iolayers_blk_fold(struct iolayers_blk_acc *a, const struct iolayers_rq *r,
+		       unsigned int i, u64 now, bool error)
+{
+	a->nr_rqs++;
+	a->rq_bytes += r->bytes[i];
+	a->requeues += r->requeues;
+	a->errors += error;
+	a->queue_ns = max(a->queue_ns, r->queue_lat);
+	a->service_ns = max(a->service_ns, now - r->issue_ns);
+	if (r->setup_ns && r->devdone_ns) {
+		a->device_ns = max(a->device_ns, r->devdone_ns - r->setup_ns);
+		a->device_at = max(a->device_at, r->devdone_ns);
+	}
+	if (!a->issue_at || r->first_issue_ns < a->issue_at)
+		a->issue_at = r->first_issue_ns;
+	a->done_at = max(a->done_at, now);
 }

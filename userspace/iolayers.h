@@ -20,9 +20,13 @@ struct il_probe {
 	int64_t nmissed;		/* -1 where the probe has no such counter */
 };
 
-#define IL_MAX_COUNTERS	32
+#define IL_MAX_COUNTERS	96
+#define IL_MAX_COLS	16
 
-/** struct il_counter - A `name value` line of `stats` (drops, occupancy). */
+/**
+ * struct il_counter - A `name value` line of `stats`, or one cell of its
+ * tables named TABLE_COLUMN (e.g. task_entries, bio_stale).
+ */
 struct il_counter {
 	char name[IL_NAME_LEN];
 	uint64_t value;

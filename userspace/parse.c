@@ -78,23 +78,64 @@ int il_parse_layers(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* The part of `stats` after the blank line: `name value` per line. */
+static int add_counter(struct il_snapshot *s, const char *prefix, const char *name,
+		       uint64_t value, char *err, size_t errlen)
+{
+	struct il_counter *c;
+
+	if (s->ncounters == IL_MAX_COUNTERS)
+		return fail(err, errlen, "stats: more than %d counters", IL_MAX_COUNTERS);
+	c = &s->counters[s->ncounters++];
+	snprintf(c->name, sizeof(c->name), "%s%s%s", prefix, *prefix ? "_" : "", name);
+	c->value = value;
+	return 0;
+}
+
+/*
+ * The part of `stats` after the probes, in blank-line separated sections:
+ * a table (a `table` header line naming the columns, then one row per
+ * table, stored as TABLE_COLUMN counters) or `name value` lines.
+ */
 static int parse_counters(FILE *f, struct il_snapshot *s, int lineno, char *err, size_t errlen)
 {
-	char line[256];
+	char line[512], cols[IL_MAX_COLS][IL_NAME_LEN], name[IL_NAME_LEN];
+	int ncols = 0;	/* > 0 inside a table section */
 
 	s->ncounters = 0;
 	while (fgets(line, sizeof(line), f)) {
-		struct il_counter *c;
-		char extra;
+		char *tok, *save, *end;
+		uint64_t v;
+		int n;
 
 		lineno++;
-		if (s->ncounters == IL_MAX_COUNTERS)
-			return fail(err, errlen, "stats: more than %d counters", IL_MAX_COUNTERS);
-		c = &s->counters[s->ncounters];
-		if (sscanf(line, "%31s %" SCNu64 " %c", c->name, &c->value, &extra) != 2)
+		tok = strtok_r(line, " \t\n", &save);
+		if (!tok) {
+			ncols = 0;
+			continue;
+		}
+		if (strlen(tok) >= IL_NAME_LEN)
 			return fail(err, errlen, "stats: line %d is garbled", lineno);
-		s->ncounters++;
+		if (!strcmp(tok, "table")) {
+			for (ncols = 0; (tok = strtok_r(NULL, " \t\n", &save)); ncols++) {
+				if (ncols == IL_MAX_COLS || strlen(tok) >= IL_NAME_LEN)
+					return fail(err, errlen,
+						    "stats: line %d: bad table header", lineno);
+				strcpy(cols[ncols], tok);
+			}
+			continue;
+		}
+		strcpy(name, tok);
+		for (n = 0; (tok = strtok_r(NULL, " \t\n", &save)); n++) {
+			errno = 0;
+			v = strtoull(tok, &end, 10);
+			if (errno || *end || *tok == '-' || n >= (ncols ? ncols : 1))
+				return fail(err, errlen, "stats: line %d is garbled", lineno);
+			if (add_counter(s, ncols ? name : "", ncols ? cols[n] : name, v,
+					err, errlen))
+				return -1;
+		}
+		if (n != (ncols ? ncols : 1))
+			return fail(err, errlen, "stats: line %d is garbled", lineno);
 	}
 	return 0;
 }

@@ -104,7 +104,7 @@ struct iolayers_task_flow {
 	u64 last_index;
 	u64 added_pages;
 	u64 ra_pages;
-	spinlock_t lock;
+	spinlock_t lock;	/* @blk and @ended: sys_exit against completions */
 	bool ended;
 	struct iolayers_blk_acc blk;
 };
@@ -228,6 +228,11 @@ struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref
 struct iolayers_rq *iolayers_rq_bind(struct request *rq);
 struct iolayers_rq *iolayers_rq_find(struct request *rq);
 void iolayers_flow_end(struct iolayers_task_flow *f);
+
+bool iolayers_rq_add_bio(struct iolayers_rq *r, const struct iolayers_bio *b);
+bool iolayers_rq_other_life(const struct iolayers_rq *r, sector_t pos, bool issuing);
+void iolayers_blk_fold(struct iolayers_blk_acc *a, const struct iolayers_rq *r,
+		       unsigned int i, u64 now, bool error);
 
 int iolayers_rings_init(void);
 void iolayers_rings_exit(void);
