@@ -23,6 +23,9 @@ struct iolayers_probe iolayers_probes[IOLAYERS_NR_PROBES] = {
 	[IOLAYERS_P_VFS_READ] = {
 		.name = "vfs_read", .layer = "VFS", .kind = "kretprobe",
 	},
+	[IOLAYERS_P_VFS_READV] = {
+		.name = "vfs_readv", .layer = "VFS", .kind = "kretprobe",
+	},
 	[IOLAYERS_P_EXT4_READ] = {
 		.name = "ext4_file_read_iter", .layer = "FS", .kind = "kretprobe",
 	},

@@ -22,7 +22,7 @@ struct iolayers_vfs_call {
 	struct iolayers_task_flow *flow;
 };
 
-static int iolayers_vfs_read_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int iolayers_vfs_entry(struct kretprobe_instance *ri, enum iolayers_probe_id id)
 {
 	struct iolayers_vfs_call *c = (struct iolayers_vfs_call *)ri->data;
 
@@ -33,9 +33,20 @@ static int iolayers_vfs_read_entry(struct kretprobe_instance *ri, struct pt_regs
 	rcu_read_unlock();
 	if (!c->flow || c->flow->vfs_start_ns)
 		return 1;	/* not in a followed read(), or nested */
-	iolayers_hit(IOLAYERS_P_VFS_READ);
+	iolayers_hit(id);
 	c->flow->vfs_start_ns = ktime_get_ns();
 	return 0;
+}
+
+static int iolayers_vfs_read_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return iolayers_vfs_entry(ri, IOLAYERS_P_VFS_READ);
+}
+
+/* The readv family's VFS entry (static in fs/read_write.c; may be inlined). */
+static int iolayers_vfs_readv_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return iolayers_vfs_entry(ri, IOLAYERS_P_VFS_READV);
 }
 
 static int iolayers_vfs_read_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -55,6 +66,14 @@ static struct kretprobe iolayers_vfs_read_krp = {
 	.maxactive = IOLAYERS_VFS_MAXACTIVE,
 };
 
+static struct kretprobe iolayers_vfs_readv_krp = {
+	.kp.symbol_name = "vfs_readv",
+	.entry_handler = iolayers_vfs_readv_entry,
+	.handler = iolayers_vfs_read_ret,
+	.data_size = sizeof(struct iolayers_vfs_call),
+	.maxactive = IOLAYERS_VFS_MAXACTIVE,
+};
+
 /**
  * iolayers_vfs_register() - Attach the VFS layer's probes.
  *
@@ -65,6 +84,7 @@ static struct kretprobe iolayers_vfs_read_krp = {
 void iolayers_vfs_register(void)
 {
 	iolayers_kretprobe_attach(&iolayers_probes[IOLAYERS_P_VFS_READ], &iolayers_vfs_read_krp);
+	iolayers_kretprobe_attach(&iolayers_probes[IOLAYERS_P_VFS_READV], &iolayers_vfs_readv_krp);
 }
 
 /**
@@ -74,5 +94,6 @@ void iolayers_vfs_register(void)
  */
 void iolayers_vfs_unregister(void)
 {
+	iolayers_kretprobe_detach(&iolayers_probes[IOLAYERS_P_VFS_READV]);
 	iolayers_kretprobe_detach(&iolayers_probes[IOLAYERS_P_VFS_READ]);
 }

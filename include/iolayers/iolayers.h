@@ -15,6 +15,8 @@ struct kretprobe;
  * @IOLAYERS_P_SYS_ENTER: tracepoint raw_syscalls:sys_enter (SYSCALL layer)
  * @IOLAYERS_P_SYS_EXIT: tracepoint raw_syscalls:sys_exit (SYSCALL layer)
  * @IOLAYERS_P_VFS_READ: kretprobe on vfs_read (VFS layer)
+ * @IOLAYERS_P_VFS_READV: kretprobe on vfs_readv (VFS layer of the readv
+ *	family)
  * @IOLAYERS_P_EXT4_READ: kretprobe on ext4_file_read_iter (FS layer)
  * @IOLAYERS_P_FILEMAP_READ: kretprobe on filemap_read (FS layer, any
  *	page-cache file system)
@@ -41,6 +43,7 @@ enum iolayers_probe_id {
 	IOLAYERS_P_SYS_ENTER,
 	IOLAYERS_P_SYS_EXIT,
 	IOLAYERS_P_VFS_READ,
+	IOLAYERS_P_VFS_READV,
 	IOLAYERS_P_EXT4_READ,
 	IOLAYERS_P_FILEMAP_READ,
 	IOLAYERS_P_ADD_TO_PAGE_CACHE,

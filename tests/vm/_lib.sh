@@ -61,6 +61,25 @@ stats_value() {
 	awk -v n="$1" '$1 == n { print $2 }' "$IOLAYERS_D/stats"
 }
 
+# table_col TABLE COLUMN: a cell of the tables part of `stats` (entries,
+# high, bound, table_full, nomem, stale, expired).
+table_col() {
+	awk -v t="$1" -v col="$2" '
+		$1 == "table" { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		c[col] && $1 == t { print $(c[col]); exit }' "$IOLAYERS_D/stats"
+}
+
+# drops_total: every drop of every table (table_full nomem stale expired).
+drops_total() {
+	local t d s=0
+	for t in task bio rq tgid; do
+		for d in table_full nomem stale expired; do
+			s=$((s + $(table_col $t $d)))
+		done
+	done
+	echo $s
+}
+
 # disk_reads: reads completed by the test disk (first field of its stat).
 disk_reads() {
 	local r rest

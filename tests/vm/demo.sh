@@ -1,40 +1,56 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# In-guest part of `make demo`: fio randread, iolayers.ko pid=<fio>, the
-# counters read three times a second apart, the latency summary and
-# histograms, the reader's table, then unload.
+# In-guest part of `make demo`: seed 000's two scenarios (fio randread,
+# ioengine=sync, direct=0, bs=4k and bs=128m, on a 256 MiB file after
+# drop_caches), each under iolayers.ko pid=<fio>: the summary, the flow
+# of one MISS read through all five layers, the reader's table.
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 echo IOLAYERS_DEMO_BEGIN
-echo "guest kernel $(uname -r), $(nproc) CPUs"
-dd if=/dev/zero of=/mnt/demo bs=1M count=64 oflag=direct status=none
-fio --name=demo --filename=/mnt/demo --size=64m --rw=randread --bs=4k --direct=1 \
-	--ioengine=psync --thread --time_based --runtime=600 >/dev/null 2>&1 &
-f=$!
-wait_reading "$f" || { echo "fio did not start"; exit 1; }
-echo "\$ insmod iolayers.ko pid=$f      # fio"
-insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid="$f" || exit 1
-for i in 1 2 3; do
-	sleep 1
+echo "guest kernel $(uname -r), $(nproc) CPUs, accelerator: TCG (times are emulated)"
+echo none >/sys/block/nvme0n1/queue/scheduler
+dd if=/dev/zero of=/mnt/testfile bs=1M count=256 status=none
+sync
+rc=0
+
+# show_flow: the slowest MISS read of `flows`, one field per line.
+show_flow() {
+	awk 'NR == 1 { for (i = 1; i <= NF; i++) h[i] = $i; next }
+		$10 == "MISS" && $11 + 0 > best { best = $11 + 0; line = $0 }
+		END {
+			if (line == "") { print "(no MISS read)"; exit }
+			n = split(line, v)
+			for (i = 1; i <= n; i++) printf "  %-11s %s\n", h[i], v[i]
+		}' "$IOLAYERS_D/flows"
+}
+
+# scenario BS IO_SIZE
+scenario() {
 	echo
-	echo "\$ cat /sys/kernel/debug/iolayers/stats      # after ${i} s"
-	cat "$IOLAYERS_D/stats"
-done
-echo
-echo "\$ cat /sys/kernel/debug/iolayers/layers"
-cat "$IOLAYERS_D/layers"
-echo
-echo "\$ cat /sys/kernel/debug/iolayers/summary"
-cat "$IOLAYERS_D/summary"
-echo
-echo "\$ cat /sys/kernel/debug/iolayers/hist"
-cat "$IOLAYERS_D/hist"
-echo
-echo "\$ iolayers"
-"$IOLAYERS_REPO/userspace/iolayers"
-rc=$?
-kill "$f"
-wait
-rmmod iolayers || rc=1
+	echo "=== fio --rw=randread --ioengine=sync --direct=0 --bs=$1 --thinktime=10 (seed 000) ==="
+	echo 3 >/proc/sys/vm/drop_caches
+	bash -c 'kill -STOP $$; exec fio --name=seed000 --filename=/mnt/testfile --size=256m \
+		--rw=randread --bs='"$1"' --io_size='"$2"' --ioengine=sync --direct=0 --iodepth=1 \
+		--thinktime=10 --invalidate=0 --numjobs=1 >/dev/null' &
+	local f=$!
+	while [ "$(awk '{ print $3 }' /proc/$f/stat 2>/dev/null)" != T ]; do sleep 0.1; done
+	echo "\$ insmod iolayers.ko pid=$f      # fio, stopped until loaded"
+	insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid="$f" || { rc=1; return; }
+	kill -CONT $f
+	wait $f
+	echo
+	echo "\$ cat /sys/kernel/debug/iolayers/summary"
+	cat "$IOLAYERS_D/summary"
+	echo
+	echo "The slowest MISS read in /sys/kernel/debug/iolayers/flows (ns; *_off from sys_enter):"
+	show_flow
+	echo
+	echo "\$ iolayers"
+	"$IOLAYERS_REPO/userspace/iolayers" || rc=1
+	rmmod iolayers || rc=1
+}
+
+scenario 4k 12m
+scenario 128m 512m
 echo IOLAYERS_DEMO_END
 exit $rc

@@ -76,18 +76,11 @@ flows_stats() {
 		}' "$IOLAYERS_D/flows"
 }
 
-# table_col TABLE COLUMN: a cell of the tables in `stats`.
-table_col() {
-	awk -v t="$1" -v col="$2" '
-		$1 == "table" { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		c[col] && $1 == t { print $(c[col]); exit }' "$IOLAYERS_D/stats"
-}
-
 # --- 4 KiB random reads, cold: every MISS reaches the device ---------------
 echo 1 >/proc/sys/vm/drop_caches
 fio_stopped /tmp/f4k.json --name=r4k --filename=/mnt/small --size=16m --rw=randread --bs=4k \
 	--ioengine=sync --invalidate=0 --thread --number_ios=600
-insmod "$ko" pid=$FIO_PID flows=4096 expire_ms=1000 || echo "insmod failed"
+insmod "$ko" pid=$FIO_PID flows=4096 expire_ms=1000 slow_us=200 || echo "insmod failed"
 read -r d0_reads d0_sect <<<"$(disk_stat)"
 kill -CONT $FIO_PID
 wait $FIO_PID
@@ -119,6 +112,10 @@ check "4k: every MISS has an NVMe device time ($nodev without)" test "$nodev" -e
 echo "4k: flows with queue > service or service > syscall: $bad"
 check "4k: block part inside the syscall in every flow ($outside not)" \
 	test "$outside" -eq 0
+nslow=$(($(wc -l <"$IOLAYERS_D/slow") - 1))
+want=$(awk 'NR > 1 && $11 >= 200000' "$IOLAYERS_D/flows" | wc -l)
+check "4k: slow holds exactly the flows >= slow_us 200 ($nslow, $want)" test "$nslow" -eq "$want"
+check "4k: slow has slow flows only" test "$(awk 'NR > 1 && $11 < 200000' "$IOLAYERS_D/slow" | wc -l)" -eq 0
 sleep 3
 for t in task bio rq; do
 	check "4k: $t table empty after the workload ($(table_col $t entries))" \
@@ -155,6 +152,32 @@ check "128m: request bytes + late == disk bytes ($((rqb + late_b)), $(((d1_sect 
 check "128m: bio bytes == request bytes + late ($bio, $((rqb + late_b)))" test "$bio" -eq $((rqb + late_b))
 check "128m: queue <= service <= syscall in every flow ($bad not)" test "$bad" -eq 0
 check "128m: block offsets inside the syscall ($outside not)" test "$outside" -eq 0
+rmmod iolayers
+
+# --- readv family: requested bytes are the iovecs' sum ----------------------
+python3 -c 'import os, signal
+os.kill(os.getpid(), signal.SIGSTOP)
+fd = os.open("/mnt/small", os.O_RDONLY)
+bufs = [bytearray(1000), bytearray(3000), bytearray(96)]
+os.readv(fd, bufs)
+os.preadv(fd, bufs, 8192)
+os.preadv(fd, bufs, 16 << 20)' &
+PY=$!
+while [ "$(awk '{ print $3 }' /proc/$PY/stat 2>/dev/null)" != T ]; do sleep 0.1; done
+insmod "$ko" pid=$PY || echo "insmod failed"
+kill -CONT $PY
+wait $PY
+awk 'NR == 1 || $5 ~ /readv/' "$IOLAYERS_D/flows"
+check "readv: req and ret are the iovecs' 4096 bytes" \
+	test "$(awk '$5 == "readv" && $8 == 4096 && $9 == 4096' "$IOLAYERS_D/flows" | wc -l)" -eq 1
+check "preadv: at 8192 4096 bytes, at EOF 0, both asked 4096" \
+	test "$(awk '$5 == "preadv" && $7 == 8192 && $8 == 4096 && $9 == 4096' "$IOLAYERS_D/flows" | wc -l)-$(awk '$5 == "preadv" && $8 == 4096 && $9 == 0' "$IOLAYERS_D/flows" | wc -l)" = 1-1
+if grep -Eq '^vfs_readv +VFS +kretprobe +attached' "$IOLAYERS_D/layers"; then
+	check "readv family: VFS layer timed (vfs_readv attached)" \
+		test "$(awk '$5 ~ /readv/ && $12 == "-"' "$IOLAYERS_D/flows" | wc -l)" -eq 0
+else
+	echo "vfs_readv not probeable on $(uname -r) (inlined): VFS layer of readv shows '-'"
+fi
 rmmod iolayers
 
 # --- numjobs=4 with children=1, an unrelated reader alongside ---------------

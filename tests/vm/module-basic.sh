@@ -23,7 +23,10 @@ refused() {
 check "pid=-1 refused, message names it" refused "pid=-1" "invalid pid '-1'"
 check "pid=abc refused, message names it" refused "pid=abc" "invalid pid 'abc'"
 check "pid=0 refused" refused "pid=0" "invalid pid '0'"
-check "no pid refused with a message" refused "" "pid= is required"
+check "no pid refused with a message" refused "" "pid= or comm= is required"
+check "comm too long refused, message names it" refused "comm=1234567890123456" \
+	"invalid comm '1234567890123456'"
+check "flows=-1 refused, message names it" refused "pid=1 flows=-1" "invalid flows '-1'"
 nopid=$(($(cat /proc/sys/kernel/pid_max) - 1))
 check "pid of no process refused" refused "pid=$nopid" "invalid pid '$nopid': no such process"
 
@@ -62,8 +65,11 @@ check "layers: mm_filemap_add_to_page_cache attached" \
 check "layers: block_rq_issue attached" \
 	grep -Eq '^block_rq_issue +BLOCK +tracepoint +attached$' "$IOLAYERS_D/layers"
 check "pid file says $traced" grep -qx "$traced" "$IOLAYERS_D/pid"
-modes=$(stat -c '%a' "$IOLAYERS_D"/* | sort -u | tr '\n' ' ')
-check "debugfs files are 0400 ($modes)" test "$modes" = "400 "
+check "layers: nvme_setup_cmd attached (nvme_core through the module notifier)" \
+	grep -Eq '^nvme_setup_cmd +DEVICE +tracepoint +attached$' "$IOLAYERS_D/layers"
+ro=$(for f in version layers stats summary hist flows slow; do stat -c '%a' "$IOLAYERS_D/$f"; done | sort -u)
+rw=$(for f in pid comm children slow_us reset; do stat -c '%a' "$IOLAYERS_D/$f"; done | sort -u)
+check "debugfs: read-only files 0400 ($ro), settings 0600 ($rw)" test "$ro/$rw" = "400/600"
 
 # Window 1: only the followed fio runs. Ground truth: its read() calls
 # (/proc/PID/io syscr) and the disk's completed reads (/sys/block/.../stat);
@@ -107,8 +113,8 @@ done
 check "clocksource is not jiffies" test "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" != jiffies
 check "vfs p50 <= syscall p50" \
 	test "$(summary_field vfs p50_ns)" -le "$(summary_field syscall p50_ns)"
-check "no flow left in flight" test "$(stats_value flows_in_flight)" = 0
-check "no drops" test "$(awk '/^drop_/ { s += $2 } END { print s + 0 }' "$IOLAYERS_D/stats")" = 0
+check "no flow left in flight" test "$(table_col task entries)" = 0
+check "no drops" test "$(drops_total)" = 0
 check "block_rq_issue hits moved ($blk)" test "$blk" -gt 0
 check "block_rq_issue hits <= disk reads ($blk <= $ios)" test "$blk" -le "$ios"
 check "block_rq_issue hits >= 90% of disk reads ($blk, $ios)" test $((blk * 10)) -ge $((ios * 9))
