@@ -129,7 +129,10 @@ static int summary_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(summary);
 
-/* Per layer and cache state: a header line, then each non-empty bucket. */
+/*
+ * Per layer and cache state with samples: a header line with the totals
+ * (count, sum, min, max, bytes), then `low high count` per non-empty bucket.
+ */
 static int hist_show(struct seq_file *m, void *v)
 {
 	struct iolayers_hist h;
@@ -140,8 +143,10 @@ static int hist_show(struct seq_file *m, void *v)
 			iolayers_hist_sum(l, c, &h);
 			if (!h.count)
 				continue;
-			seq_printf(m, "layer %s cache %s count %llu\n", iolayers_layer_name(l),
+			seq_printf(m, "layer %s cache %s count %llu", iolayers_layer_name(l),
 				   iolayers_cache_name(c), h.count);
+			seq_printf(m, " sum_ns %llu min_ns %llu max_ns %llu bytes %llu\n",
+				   h.sum_ns, h.min_ns, h.max_ns, h.bytes);
 			for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
 				if (!h.buckets[i])
 					continue;
@@ -170,7 +175,8 @@ static void flow_line(struct seq_file *m, const struct iolayers_flow_rec *r)
 	for (i = 0; i < TASK_COMM_LEN - 1 && r->comm[i]; i++)
 		comm[i] = isgraph(r->comm[i]) ? r->comm[i] : '?';
 	comm[i] = '\0';
-	seq_printf(m, "%llu %d %d %s %s %d %lld %llu %ld %s %llu ", r->seq, r->tid, r->tgid,
+	seq_printf(m, "%llu %llu %d %d %s %s %d %lld %llu %ld %s %llu ", r->seq, start,
+		   r->tid, r->tgid,
 		   i ? comm : "?", iolayers_syscall_names[iolayers_syscall_index(r->nr)], r->fd,
 		   r->pos, r->req, r->ret, iolayers_cache_name(r->cache), r->sys_ns);
 	if (r->vfs_off >= 0)

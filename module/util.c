@@ -90,7 +90,8 @@ unsigned int iolayers_log2_bucket(u64 value)
  * Finds the bucket holding the sample of rank ceil(count * pct / 100) and
  * interpolates linearly inside it, assuming its samples are spread evenly
  * over [2^i, 2^(i+1)) ([0, 2) for bucket 0). The answer is clamped to the
- * histogram's exact min and max, so p0 is the min and p100 the max.
+ * histogram's exact min and max (so p100 is the max, and a histogram of one
+ * value gives that value for every percentile).
  *
  * Context: any.
  * Return: the percentile in the histogram's unit, 0 when it is empty.

@@ -32,22 +32,90 @@ struct il_counter {
 	uint64_t value;
 };
 
+/* Layers and cache states, in the module's order (include/iolayers/hist.h). */
+#define IL_NLAYERS	6
+#define IL_NCACHE	6
+#define IL_BUCKETS	64
+extern const char *const il_layer_names[IL_NLAYERS];
+extern const char *const il_cache_names[IL_NCACHE];
+enum { IL_SYSCALL, IL_VFS, IL_FS, IL_QUEUE, IL_SERVICE, IL_DEVICE };
+enum { IL_HIT, IL_MISS, IL_PARTIAL, IL_DIRECT, IL_OTHER, IL_UNK };
+
+/** struct il_hist - One (layer, cache state) histogram of `hist`, in ns. */
+struct il_hist {
+	uint64_t count;
+	uint64_t sum_ns;
+	uint64_t min_ns;		/* UINT64_MAX when empty */
+	uint64_t max_ns;
+	uint64_t bytes;
+	uint64_t buckets[IL_BUCKETS];	/* bucket i: [2^i, 2^(i+1)), 0: [0, 2) */
+};
+
+/** struct il_flow - One line of `flows` or `slow`; -1 where "-". */
+struct il_flow {
+	uint64_t seq;
+	int64_t start_ns;		/* sys_enter, CLOCK_MONOTONIC ns */
+	int64_t tid, tgid;
+	char comm[IL_NAME_LEN];
+	char syscall[IL_NAME_LEN];
+	int64_t fd, pos, req, ret;
+	int cache;			/* IL_HIT... */
+	int64_t lat[IL_NLAYERS];	/* ns per layer */
+	int64_t bios, rqs, bio_bytes, rq_bytes, ra_bytes, requeues, errors;
+	int64_t vfs_off, fs_off, queue_off, issue_off, device_off, done_off;
+};
+
+/** struct il_flows - The parsed lines of `flows` or `slow`. */
+struct il_flows {
+	int n;
+	struct il_flow *v;		/* malloc()ed, il_snapshot_free() */
+};
+
 /** struct il_snapshot - Everything read from one debugfs tree. */
 struct il_snapshot {
 	char version[IL_NAME_LEN];
 	int format;
 	int pid;
+	char comm[IL_NAME_LEN];		/* comm filter, "" when off */
+	int children;
 	int nprobes;
 	struct il_probe probes[IL_MAX_PROBES];
 	int ncounters;
 	struct il_counter counters[IL_MAX_COUNTERS];
+	struct il_hist hist[IL_NLAYERS][IL_NCACHE];
+	struct il_flows flows;
+	struct il_flows slow;
 };
 
 int il_parse_version(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 int il_parse_layers(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 int il_parse_stats(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 int il_counter(const struct il_snapshot *s, const char *name, uint64_t *value);
+int il_parse_hist(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
+int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen);
 int il_read_snapshot(const char *root, struct il_snapshot *s, char *err, size_t errlen);
+void il_snapshot_free(struct il_snapshot *s);
+int il_cache_index(const char *name);
+void il_hist_merge(struct il_hist *into, const struct il_hist *h);
+uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct);
+
+/* output.c: the views. */
+const char *il_fmt_ns(char *buf, size_t len, double ns);
+void il_layer_hist(const struct il_snapshot *s, int layer, unsigned int mask,
+		   struct il_hist *out);
+uint64_t il_cache_reads(const struct il_snapshot *s, int cache);
+void il_view_cache_line(FILE *out, const struct il_snapshot *s);
+void il_view_table(FILE *out, const struct il_snapshot *s);
+void il_print_log2_hist(FILE *out, const struct il_hist *h, const char *label, int ms);
+void il_view_hist(FILE *out, const struct il_snapshot *s, unsigned int mask, int ms);
+const struct il_flow *il_pick_flow(const struct il_flows *fl, uint64_t seq, int cache);
+void il_view_timeline(FILE *out, const struct il_flow *f);
+void il_view_slow(FILE *out, const struct il_flows *fl);
+void il_view_json(FILE *out, const struct il_snapshot *s);
+void il_view_prometheus(FILE *out, const struct il_snapshot *s);
+int il_view_svg(FILE *out, const struct il_snapshot *s, int max);
+void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
+		       const struct il_snapshot *before);
 void il_print_table(FILE *out, const struct il_snapshot *s);
 
 #endif

@@ -1,42 +1,159 @@
 // SPDX-License-Identifier: GPL-2.0
-/* iolayers: print what the iolayers module has measured. */
+/* iolayers: where did the time of my reads go? Reads the module's debugfs. */
 #include <argp.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "iolayers.h"
+#include "../include/uapi/iolayers.h"
+
+#define LIVE_ROOT "/sys/kernel/debug/" IOLAYERS_DEBUGFS_DIR
 
 static struct env {
 	const char *root;
+	int hist, ms, timeline, slow, json, prometheus, timestamp, reset;
+	unsigned int cache_mask;
+	int cache;			/* -1: any */
+	unsigned long long flow;
+	const char *svg;
+	int rows;
+	const char *pid, *comm, *children;
+	int interval, count;
 } env = {
-	.root = "/sys/kernel/debug/iolayers",
+	.root = LIVE_ROOT, .cache_mask = ~0U, .cache = -1, .rows = 50, .count = -1,
 };
 
 const char *argp_program_version = "iolayers 0.1.0";
 static const char doc[] =
-"Show where the time of a process's read() calls goes, layer by layer.\n"
+"Show where the time of a process's read() calls goes, layer by layer:\n"
+"syscall, VFS, file system, block queue and service, NVMe device; and\n"
+"whether the page cache served them (HIT, MISS, PARTIAL, DIRECT).\n"
 "\n"
-"USAGE: iolayers [--root DIR]\n"
+"USAGE: iolayers [OPTIONS] [INTERVAL [COUNT]]\n"
 "\n"
 "EXAMPLES:\n"
-"    sudo insmod iolayers.ko pid=$(pidof fio) && sudo iolayers\n"
-"    iolayers --root ./saved-debugfs     # a copy saved with scripts/save-debugfs\n";
+"    insmod iolayers.ko pid=$(pidof -s fio) && iolayers   # table per cache state\n"
+"    iolayers -H -c MISS          # latency histograms of the misses\n"
+"    iolayers -t -c MISS          # timeline of the slowest miss\n"
+"    iolayers -f 1863680          # timeline of one read (id from --slow or -j)\n"
+"    iolayers --slow              # reads slower than slow_us, one per line\n"
+"    iolayers --svg reads.svg     # waterfall of the 50 slowest reads\n"
+"    iolayers -T 1 10             # per-second deltas, 10 times\n"
+"    iolayers -j > now.json; iolayers --prometheus > iolayers.prom\n"
+"    iolayers -p 4321 --children  # follow another process and its children\n"
+"    iolayers --reset             # zero the module's counters\n"
+"    iolayers --root ./saved      # a copy saved with scripts/save-debugfs\n";
+
+enum { OPT_SVG = 1000, OPT_PROM, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS };
 
 static const struct argp_option opts[] = {
-	{ "root", 'r', "DIR", 0, "Read DIR instead of /sys/kernel/debug/iolayers", 0 },
+	{ "root", 'r', "DIR", 0, "Read DIR instead of " LIVE_ROOT, 0 },
+	{ "hist", 'H', NULL, 0, "Log2 latency histograms per layer", 1 },
+	{ "milliseconds", 'm', NULL, 0, "Histograms in milliseconds", 1 },
+	{ "cache", 'c', "STATE", 0, "Only reads in this cache state (HIT, MISS, PARTIAL, "
+	  "DIRECT, other, UNK)", 1 },
+	{ "timeline", 't', NULL, 0, "Timeline of the slowest read (of --cache)", 1 },
+	{ "flow", 'f', "ID", 0, "Timeline of read ID", 1 },
+	{ "slow", 's', NULL, 0, "Slow reads, one per line", 1 },
+	{ "svg", OPT_SVG, "FILE", 0, "Write a waterfall of the slowest reads to FILE", 1 },
+	{ "rows", OPT_ROWS, "N", 0, "Reads in the SVG (default 50)", 1 },
+	{ "json", 'j', NULL, 0, "Everything as one JSON object", 1 },
+	{ "prometheus", OPT_PROM, NULL, 0, "Prometheus text format (node_exporter textfile)", 1 },
+	{ "timestamp", 'T', NULL, 0, "Print a timestamp with each interval", 1 },
+	{ "pid", 'p', "PID", 0, "Follow process PID (written to the module)", 2 },
+	{ "comm", OPT_COMM, "NAME", 0, "Follow every process named NAME (\"\" turns it off)", 2 },
+	{ "children", OPT_CHILDREN, "0|1", OPTION_ARG_OPTIONAL,
+	  "Also follow processes forked from now on (default 1)", 2 },
+	{ "reset", OPT_RESET, NULL, 0, "Zero the module's histograms and counters", 2 },
 	{},
 };
 
+static int positive(const char *arg, struct argp_state *state, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || v <= 0 || v > 1000000)
+		argp_error(state, "invalid %s '%s': want a positive number", what, arg);
+	return (int)v;
+}
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
+	char *end;
+
 	switch (key) {
 	case 'r':
 		env.root = arg;
 		break;
+	case 'H':
+		env.hist = 1;
+		break;
+	case 'm':
+		env.ms = 1;
+		break;
+	case 'c':
+		env.cache = il_cache_index(arg);
+		if (env.cache < 0)
+			argp_error(state, "invalid cache state '%s': want HIT, MISS, PARTIAL, "
+				   "DIRECT, other or UNK", arg);
+		env.cache_mask = 1U << env.cache;
+		break;
+	case 't':
+		env.timeline = 1;
+		break;
+	case 'f':
+		errno = 0;
+		env.flow = strtoull(arg, &end, 10);
+		if (errno || *end || !env.flow)
+			argp_error(state, "invalid flow id '%s'", arg);
+		env.timeline = 1;
+		break;
+	case 's':
+		env.slow = 1;
+		break;
+	case OPT_SVG:
+		env.svg = arg;
+		break;
+	case OPT_ROWS:
+		env.rows = positive(arg, state, "rows");
+		break;
+	case 'j':
+		env.json = 1;
+		break;
+	case OPT_PROM:
+		env.prometheus = 1;
+		break;
+	case 'T':
+		env.timestamp = 1;
+		break;
+	case 'p':
+		env.pid = arg;
+		break;
+	case OPT_COMM:
+		env.comm = arg;
+		break;
+	case OPT_CHILDREN:
+		env.children = arg ? arg : "1";
+		break;
+	case OPT_RESET:
+		env.reset = 1;
+		break;
 	case ARGP_KEY_ARG:
-		argp_usage(state);
+		if (state->arg_num == 0)
+			env.interval = positive(arg, state, "interval");
+		else if (state->arg_num == 1)
+			env.count = positive(arg, state, "count");
+		else
+			argp_usage(state);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -49,7 +166,7 @@ static void explain_missing(const char *root)
 {
 	struct stat st;
 
-	if (strcmp(root, "/sys/kernel/debug/iolayers"))
+	if (strcmp(root, LIVE_ROOT))
 		return;
 	if (geteuid() != 0)
 		fprintf(stderr, "iolayers: debugfs is readable by root only: run with sudo\n");
@@ -59,26 +176,157 @@ static void explain_missing(const char *root)
 		fprintf(stderr, "iolayers: the module is not loaded: insmod iolayers.ko pid=PID\n");
 }
 
-int main(int argc, char **argv)
+/* Write a setting file of the module; its errors are the module's EINVAL. */
+static int write_setting(const char *name, const char *value)
 {
-	static const struct argp argp = { opts, parse_arg, NULL, doc, NULL, NULL, NULL };
-	struct il_snapshot snap;
+	char path[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", env.root, name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0) {
+		fprintf(stderr, "iolayers: %s: %s\n", path, strerror(errno));
+		if (errno == ENOENT)
+			explain_missing(env.root);
+		else if (errno == EACCES)
+			fprintf(stderr, "iolayers: settings are writable by root only: run with sudo\n");
+		return -1;
+	}
+	n = write(fd, value, strlen(value));
+	close(fd);
+	if (n < 0) {
+		fprintf(stderr, "iolayers: %s: the module refused '%s' (%s); see dmesg\n", name,
+			value, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int read_snapshot(struct il_snapshot *s)
+{
 	char err[512];
 	struct stat st;
-	int ret;
 
-	ret = argp_parse(&argp, argc, argv, 0, NULL, NULL);
-	if (ret)
-		return 1;
 	if (stat(env.root, &st)) {
 		fprintf(stderr, "iolayers: %s: %s\n", env.root, strerror(errno));
 		explain_missing(env.root);
-		return 1;
+		return -1;
 	}
-	if (il_read_snapshot(env.root, &snap, err, sizeof(err))) {
+	if (il_read_snapshot(env.root, s, err, sizeof(err))) {
 		fprintf(stderr, "iolayers: %s\n", err);
-		return 1;
+		return -1;
 	}
-	il_print_table(stdout, &snap);
 	return 0;
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void show(const struct il_snapshot *s)
+{
+	if (env.hist)
+		il_view_hist(stdout, s, env.cache_mask, env.ms);
+	else
+		il_view_table(stdout, s);
+}
+
+/* INTERVAL [COUNT]: deltas, like biolatency; Ctrl-C ends after a clean line. */
+static int interval_loop(void)
+{
+	struct il_snapshot before, now, d;
+	struct sigaction sa = { .sa_handler = on_signal };
+	char ts[32];
+	time_t t;
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (read_snapshot(&before))
+		return 1;
+	while (!stop && env.count != 0) {
+		struct timespec left = { env.interval, 0 };
+
+		while (nanosleep(&left, &left) && !stop)
+			;
+		if (read_snapshot(&now)) {
+			il_snapshot_free(&before);
+			return 1;
+		}
+		il_snapshot_delta(&d, &now, &before);
+		if (env.timestamp) {
+			t = time(NULL);
+			strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
+			printf("%s\n", ts);
+		}
+		show(&d);
+		printf("\n");
+		fflush(stdout);
+		il_snapshot_free(&before);
+		before = now;
+		if (env.count > 0)
+			env.count--;
+	}
+	il_snapshot_free(&before);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = { opts, parse_arg, NULL, doc, NULL, NULL, NULL };
+	int settings, ret = 0;
+	struct il_snapshot s;
+	FILE *svg;
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		return 1;
+	settings = env.pid || env.comm || env.children || env.reset;
+	if ((env.pid && write_setting(IOLAYERS_FILE_PID, env.pid)) ||
+	    (env.comm && write_setting(IOLAYERS_FILE_COMM, env.comm)) ||
+	    (env.children && write_setting(IOLAYERS_FILE_CHILDREN, env.children)) ||
+	    (env.reset && write_setting(IOLAYERS_FILE_RESET, "1")))
+		return 1;
+	if (env.interval)
+		return interval_loop();
+	if (settings && !(env.hist || env.timeline || env.slow || env.svg || env.json ||
+			  env.prometheus))
+		return 0;
+	if (read_snapshot(&s))
+		return 1;
+	if (env.json) {
+		il_view_json(stdout, &s);
+	} else if (env.prometheus) {
+		il_view_prometheus(stdout, &s);
+	} else if (env.svg) {
+		svg = fopen(env.svg, "w");
+		if (!svg || il_view_svg(svg, &s, env.rows) || fclose(svg)) {
+			fprintf(stderr, "iolayers: %s: %s\n", env.svg, strerror(errno));
+			ret = 1;
+		} else {
+			printf("iolayers: wrote %s (%d slowest reads of %d kept)\n", env.svg,
+			       s.flows.n < env.rows ? s.flows.n : env.rows, s.flows.n);
+		}
+	} else if (env.timeline) {
+		const struct il_flow *f = il_pick_flow(&s.flows, env.flow, env.cache);
+
+		if (!f)
+			f = il_pick_flow(&s.slow, env.flow, env.cache);
+		if (f) {
+			il_view_timeline(stdout, f);
+		} else {
+			fprintf(stderr, "iolayers: no such read in flows or slow (the module keeps "
+				"the newest flows= per CPU)\n");
+			ret = 1;
+		}
+	} else if (env.slow) {
+		il_view_slow(stdout, &s.slow);
+	} else {
+		show(&s);
+	}
+	il_snapshot_free(&s);
+	return ret;
 }

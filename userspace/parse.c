@@ -3,10 +3,18 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "iolayers.h"
 #include "../include/uapi/iolayers.h"
+
+const char *const il_layer_names[IL_NLAYERS] = {
+	"syscall", "vfs", "fs", "queue", "service", "device",
+};
+const char *const il_cache_names[IL_NCACHE] = {
+	"HIT", "MISS", "PARTIAL", "DIRECT", "other", "UNK",
+};
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -188,6 +196,245 @@ int il_parse_stats(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 	return 0;
 }
 
+static int name_index(const char *const *names, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+int il_cache_index(const char *name)
+{
+	return name_index(il_cache_names, IL_NCACHE, name);
+}
+
+static void hist_init(struct il_snapshot *s)
+{
+	int l, c;
+
+	memset(s->hist, 0, sizeof(s->hist));
+	for (l = 0; l < IL_NLAYERS; l++)
+		for (c = 0; c < IL_NCACHE; c++)
+			s->hist[l][c].min_ns = UINT64_MAX;
+}
+
+/*
+ * `hist`: per (layer, cache state) with samples, a line
+ * "layer L cache C count N sum_ns S min_ns M max_ns X bytes B", then
+ * "low high count" per non-empty bucket. The bucket counts must add up.
+ */
+int il_parse_hist(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
+{
+	char line[512], layer[IL_NAME_LEN], cache[IL_NAME_LEN], extra;
+	struct il_hist *h = NULL, t = { 0 };
+	uint64_t in = 0, lo, hi, n;
+	int lineno = 0, l, c, i;
+
+	hist_init(s);
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (!strncmp(line, "layer ", 6)) {
+			if (h && in != h->count)
+				return fail(err, errlen, "hist: buckets before line %d do not add up",
+					    lineno);
+			if (sscanf(line, "layer %31s cache %31s count %" SCNu64 " sum_ns %" SCNu64
+				   " min_ns %" SCNu64 " max_ns %" SCNu64 " bytes %" SCNu64 " %c",
+				   layer, cache, &t.count, &t.sum_ns, &t.min_ns, &t.max_ns, &t.bytes,
+				   &extra) != 7 || !t.count || t.min_ns > t.max_ns)
+				return fail(err, errlen, "hist: line %d is garbled", lineno);
+			l = name_index(il_layer_names, IL_NLAYERS, layer);
+			c = il_cache_index(cache);
+			if (l < 0 || c < 0)
+				return fail(err, errlen, "hist: line %d: unknown layer or cache state",
+					    lineno);
+			h = &s->hist[l][c];
+			if (h->count)
+				return fail(err, errlen, "hist: line %d: %s/%s twice", lineno, layer,
+					    cache);
+			*h = t;
+			in = 0;
+			continue;
+		}
+		if (!h || sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %c", &lo, &hi, &n,
+				 &extra) != 3)
+			return fail(err, errlen, "hist: line %d is garbled", lineno);
+		for (i = 0; i < IL_BUCKETS; i++)
+			if (lo == (i ? 1ULL << i : 0))
+				break;
+		if (i == IL_BUCKETS || hi != (i == IL_BUCKETS - 1 ? UINT64_MAX : (2ULL << i) - 1) ||
+		    h->buckets[i] || !n || n > h->count - in)
+			return fail(err, errlen, "hist: line %d: bad bucket", lineno);
+		h->buckets[i] = n;
+		in += n;
+	}
+	if (h && in != h->count)
+		return fail(err, errlen, "hist: the last buckets do not add up");
+	return 0;
+}
+
+/* Columns of `flows` the reader uses; others are ignored. */
+enum col_kind { COL_U64, COL_I64, COL_STR, COL_CACHE };
+
+static const struct {
+	const char *name;
+	enum col_kind kind;
+	size_t off;
+} flow_cols[] = {
+#define COL(n, k, field) { n, k, offsetof(struct il_flow, field) }
+	COL("seq", COL_U64, seq), COL("start_ns", COL_I64, start_ns), COL("tid", COL_I64, tid), COL("tgid", COL_I64, tgid),
+	COL("comm", COL_STR, comm), COL("syscall", COL_STR, syscall), COL("fd", COL_I64, fd),
+	COL("pos", COL_I64, pos), COL("req", COL_I64, req), COL("ret", COL_I64, ret),
+	COL("cache", COL_CACHE, cache), COL("syscall_ns", COL_I64, lat[IL_SYSCALL]),
+	COL("vfs_ns", COL_I64, lat[IL_VFS]), COL("fs_ns", COL_I64, lat[IL_FS]),
+	COL("queue_ns", COL_I64, lat[IL_QUEUE]), COL("service_ns", COL_I64, lat[IL_SERVICE]),
+	COL("device_ns", COL_I64, lat[IL_DEVICE]), COL("bios", COL_I64, bios),
+	COL("rqs", COL_I64, rqs), COL("bio_bytes", COL_I64, bio_bytes),
+	COL("rq_bytes", COL_I64, rq_bytes), COL("ra_bytes", COL_I64, ra_bytes),
+	COL("requeues", COL_I64, requeues), COL("errors", COL_I64, errors),
+	COL("vfs_off", COL_I64, vfs_off), COL("fs_off", COL_I64, fs_off),
+	COL("queue_off", COL_I64, queue_off), COL("issue_off", COL_I64, issue_off),
+	COL("device_off", COL_I64, device_off), COL("done_off", COL_I64, done_off),
+#undef COL
+};
+#define NCOLS ((int)(sizeof(flow_cols) / sizeof(flow_cols[0])))
+#define MAX_LINE_COLS 64
+
+static int set_col(struct il_flow *fw, int col, const char *tok)
+{
+	char *p = (char *)fw + flow_cols[col].off, *end;
+	long long v;
+
+	switch (flow_cols[col].kind) {
+	case COL_STR:
+		if (strlen(tok) >= IL_NAME_LEN)
+			return -1;
+		strcpy(p, tok);
+		return 0;
+	case COL_CACHE:
+		return (*(int *)p = il_cache_index(tok)) < 0 ? -1 : 0;
+	default:
+		if (!strcmp(tok, "-")) {
+			*(int64_t *)p = -1;
+			return 0;
+		}
+		errno = 0;
+		if (flow_cols[col].kind == COL_U64) {
+			if (*tok == '-')
+				return -1;
+			*(uint64_t *)p = strtoull(tok, &end, 10);
+		} else {
+			v = strtoll(tok, &end, 10);
+			*(int64_t *)p = v;
+		}
+		return errno || end == tok || *end ? -1 : 0;
+	}
+}
+
+/* `flows`/`slow`: a header naming the columns, then one read() per line. */
+int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
+{
+	int map[MAX_LINE_COLS], ncol = 0, lineno = 1, cap = 0, seen = 0, i;
+	char line[2048], *tok, *save;
+
+	fl->n = 0;
+	fl->v = NULL;
+	if (!fgets(line, sizeof(line), f))
+		return fail(err, errlen, "flows: empty");
+	for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+		if (ncol == MAX_LINE_COLS)
+			return fail(err, errlen, "flows: too many columns");
+		map[ncol] = -1;
+		for (i = 0; i < NCOLS; i++)
+			if (!strcmp(tok, flow_cols[i].name)) {
+				map[ncol] = i;
+				seen++;
+			}
+		ncol++;
+	}
+	if (seen != NCOLS)
+		return fail(err, errlen, "flows: header lacks columns this reader needs");
+	while (fgets(line, sizeof(line), f)) {
+		struct il_flow *fw;
+		int n = 0;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f))
+			return fail(err, errlen, "flows: line %d is too long", lineno);
+		if (fl->n == cap) {
+			struct il_flow *v;
+
+			cap = cap ? 2 * cap : 256;
+			v = realloc(fl->v, cap * sizeof(*v));
+			if (!v)
+				return fail(err, errlen, "flows: out of memory");
+			fl->v = v;
+		}
+		fw = &fl->v[fl->n];
+		memset(fw, 0, sizeof(*fw));
+		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+			if (n == ncol || (map[n] >= 0 && set_col(fw, map[n], tok)))
+				return fail(err, errlen, "flows: line %d is garbled", lineno);
+			n++;
+		}
+		if (n != ncol)
+			return fail(err, errlen, "flows: line %d is garbled", lineno);
+		fl->n++;
+	}
+	return 0;
+}
+
+void il_hist_merge(struct il_hist *into, const struct il_hist *h)
+{
+	int i;
+
+	if (!h->count)
+		return;
+	if (!into->count || h->min_ns < into->min_ns)
+		into->min_ns = h->min_ns;
+	if (h->max_ns > into->max_ns)
+		into->max_ns = h->max_ns;
+	into->count += h->count;
+	into->sum_ns += h->sum_ns;
+	into->bytes += h->bytes;
+	for (i = 0; i < IL_BUCKETS; i++)
+		into->buckets[i] += h->buckets[i];
+}
+
+/* The module's algorithm (iolayers_hist_percentile()), so both agree. */
+uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct)
+{
+	uint64_t rank, cum = 0, lo, width, v;
+	int i;
+
+	if (!h->count)
+		return 0;
+	if (pct > 100)
+		pct = 100;
+	rank = (h->count * pct + 99) / 100;
+	if (rank < 1)
+		rank = 1;
+	for (i = 0; i < IL_BUCKETS; i++) {
+		uint64_t c = h->buckets[i];
+
+		if (!c || cum + c < rank) {
+			cum += c;
+			continue;
+		}
+		lo = i ? 1ULL << i : 0;
+		width = i ? 1ULL << i : 2;
+		v = lo + (uint64_t)((unsigned __int128)width * (rank - cum) / c);
+		if (v < h->min_ns)
+			v = h->min_ns;
+		if (v > h->max_ns)
+			v = h->max_ns;
+		return v;
+	}
+	return h->max_ns;
+}
+
 typedef int (*il_parser)(FILE *, struct il_snapshot *, char *, size_t);
 
 static int parse_file(const char *root, const char *name, il_parser fn,
@@ -213,15 +460,60 @@ static int parse_pid(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 	return 0;
 }
 
+static int parse_comm(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
+{
+	char line[64];
+
+	(void)err;
+	(void)errlen;
+	s->comm[0] = 0;
+	if (fgets(line, sizeof(line), f) && sscanf(line, "%31s", s->comm) < 0)
+		s->comm[0] = 0;
+	return 0;
+}
+
+static int parse_children(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
+{
+	if (fscanf(f, "%d", &s->children) != 1)
+		return fail(err, errlen, "children: not a number");
+	return 0;
+}
+
+static int parse_flows_file(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
+{
+	return il_parse_flows(f, &s->flows, err, errlen);
+}
+
+static int parse_slow_file(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
+{
+	return il_parse_flows(f, &s->slow, err, errlen);
+}
+
 int il_read_snapshot(const char *root, struct il_snapshot *s, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
+	hist_init(s);
 	if (parse_file(root, IOLAYERS_FILE_VERSION, il_parse_version, s, err, errlen) ||
 	    parse_file(root, IOLAYERS_FILE_LAYERS, il_parse_layers, s, err, errlen) ||
 	    parse_file(root, IOLAYERS_FILE_STATS, il_parse_stats, s, err, errlen) ||
-	    parse_file(root, IOLAYERS_FILE_PID, parse_pid, s, err, errlen))
+	    parse_file(root, IOLAYERS_FILE_PID, parse_pid, s, err, errlen) ||
+	    parse_file(root, IOLAYERS_FILE_COMM, parse_comm, s, err, errlen) ||
+	    parse_file(root, IOLAYERS_FILE_CHILDREN, parse_children, s, err, errlen) ||
+	    parse_file(root, IOLAYERS_FILE_HIST, il_parse_hist, s, err, errlen) ||
+	    parse_file(root, IOLAYERS_FILE_FLOWS, parse_flows_file, s, err, errlen) ||
+	    parse_file(root, IOLAYERS_FILE_SLOW, parse_slow_file, s, err, errlen)) {
+		il_snapshot_free(s);
 		return -1;
+	}
 	return 0;
+}
+
+void il_snapshot_free(struct il_snapshot *s)
+{
+	free(s->flows.v);
+	free(s->slow.v);
+	s->flows.v = s->slow.v = NULL;
+	s->flows.n = s->slow.n = 0;
 }
 
 void il_print_table(FILE *out, const struct il_snapshot *s)

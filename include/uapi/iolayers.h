@@ -30,11 +30,12 @@
 
 /*
  * Columns of `flows` and `slow`, one read() per line, oldest first. Times
- * in ns; *_off are offsets from sys_enter; "-" where a layer was not
- * reached. queue/service/device are the longest of the read's requests.
+ * in ns; start_ns is sys_enter's CLOCK_MONOTONIC time, *_off are offsets
+ * from it; "-" where a layer was not reached. queue/service/device are the
+ * longest of the read's requests.
  */
 #define IOLAYERS_FLOWS_HEADER \
-	"seq tid tgid comm syscall fd pos req ret cache syscall_ns vfs_ns fs_ns " \
+	"seq start_ns tid tgid comm syscall fd pos req ret cache syscall_ns vfs_ns fs_ns " \
 	"queue_ns service_ns device_ns bios rqs bio_bytes rq_bytes ra_bytes " \
 	"requeues errors vfs_off fs_off queue_off issue_off device_off done_off"
 

@@ -128,6 +128,17 @@ wait_more_reads() {
 	return 1
 }
 
+# flows_where FILE CONDITION [AWK_ARGS...]: the data lines of `flows` or
+# `slow` for which the awk CONDITION holds; col("name") is a column by its
+# header name, e.g. flows_where "$IOLAYERS_D/flows" 'col("rqs") > 0'.
+flows_where() {
+	local file=$1 cond=$2
+	shift 2
+	awk "$@" 'function col(n) { return $(h[n]) }
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		'"($cond)" "$file"
+}
+
 # dump_debugfs: print every file of the module's debugfs directory between
 # markers; scripts/capture-fixtures turns them back into files.
 dump_debugfs() {

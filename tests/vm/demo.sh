@@ -4,19 +4,18 @@
 # ioengine=sync, direct=0, bs=4k and bs=128m, on a 256 MiB file after
 # drop_caches), each under iolayers.ko pid=<fio>: the summary, the flow
 # of one MISS read through all five layers, the reader's table.
+# vm-files: testfile:256
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 echo IOLAYERS_DEMO_BEGIN
 echo "guest kernel $(uname -r), $(nproc) CPUs, accelerator: TCG (times are emulated)"
 echo none >/sys/block/nvme0n1/queue/scheduler
-dd if=/dev/zero of=/mnt/testfile bs=1M count=256 status=none
-sync
 rc=0
 
 # show_flow: the slowest MISS read of `flows`, one field per line.
 show_flow() {
-	awk 'NR == 1 { for (i = 1; i <= NF; i++) h[i] = $i; next }
-		$10 == "MISS" && $11 + 0 > best { best = $11 + 0; line = $0 }
+	awk 'NR == 1 { for (i = 1; i <= NF; i++) { h[i] = $i; c[$i] = i }; next }
+		$c["cache"] == "MISS" && $c["syscall_ns"] + 0 > best { best = $c["syscall_ns"] + 0; line = $0 }
 		END {
 			if (line == "") { print "(no MISS read)"; exit }
 			n = split(line, v)

@@ -5,15 +5,15 @@
 # job), the disk's completed reads and sectors (/sys/block/nvme0n1/stat),
 # and which processes were actually running. Also the runtime filters
 # (pid, comm, children), reset, and that the tables drain after a workload.
+# vm-files: small:16 big:256 other:64
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 
 ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 echo none >/sys/block/nvme0n1/queue/scheduler
-dd if=/dev/zero of=/mnt/small bs=1M count=16 status=none
-dd if=/dev/zero of=/mnt/big bs=1M count=256 status=none
-dd if=/dev/zero of=/mnt/other bs=1M count=64 status=none
-sync
+for f in small big other; do
+	[ -f /mnt/$f ] || { echo "/mnt/$f missing: run through scripts/run-vm (vm-files)"; exit 1; }
+done
 
 # disk_stat: "reads sectors" completed by the test disk.
 disk_stat() {
@@ -98,7 +98,7 @@ check "4k: returned bytes == fio io_bytes ($ret, $iob)" test "$ret" -eq "$iob"
 check "4k: syscall histogram total == flows ($(hist_total syscall), $n)" \
 	test "$(hist_total syscall)" -eq "$n"
 check "4k: queue histogram total == flows with requests ($(hist_total queue))" \
-	test "$(hist_total queue)" -eq "$(awk 'NR > 1 && $18 > 0' "$IOLAYERS_D/flows" | wc -l)"
+	test "$(hist_total queue)" -eq "$(flows_where "$IOLAYERS_D/flows" 'col("rqs") > 0' | wc -l)"
 check "4k: requests in flows + late == disk reads ($((rqs + late)), $((d1_reads - d0_reads)))" \
 	test $((rqs + late)) -eq $((d1_reads - d0_reads))
 check "4k: request bytes + late == disk bytes ($((rqb + late_b)), $(((d1_sect - d0_sect) * 512)))" \
@@ -113,9 +113,9 @@ echo "4k: flows with queue > service or service > syscall: $bad"
 check "4k: block part inside the syscall in every flow ($outside not)" \
 	test "$outside" -eq 0
 nslow=$(($(wc -l <"$IOLAYERS_D/slow") - 1))
-want=$(awk 'NR > 1 && $11 >= 200000' "$IOLAYERS_D/flows" | wc -l)
+want=$(flows_where "$IOLAYERS_D/flows" 'col("syscall_ns") >= 200000' | wc -l)
 check "4k: slow holds exactly the flows >= slow_us 200 ($nslow, $want)" test "$nslow" -eq "$want"
-check "4k: slow has slow flows only" test "$(awk 'NR > 1 && $11 < 200000' "$IOLAYERS_D/slow" | wc -l)" -eq 0
+check "4k: slow has slow flows only" test "$(flows_where "$IOLAYERS_D/slow" 'col("syscall_ns") < 200000' | wc -l)" -eq 0
 sleep 3
 for t in task bio rq; do
 	check "4k: $t table empty after the workload ($(table_col $t entries))" \
@@ -141,7 +141,7 @@ late=$(stats_value rq_late)
 late_b=$(stats_value rq_late_bytes)
 echo "128m: fio $ios ios $iob bytes; disk $((d1_reads - d0_reads)) reads $(((d1_sect - d0_sect) * 512)) bytes"
 echo "128m: flows $n files $files ret $ret rqs $rqs rq_bytes $rqb bio_bytes $bio late $late/$late_b min rqs $minbig"
-awk 'NR == 1 || $10 != "other"' "$IOLAYERS_D/flows"
+flows_where "$IOLAYERS_D/flows" 'col("cache") != "other"'
 check "128m: file flows == fio total_ios ($files, $ios)" test "$files" -eq "$ios"
 check "128m: returned bytes == fio io_bytes ($ret, $iob)" test "$ret" -eq "$iob"
 check "128m: many requests per 128 MiB read (fewest $minbig >= 16)" test "$minbig" -ge 16
@@ -167,14 +167,15 @@ while [ "$(awk '{ print $3 }' /proc/$PY/stat 2>/dev/null)" != T ]; do sleep 0.1;
 insmod "$ko" pid=$PY || echo "insmod failed"
 kill -CONT $PY
 wait $PY
-awk 'NR == 1 || $5 ~ /readv/' "$IOLAYERS_D/flows"
+flows_where "$IOLAYERS_D/flows" 'col("syscall") ~ /readv/'
 check "readv: req and ret are the iovecs' 4096 bytes" \
-	test "$(awk '$5 == "readv" && $8 == 4096 && $9 == 4096' "$IOLAYERS_D/flows" | wc -l)" -eq 1
+	test "$(flows_where "$IOLAYERS_D/flows" 'col("syscall") == "readv" && col("req") == 4096 && col("ret") == 4096' | wc -l)" -eq 1
+# Python's os.preadv is preadv2 with glibc >= 2.26.
 check "preadv: at 8192 4096 bytes, at EOF 0, both asked 4096" \
-	test "$(awk '$5 == "preadv" && $7 == 8192 && $8 == 4096 && $9 == 4096' "$IOLAYERS_D/flows" | wc -l)-$(awk '$5 == "preadv" && $8 == 4096 && $9 == 0' "$IOLAYERS_D/flows" | wc -l)" = 1-1
+	test "$(flows_where "$IOLAYERS_D/flows" 'col("syscall") ~ /^preadv2?$/ && col("pos") == 8192 && col("req") == 4096 && col("ret") == 4096' | wc -l)-$(flows_where "$IOLAYERS_D/flows" 'col("syscall") ~ /^preadv2?$/ && col("req") == 4096 && col("ret") == 0' | wc -l)" = 1-1
 if grep -Eq '^vfs_readv +VFS +kretprobe +attached' "$IOLAYERS_D/layers"; then
 	check "readv family: VFS layer timed (vfs_readv attached)" \
-		test "$(awk '$5 ~ /readv/ && $12 == "-"' "$IOLAYERS_D/flows" | wc -l)" -eq 0
+		test "$(flows_where "$IOLAYERS_D/flows" 'col("syscall") ~ /readv/ && col("vfs_ns") == "-"' | wc -l)" -eq 0
 else
 	echo "vfs_readv not probeable on $(uname -r) (inlined): VFS layer of readv shows '-'"
 fi
@@ -202,7 +203,7 @@ echo "children: fio $njobs jobs $ios ios; flows $n files $files from tgids $tgid
 check "children: file reads == fio total_ios of all $njobs jobs ($files, $ios)" test "$files" -eq "$ios"
 check "children: reads from 4 job processes ($tgids)" test "$(echo "$tgids" | tr , '\n' | wc -l)" -eq 4
 check "children: nothing from the unrelated reader" \
-	test "$(awk -v o="$OTHER" 'NR > 1 && $3 == o' "$IOLAYERS_D/flows" | wc -l)" -eq 0
+	test "$(flows_where "$IOLAYERS_D/flows" 'col("tgid") == o' -v o="$OTHER" | wc -l)" -eq 0
 check "children: the jobs' forks were seen ($forks >= 4)" test "$forks" -ge 4
 rmmod iolayers
 
@@ -217,7 +218,7 @@ read -r n files ret rqs rqb bio bad norq nodev minbig tgids outside <<<"$(flows_
 echo "comm: fio $ios ios; flows $n files $files from tgids $tgids"
 check "comm: file reads == fio total_ios ($files, $ios)" test "$files" -eq "$ios"
 check "comm: nothing from the unrelated reader" \
-	test "$(awk -v o="$OTHER" 'NR > 1 && $3 == o' "$IOLAYERS_D/flows" | wc -l)" -eq 0
+	test "$(flows_where "$IOLAYERS_D/flows" 'col("tgid") == o' -v o="$OTHER" | wc -l)" -eq 0
 
 # --- runtime filters, reset and bad writes -----------------------------------
 fio_stopped /tmp/fpid.json --name=pid --filename=/mnt/small --size=16m --rw=randread --bs=4k \

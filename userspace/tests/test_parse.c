@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../iolayers.h"
+#include "../../include/uapi/iolayers.h"
 
 static int failures;
 
@@ -57,6 +58,23 @@ static int parse_string(int (*fn)(FILE *, struct il_snapshot *, char *, size_t),
 	if (!f)
 		abort();
 	ret = fn(f, s, err, len);
+	fclose(f);
+	return ret;
+}
+
+static int parse_flows_string(struct il_flows *fl, const char *text, char *err, size_t len)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	if (!f) {
+		/* fmemopen refuses an empty buffer: that is an empty file */
+		fl->n = 0;
+		fl->v = NULL;
+		snprintf(err, len, "empty");
+		return -1;
+	}
+	ret = il_parse_flows(f, fl, err, len);
 	fclose(f);
 	return ret;
 }
@@ -122,12 +140,98 @@ static void test_table(void)
 	free(buf);
 }
 
+static void test_hist_and_flows(void)
+{
+	struct il_snapshot s;
+	struct il_flows fl;
+	char err[256];
+
+	memset(&s, 0, sizeof(s));
+	EXPECT(parse_string(il_parse_hist, &s,
+			    "layer syscall cache MISS count 3 sum_ns 7000 min_ns 1000 max_ns 3500 bytes 12288\n"
+			    "                1024                 2047            2\n"
+			    "                2048                 4095            1\n"
+			    "layer fs cache HIT count 1 sum_ns 1 min_ns 1 max_ns 1 bytes 5\n"
+			    "                   0                    1            1\n",
+			    err, sizeof(err)) == 0);
+	EXPECT(s.hist[IL_SYSCALL][IL_MISS].count == 3);
+	EXPECT(s.hist[IL_SYSCALL][IL_MISS].buckets[10] == 2);
+	EXPECT(s.hist[IL_SYSCALL][IL_MISS].buckets[11] == 1);
+	EXPECT(s.hist[IL_FS][IL_HIT].buckets[0] == 1);
+	EXPECT(s.hist[IL_VFS][IL_HIT].count == 0);
+	/* rank 2 of 3 is the last sample of bucket 10: 1024 + 1024 * 2 / 2 */
+	EXPECT(il_hist_percentile(&s.hist[IL_SYSCALL][IL_MISS], 50) == 2048);
+	/* clamped to the exact max; p0 is the first sample's place: 1024 + 1024 / 2 */
+	EXPECT(il_hist_percentile(&s.hist[IL_SYSCALL][IL_MISS], 100) == 3500);
+	EXPECT(il_hist_percentile(&s.hist[IL_SYSCALL][IL_MISS], 0) == 1536);
+
+	EXPECT(parse_flows_string(&fl,
+				  "seq start_ns tid tgid comm syscall fd pos req ret cache syscall_ns vfs_ns fs_ns "
+				  "queue_ns service_ns device_ns bios rqs bio_bytes rq_bytes ra_bytes requeues errors "
+				  "vfs_off fs_off queue_off issue_off device_off done_off future\n"
+				  "7 100 5 5 fio read 3 -1 4096 4096 MISS 900 800 700 10 500 480 1 1 4096 4096 0 0 0 "
+				  "50 90 120 130 610 630 x\n"
+				  "8 200 5 5 fio pread64 3 8192 4096 4096 HIT 90 80 70 - - - 0 0 0 0 0 0 0 5 9 - - - - y\n",
+				  err, sizeof(err)) == 0);
+	EXPECT(fl.n == 2);
+	EXPECT(fl.n == 2 && fl.v[0].seq == 7 && fl.v[0].cache == IL_MISS && fl.v[0].lat[IL_DEVICE] == 480);
+	EXPECT(fl.n == 2 && fl.v[1].pos == 8192 && fl.v[1].lat[IL_QUEUE] == -1 && fl.v[1].queue_off == -1);
+	EXPECT(fl.n == 2 && !strcmp(fl.v[1].syscall, "pread64") && fl.v[1].start_ns == 200);
+	EXPECT(il_pick_flow(&fl, 0, -1) == &fl.v[0]);
+	EXPECT(il_pick_flow(&fl, 8, -1) == &fl.v[1]);
+	EXPECT(il_pick_flow(&fl, 0, IL_HIT) == &fl.v[1]);
+	EXPECT(il_pick_flow(&fl, 99, -1) == NULL);
+	free(fl.v);
+}
+
+static void test_bad_hist_and_flows(void)
+{
+	static const char * const bad_hist[] = {
+		"   0 1 1\n",
+		"layer nope cache HIT count 1 sum_ns 1 min_ns 1 max_ns 1 bytes 1\n0 1 1\n",
+		"layer fs cache HIT count 2 sum_ns 1 min_ns 1 max_ns 1 bytes 1\n0 1 1\n",
+		"layer fs cache HIT count 1 sum_ns 1 min_ns 1 max_ns 1 bytes 1\n3 7 1\n",
+		"layer fs cache HIT count 1 sum_ns 1 min_ns 1 max_ns 1 bytes 1\n4 7 2\n",
+		"layer fs cache HIT count 1 sum_ns 1 min_ns 9 max_ns 1 bytes 1\n0 1 1\n",
+		"layer fs cache HIT count 1 sum_ns 1 min_ns 1 max_ns 1 bytes 1 extra\n0 1 1\n",
+		NULL,
+	};
+	static const char * const bad_flows[] = {
+		"", "seq tid\n",
+		IOLAYERS_FLOWS_HEADER "\n1 2 3\n",
+		IOLAYERS_FLOWS_HEADER "\n1 1 2 2 c read 3 -1 1 1 NOPE 1 1 1 - - - 0 0 0 0 0 0 0 1 1 - - - -\n",
+		IOLAYERS_FLOWS_HEADER "\n1 1 2 2 c read 3 -1 1 1 HIT 1 1 1 - - - 0 0 0 0 0 0 0 1 1 - - - - 9\n",
+		IOLAYERS_FLOWS_HEADER "\n-1 1 2 2 c read 3 -1 1 1 HIT 1 1 1 - - - 0 0 0 0 0 0 0 1 1 - - - -\n",
+		IOLAYERS_FLOWS_HEADER "\n1 1 2 2 c read 3 -1 1 1x HIT 1 1 1 - - - 0 0 0 0 0 0 0 1 1 - - - -\n",
+		NULL,
+	};
+	struct il_snapshot s;
+	struct il_flows fl;
+	char err[256];
+	int i;
+
+	for (i = 0; bad_hist[i]; i++) {
+		memset(&s, 0, sizeof(s));
+		err[0] = 0;
+		EXPECT(parse_string(il_parse_hist, &s, bad_hist[i], err, sizeof(err)) == -1);
+		EXPECT(err[0] != 0);
+	}
+	for (i = 0; bad_flows[i]; i++) {
+		err[0] = 0;
+		EXPECT(parse_flows_string(&fl, bad_flows[i], err, sizeof(err)) == -1);
+		EXPECT(err[0] != 0);
+		free(fl.v);
+	}
+}
+
 int main(void)
 {
 	test_real_6_1();
 	test_failed_probe_state();
 	test_bad_input();
 	test_table();
+	test_hist_and_flows();
+	test_bad_hist_and_flows();
 	printf("test_parse: %s\n", failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;
 }

@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iolayers reader: every view of a parsed snapshot. Numbers come from
+ * parse.c only; one time formatter, one histogram printer, one flow
+ * picker shared by the views.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "iolayers.h"
+
+/* What btt users call these. */
+static const char *const layer_alias[IL_NLAYERS] = {
+	"", "", "", "Q2I-like", "I2C-like", "D2C-like",
+};
+
+static uint64_t bucket_lo(int i)
+{
+	return i ? (uint64_t)1 << i : 0;
+}
+
+static uint64_t bucket_hi(int i)
+{
+	return i == IL_BUCKETS - 1 ? UINT64_MAX : ((uint64_t)2 << i) - 1;
+}
+
+/* "123ns", "45.6us", "7.89ms", "1.23s": 3 significant digits. */
+const char *il_fmt_ns(char *buf, size_t len, double ns)
+{
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	int u = 0;
+
+	while (ns >= 1000 && u < 3) {
+		ns /= 1000;
+		u++;
+	}
+	if (u == 0 || ns >= 100)
+		snprintf(buf, len, "%.0f%s", ns, unit[u]);
+	else if (ns >= 10)
+		snprintf(buf, len, "%.1f%s", ns, unit[u]);
+	else
+		snprintf(buf, len, "%.2f%s", ns, unit[u]);
+	return buf;
+}
+
+/* A layer's histogram over the cache states in @mask (bit per state). */
+void il_layer_hist(const struct il_snapshot *s, int layer, unsigned int mask, struct il_hist *out)
+{
+	int c;
+
+	memset(out, 0, sizeof(*out));
+	out->min_ns = UINT64_MAX;
+	for (c = 0; c < IL_NCACHE; c++)
+		if (mask & (1U << c))
+			il_hist_merge(out, &s->hist[layer][c]);
+}
+
+uint64_t il_cache_reads(const struct il_snapshot *s, int cache)
+{
+	return s->hist[IL_SYSCALL][cache].count;
+}
+
+static void print_filters(FILE *out, const struct il_snapshot *s)
+{
+	fprintf(out, "iolayers %s: following", s->version);
+	if (s->pid)
+		fprintf(out, " pid %d%s", s->pid, s->children ? " and its children" : "");
+	if (s->comm[0])
+		fprintf(out, "%s comm %s", s->pid ? "," : "", s->comm);
+	fputc('\n', out);
+}
+
+void il_view_cache_line(FILE *out, const struct il_snapshot *s)
+{
+	uint64_t files = 0, n;
+	int c;
+
+	for (c = 0; c < IL_NCACHE; c++)
+		if (c != IL_OTHER)
+			files += il_cache_reads(s, c);
+	fprintf(out, "cache:");
+	for (c = 0; c < IL_NCACHE; c++) {
+		n = il_cache_reads(s, c);
+		if (c == IL_OTHER || !files)
+			fprintf(out, " %s %" PRIu64, il_cache_names[c], n);
+		else
+			fprintf(out, " %s %" PRIu64 " (%.1f%%)", il_cache_names[c], n,
+				100.0 * n / files);
+		fputc(c == IL_NCACHE - 1 ? '\n' : ' ', out);
+	}
+}
+
+static void table_rows(FILE *out, const struct il_snapshot *s, unsigned int mask)
+{
+	struct il_hist sys, h;
+	char b[5][16];
+	int l;
+
+	il_layer_hist(s, IL_SYSCALL, mask, &sys);
+	fprintf(out, "  %-8s %-8s %9s %12s %8s %8s %8s %8s %6s\n", "LAYER", "", "COUNT", "BYTES",
+		"P50", "P90", "P99", "MAX", "SHARE");
+	for (l = 0; l < IL_NLAYERS; l++) {
+		il_layer_hist(s, l, mask, &h);
+		if (!h.count)
+			continue;
+		fprintf(out, "  %-8s %-8s %9" PRIu64 " %12" PRIu64 " %8s %8s %8s %8s %5.1f%%\n",
+			il_layer_names[l], layer_alias[l], h.count, h.bytes,
+			il_fmt_ns(b[0], 16, il_hist_percentile(&h, 50)),
+			il_fmt_ns(b[1], 16, il_hist_percentile(&h, 90)),
+			il_fmt_ns(b[2], 16, il_hist_percentile(&h, 99)),
+			il_fmt_ns(b[3], 16, h.max_ns),
+			sys.sum_ns ? 100.0 * h.sum_ns / sys.sum_ns : 0.0);
+	}
+}
+
+/*
+ * The default view: per cache state with reads, a row per layer (count,
+ * bytes, p50/p90/p99, max, share of the syscall time), then the ratio.
+ */
+void il_view_table(FILE *out, const struct il_snapshot *s)
+{
+	int c;
+
+	print_filters(out, s);
+	for (c = 0; c < IL_NCACHE; c++) {
+		if (!il_cache_reads(s, c))
+			continue;
+		fprintf(out, "\n%s: %" PRIu64 " reads\n", il_cache_names[c], il_cache_reads(s, c));
+		table_rows(out, s, 1U << c);
+	}
+	fputc('\n', out);
+	il_view_cache_line(out, s);
+	fprintf(out, "SHARE: the layer's time over the syscall time of the same reads; "
+		"queue/service/device: the longest request of each read\n");
+}
+
+/* The one histogram printer, in the layout of bcc's tools. */
+void il_print_log2_hist(FILE *out, const struct il_hist *h, const char *label, int ms)
+{
+	double div = ms ? 1e6 : 1e3;
+	uint64_t max = 0;
+	int i, first = -1, last = -1, j, stars;
+
+	for (i = 0; i < IL_BUCKETS; i++) {
+		if (!h->buckets[i])
+			continue;
+		if (first < 0)
+			first = i;
+		last = i;
+		if (h->buckets[i] > max)
+			max = h->buckets[i];
+	}
+	fprintf(out, "%s\n", label);
+	if (last < 0) {
+		fprintf(out, "     (no samples)\n");
+		return;
+	}
+	fprintf(out, "%24s : count    distribution\n", ms ? "msecs" : "usecs");
+	for (i = first; i <= last; i++) {
+		uint64_t lo = bucket_lo(i), hi = bucket_hi(i);
+		char range[48];
+
+		snprintf(range, sizeof(range), "%.0f -> %.0f", lo / div, hi / div);
+		stars = max ? (int)(h->buckets[i] * 40 / max) : 0;
+		fprintf(out, "%24s : %-8" PRIu64 " |", range, h->buckets[i]);
+		for (j = 0; j < 40; j++)
+			fputc(j < stars ? '*' : ' ', out);
+		fprintf(out, "|\n");
+	}
+}
+
+/* -H: a histogram per layer for the cache states in @mask. */
+void il_view_hist(FILE *out, const struct il_snapshot *s, unsigned int mask, int ms)
+{
+	struct il_hist h;
+	char label[128];
+	int l;
+
+	print_filters(out, s);
+	for (l = 0; l < IL_NLAYERS; l++) {
+		il_layer_hist(s, l, mask, &h);
+		if (!h.count)
+			continue;
+		snprintf(label, sizeof(label), "\nlayer = %s%s%s%s, %" PRIu64 " reads",
+			 il_layer_names[l], *layer_alias[l] ? " (" : "", layer_alias[l],
+			 *layer_alias[l] ? ")" : "", h.count);
+		il_print_log2_hist(out, &h, label, ms);
+	}
+}
+
+/* The flow with @seq, or the slowest (syscall latency) when @seq is 0. */
+const struct il_flow *il_pick_flow(const struct il_flows *fl, uint64_t seq, int cache)
+{
+	const struct il_flow *best = NULL;
+	int i;
+
+	for (i = 0; i < fl->n; i++) {
+		const struct il_flow *f = &fl->v[i];
+
+		if (seq) {
+			if (f->seq == seq)
+				return f;
+			continue;
+		}
+		if (cache >= 0 && f->cache != cache)
+			continue;
+		if (!best || f->lat[IL_SYSCALL] > best->lat[IL_SYSCALL])
+			best = f;
+	}
+	return best;
+}
+
+static void tl_line(FILE *out, const char *tree, const char *what, int64_t off, const char *note)
+{
+	char b[16], col[64];
+
+	snprintf(col, sizeof(col), "%s%s", tree, what);
+	fprintf(out, "%-36s (+%s)%s%s\n", col, il_fmt_ns(b, sizeof(b), (double)off),
+		*note ? "   <- " : "", note);
+}
+
+/* Seed 000's ASCII timeline of one read, offsets from sys_enter. */
+void il_view_timeline(FILE *out, const struct il_flow *f)
+{
+	char note[160], a[16], b[16], c[16];
+	int blk = f->rqs > 0;
+
+	fprintf(out, "%s() #%" PRIu64 ": tid %" PRId64 " %s, fd %" PRId64 ", %" PRId64
+		" of %" PRId64 " bytes", f->syscall, f->seq, f->tid, f->comm, f->fd, f->ret,
+		f->req);
+	if (f->pos >= 0)
+		fprintf(out, " at %" PRId64, f->pos);
+	fprintf(out, ", %s\n\u2502\n", il_cache_names[f->cache]);
+	tl_line(out, "\u251c\u2500 ", "sys_enter", 0, "");
+	if (f->vfs_off >= 0)
+		tl_line(out, "\u251c\u2500 ", "vfs_read", f->vfs_off, "");
+	if (f->fs_off >= 0)
+		tl_line(out, "\u251c\u2500 ", "fs read_iter", f->fs_off, "");
+	if (f->queue_off >= 0)
+		tl_line(out, "\u2502   \u251c\u2500 ", "block_bio_queue (first)", f->queue_off, "");
+	if (blk) {
+		snprintf(note, sizeof(note), "Q %s", il_fmt_ns(a, sizeof(a), (double)f->lat[IL_QUEUE]));
+		tl_line(out, "\u2502   \u251c\u2500 ", "block_rq_issue (first)", f->issue_off, note);
+	}
+	if (f->device_off >= 0) {
+		snprintf(note, sizeof(note), "Device %s",
+			 il_fmt_ns(a, sizeof(a), (double)f->lat[IL_DEVICE]));
+		tl_line(out, "\u2502   \u251c\u2500 ", "nvme_complete_rq (last)", f->device_off, note);
+	}
+	if (blk) {
+		snprintf(note, sizeof(note), "S %s; %" PRId64 " request%s, %" PRId64 " bytes, "
+			 "readahead %" PRId64, il_fmt_ns(a, sizeof(a), (double)f->lat[IL_SERVICE]),
+			 f->rqs, f->rqs == 1 ? "" : "s", f->rq_bytes, f->ra_bytes);
+		tl_line(out, "\u2502   \u2514\u2500 ", "block_rq_complete (last)", f->done_off, note);
+	}
+	if (f->fs_off >= 0) {
+		snprintf(note, sizeof(note), "FS %s", il_fmt_ns(a, sizeof(a), (double)f->lat[IL_FS]));
+		tl_line(out, "\u251c\u2500 ", "fs read_iter returns", f->fs_off + f->lat[IL_FS], note);
+	}
+	if (f->vfs_off >= 0) {
+		snprintf(note, sizeof(note), "VFS %s", il_fmt_ns(b, sizeof(b), (double)f->lat[IL_VFS]));
+		tl_line(out, "\u251c\u2500 ", "vfs_read returns", f->vfs_off + f->lat[IL_VFS], note);
+	}
+	snprintf(note, sizeof(note), "syscall %s",
+		 il_fmt_ns(c, sizeof(c), (double)f->lat[IL_SYSCALL]));
+	tl_line(out, "\u2514\u2500 ", "sys_exit", f->lat[IL_SYSCALL], note);
+}
+
+static void ms_col(FILE *out, int64_t ns)
+{
+	if (ns < 0)
+		fprintf(out, " %8s", "-");
+	else
+		fprintf(out, " %8.3f", ns / 1e6);
+}
+
+/* --slow: one read per line, like ext4slower and biosnoop. */
+void il_view_slow(FILE *out, const struct il_flows *fl)
+{
+	int i, l;
+
+	fprintf(out, "%-10s %-15s %7s %10s %12s %-7s", "END(s)", "COMM", "TID", "BYTES",
+		"OFF", "CACHE");
+	for (l = 0; l < IL_NLAYERS; l++)
+		fprintf(out, " %8s", l == IL_SYSCALL ? "SYS(ms)" : il_layer_names[l]);
+	fputc('\n', out);
+	for (i = 0; i < fl->n; i++) {
+		const struct il_flow *f = &fl->v[i];
+
+		fprintf(out, "%-10.6f %-15s %7" PRId64 " %10" PRId64 " %12" PRId64 " %-7s",
+			(f->start_ns + f->lat[IL_SYSCALL]) / 1e9, f->comm, f->tid, f->ret, f->pos,
+			il_cache_names[f->cache]);
+		for (l = 0; l < IL_NLAYERS; l++)
+			ms_col(out, f->lat[l]);
+		fputc('\n', out);
+	}
+}
+
+/* A JSON string: the names we print are plain, but escape anyway. */
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void json_i64(FILE *out, const char *key, int64_t v, int last)
+{
+	fprintf(out, "\"%s\": ", key);
+	if (v < 0)
+		fprintf(out, "null");
+	else
+		fprintf(out, "%" PRId64, v);
+	fprintf(out, "%s", last ? "" : ", ");
+}
+
+static void json_hist(FILE *out, const struct il_hist *h)
+{
+	int i, first = 1;
+
+	fprintf(out, "{\"count\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"sum_ns\": %" PRIu64,
+		h->count, h->bytes, h->sum_ns);
+	if (h->count)
+		fprintf(out, ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
+			", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64 ", \"p99_ns\": %" PRIu64,
+			h->min_ns, h->max_ns, il_hist_percentile(h, 50), il_hist_percentile(h, 90),
+			il_hist_percentile(h, 99));
+	fprintf(out, ", \"buckets\": [");
+	for (i = 0; i < IL_BUCKETS; i++) {
+		if (!h->buckets[i])
+			continue;
+		fprintf(out, "%s{\"low_ns\": %" PRIu64 ", \"high_ns\": %" PRIu64 ", \"count\": %"
+			PRIu64 "}", first ? "" : ", ", bucket_lo(i), bucket_hi(i), h->buckets[i]);
+		first = 0;
+	}
+	fprintf(out, "]}");
+}
+
+static void json_flows(FILE *out, const struct il_flows *fl)
+{
+	int i, l;
+
+	fprintf(out, "[");
+	for (i = 0; i < fl->n; i++) {
+		const struct il_flow *f = &fl->v[i];
+
+		fprintf(out, "%s\n    {\"seq\": %" PRIu64 ", ", i ? "," : "", f->seq);
+		json_i64(out, "start_ns", f->start_ns, 0);
+		json_i64(out, "tid", f->tid, 0);
+		json_i64(out, "tgid", f->tgid, 0);
+		fprintf(out, "\"comm\": ");
+		json_str(out, f->comm);
+		fprintf(out, ", \"syscall\": ");
+		json_str(out, f->syscall);
+		fprintf(out, ", \"cache\": \"%s\", ", il_cache_names[f->cache]);
+		json_i64(out, "fd", f->fd, 0);
+		fprintf(out, "\"pos\": %" PRId64 ", ", f->pos);
+		json_i64(out, "req", f->req, 0);
+		fprintf(out, "\"ret\": %" PRId64 ", \"latency_ns\": {", f->ret);
+		for (l = 0; l < IL_NLAYERS; l++) {
+			fprintf(out, "\"%s\": ", il_layer_names[l]);
+			if (f->lat[l] < 0)
+				fprintf(out, "null");
+			else
+				fprintf(out, "%" PRId64, f->lat[l]);
+			fprintf(out, "%s", l == IL_NLAYERS - 1 ? "}, " : ", ");
+		}
+		json_i64(out, "bios", f->bios, 0);
+		json_i64(out, "requests", f->rqs, 0);
+		json_i64(out, "bio_bytes", f->bio_bytes, 0);
+		json_i64(out, "request_bytes", f->rq_bytes, 0);
+		json_i64(out, "readahead_bytes", f->ra_bytes, 0);
+		json_i64(out, "requeues", f->requeues, 0);
+		json_i64(out, "errors", f->errors, 0);
+		fprintf(out, "\"offset_ns\": {");
+		json_i64(out, "vfs", f->vfs_off, 0);
+		json_i64(out, "fs", f->fs_off, 0);
+		json_i64(out, "queue", f->queue_off, 0);
+		json_i64(out, "issue", f->issue_off, 0);
+		json_i64(out, "device_done", f->device_off, 0);
+		json_i64(out, "done", f->done_off, 1);
+		fprintf(out, "}}");
+	}
+	fprintf(out, "%s]", fl->n ? "\n  " : "");
+}
+
+/* -j: one strict JSON object (schema in Documentation/reader.rst). */
+void il_view_json(FILE *out, const struct il_snapshot *s)
+{
+	struct il_hist h;
+	int i, l, c;
+
+	fprintf(out, "{\n  \"version\": ");
+	json_str(out, s->version);
+	fprintf(out, ",\n  \"format\": %d,\n  \"filters\": {\"pid\": %d, \"comm\": ", s->format,
+		s->pid);
+	json_str(out, s->comm);
+	fprintf(out, ", \"children\": %s},\n  \"probes\": [", s->children ? "true" : "false");
+	for (i = 0; i < s->nprobes; i++) {
+		const struct il_probe *p = &s->probes[i];
+
+		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+		json_str(out, p->name);
+		fprintf(out, ", \"layer\": ");
+		json_str(out, p->layer);
+		fprintf(out, ", \"kind\": ");
+		json_str(out, p->kind);
+		fprintf(out, ", \"state\": ");
+		json_str(out, p->state);
+		fprintf(out, ", \"hits\": %" PRIu64 ", ", p->hits);
+		json_i64(out, "nmissed", p->nmissed, 1);
+		fprintf(out, "}");
+	}
+	fprintf(out, "\n  ],\n  \"counters\": {");
+	for (i = 0; i < s->ncounters; i++) {
+		fprintf(out, "%s\n    ", i ? "," : "");
+		json_str(out, s->counters[i].name);
+		fprintf(out, ": %" PRIu64, s->counters[i].value);
+	}
+	fprintf(out, "\n  },\n  \"cache\": {");
+	for (c = 0; c < IL_NCACHE; c++)
+		fprintf(out, "%s\"%s\": %" PRIu64, c ? ", " : "", il_cache_names[c],
+			il_cache_reads(s, c));
+	fprintf(out, "},\n  \"layers\": {");
+	for (l = 0; l < IL_NLAYERS; l++) {
+		fprintf(out, "%s\n    \"%s\": {\"all\": ", l ? "," : "", il_layer_names[l]);
+		il_layer_hist(s, l, ~0U, &h);
+		json_hist(out, &h);
+		for (c = 0; c < IL_NCACHE; c++) {
+			fprintf(out, ",\n      \"%s\": ", il_cache_names[c]);
+			json_hist(out, &s->hist[l][c]);
+		}
+		fprintf(out, "}");
+	}
+	fprintf(out, "\n  },\n  \"flows\": ");
+	json_flows(out, &s->flows);
+	fprintf(out, ",\n  \"slow\": ");
+	json_flows(out, &s->slow);
+	fprintf(out, "\n}\n");
+}
+
+/* Bucket bounds used for Prometheus: le = 2^(i+1) ns, i = 9..35 (1 us..69 s). */
+#define PROM_FIRST	9
+#define PROM_LAST	35
+
+/* --prometheus: text exposition format for node_exporter's textfile collector. */
+void il_view_prometheus(FILE *out, const struct il_snapshot *s)
+{
+	int l, c, i;
+
+	fprintf(out, "# HELP iolayers_latency_seconds Per read() latency of each layer "
+		"(queue/service/device: the read's longest request).\n"
+		"# TYPE iolayers_latency_seconds histogram\n");
+	for (l = 0; l < IL_NLAYERS; l++) {
+		for (c = 0; c < IL_NCACHE; c++) {
+			const struct il_hist *h = &s->hist[l][c];
+			uint64_t cum = 0;
+
+			for (i = 0; i < IL_BUCKETS; i++) {
+				cum += h->buckets[i];
+				if (i < PROM_FIRST || i > PROM_LAST)
+					continue;
+				fprintf(out, "iolayers_latency_seconds_bucket{layer=\"%s\",cache=\"%s\","
+					"le=\"%.9g\"} %" PRIu64 "\n", il_layer_names[l],
+					il_cache_names[c], (double)(bucket_hi(i) + 1) / 1e9, cum);
+			}
+			fprintf(out, "iolayers_latency_seconds_bucket{layer=\"%s\",cache=\"%s\","
+				"le=\"+Inf\"} %" PRIu64 "\n", il_layer_names[l], il_cache_names[c],
+				h->count);
+			fprintf(out, "iolayers_latency_seconds_sum{layer=\"%s\",cache=\"%s\"} %.9f\n",
+				il_layer_names[l], il_cache_names[c], h->sum_ns / 1e9);
+			fprintf(out, "iolayers_latency_seconds_count{layer=\"%s\",cache=\"%s\"} %"
+				PRIu64 "\n", il_layer_names[l], il_cache_names[c], h->count);
+		}
+	}
+	fprintf(out, "# HELP iolayers_reads_total read() calls of the followed processes by "
+		"cache state.\n# TYPE iolayers_reads_total counter\n");
+	for (c = 0; c < IL_NCACHE; c++)
+		fprintf(out, "iolayers_reads_total{cache=\"%s\"} %" PRIu64 "\n", il_cache_names[c],
+			il_cache_reads(s, c));
+	fprintf(out, "# HELP iolayers_bytes_total Bytes each layer returned, by cache state.\n"
+		"# TYPE iolayers_bytes_total counter\n");
+	for (l = 0; l < IL_NLAYERS; l++)
+		for (c = 0; c < IL_NCACHE; c++)
+			fprintf(out, "iolayers_bytes_total{layer=\"%s\",cache=\"%s\"} %" PRIu64 "\n",
+				il_layer_names[l], il_cache_names[c], s->hist[l][c].bytes);
+	fprintf(out, "# HELP iolayers_probe_hits_total Events seen per probe point.\n"
+		"# TYPE iolayers_probe_hits_total counter\n");
+	for (i = 0; i < s->nprobes; i++)
+		fprintf(out, "iolayers_probe_hits_total{probe=\"%s\",layer=\"%s\"} %" PRIu64 "\n",
+			s->probes[i].name, s->probes[i].layer, s->probes[i].hits);
+}
+
+/* Layer colours of the SVG, and of its legend. */
+static const char *const svg_colour[IL_NLAYERS] = {
+	"#c6dbef", "#6baed6", "#2171b5", "#fdae6b", "#e6550d", "#31a354",
+};
+
+static int cmp_slowest(const void *a, const void *b)
+{
+	const struct il_flow *x = *(const struct il_flow *const *)a;
+	const struct il_flow *y = *(const struct il_flow *const *)b;
+
+	return (x->lat[IL_SYSCALL] < y->lat[IL_SYSCALL]) - (x->lat[IL_SYSCALL] > y->lat[IL_SYSCALL]);
+}
+
+static void svg_seg(FILE *out, double x0, double scale, int64_t off, int64_t len, double y,
+		    double hgt, int layer, const struct il_flow *f)
+{
+	char a[16], b[16];
+
+	if (off < 0 || len < 0)
+		return;
+	fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
+		"<title>#%" PRIu64 " %s: +%s for %s</title></rect>\n", x0 + off * scale, y,
+		len * scale < 0.5 ? 0.5 : len * scale, hgt, svg_colour[layer], f->seq,
+		il_layer_names[layer], il_fmt_ns(a, sizeof(a), (double)off),
+		il_fmt_ns(b, sizeof(b), (double)len));
+}
+
+/*
+ * --svg: a waterfall of the @max slowest reads (one row each, aligned on
+ * their sys_enter), a segment per layer at its real offset and length.
+ */
+int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
+{
+	const double x0 = 260, width = 900, row = 18;
+	const struct il_flow **v;
+	double scale, y;
+	int64_t tmax = 1;
+	char a[16];
+	int i, n, l, t;
+
+	n = s->flows.n;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return -1;
+	for (i = 0; i < n; i++)
+		v[i] = &s->flows.v[i];
+	qsort(v, n, sizeof(*v), cmp_slowest);
+	if (n > max)
+		n = max;
+	for (i = 0; i < n; i++)
+		if (v[i]->lat[IL_SYSCALL] > tmax)
+			tmax = v[i]->lat[IL_SYSCALL];
+	scale = width / tmax;
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		"font-family=\"monospace\" font-size=\"11\">\n", x0 + width + 40,
+		90 + row * (n + 1));
+	fprintf(out, "<text x=\"10\" y=\"18\" font-size=\"14\">iolayers %s: the %d slowest "
+		"reads, each from its sys_enter</text>\n", s->version, n);
+	for (l = 0; l < IL_NLAYERS; l++)
+		fprintf(out, "<rect x=\"%d\" y=\"28\" width=\"12\" height=\"10\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"37\">%s</text>\n", 10 + 110 * l, svg_colour[l],
+			26 + 110 * l, il_layer_names[l]);
+	for (t = 0; t <= 4; t++) {
+		double x = x0 + width * t / 4;
+
+		fprintf(out, "<line x1=\"%.1f\" y1=\"50\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#ddd\"/>"
+			"<text x=\"%.1f\" y=\"62\" text-anchor=\"middle\">%s</text>\n", x, x,
+			70 + row * (n + 1), x, il_fmt_ns(a, sizeof(a), (double)tmax * t / 4));
+	}
+	for (i = 0; i < n; i++) {
+		const struct il_flow *f = v[i];
+
+		y = 70 + row * i;
+		fprintf(out, "<text x=\"10\" y=\"%.1f\">#%" PRIu64 " %.10s %s %" PRId64 "B</text>\n",
+			y + 12, f->seq, f->comm, il_cache_names[f->cache], f->ret);
+		svg_seg(out, x0, scale, 0, f->lat[IL_SYSCALL], y, 14, IL_SYSCALL, f);
+		svg_seg(out, x0, scale, f->vfs_off, f->lat[IL_VFS], y + 2, 10, IL_VFS, f);
+		svg_seg(out, x0, scale, f->fs_off, f->lat[IL_FS], y + 4, 6, IL_FS, f);
+		if (f->rqs > 0) {
+			svg_seg(out, x0, scale, f->queue_off, f->issue_off - f->queue_off, y + 5, 4,
+				IL_QUEUE, f);
+			svg_seg(out, x0, scale, f->issue_off, f->done_off - f->issue_off, y + 5, 4,
+				IL_SERVICE, f);
+		}
+		if (f->device_off >= 0)
+			svg_seg(out, x0, scale, f->device_off - f->lat[IL_DEVICE], f->lat[IL_DEVICE],
+				y + 11, 2, IL_DEVICE, f);
+	}
+	fprintf(out, "</svg>\n");
+	free(v);
+	return 0;
+}
+
+/*
+ * @now minus @before, for interval mode: histograms and counters subtract;
+ * min/max of a delta are the bounds of its lowest/highest bucket; @d keeps
+ * no flows.
+ */
+void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
+		       const struct il_snapshot *before)
+{
+	int l, c, i, j;
+
+	*d = *now;
+	d->flows.v = d->slow.v = NULL;
+	d->flows.n = d->slow.n = 0;
+	for (l = 0; l < IL_NLAYERS; l++)
+		for (c = 0; c < IL_NCACHE; c++) {
+			struct il_hist *h = &d->hist[l][c];
+			const struct il_hist *b = &before->hist[l][c];
+			int lo = -1, hi = -1;
+
+			if (h->count < b->count)	/* reset in between: all of @now */
+				continue;
+			h->count -= b->count;
+			h->sum_ns -= b->sum_ns;
+			h->bytes -= b->bytes;
+			for (i = 0; i < IL_BUCKETS; i++) {
+				h->buckets[i] -= b->buckets[i];
+				if (h->buckets[i]) {
+					if (lo < 0)
+						lo = i;
+					hi = i;
+				}
+			}
+			h->min_ns = lo < 0 ? UINT64_MAX : bucket_lo(lo);
+			h->max_ns = hi < 0 ? 0 : bucket_hi(hi);
+		}
+	for (i = 0; i < d->nprobes; i++)
+		for (j = 0; j < before->nprobes; j++)
+			if (!strcmp(d->probes[i].name, before->probes[j].name) &&
+			    d->probes[i].hits >= before->probes[j].hits)
+				d->probes[i].hits -= before->probes[j].hits;
+}

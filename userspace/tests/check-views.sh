@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Every view of the reader on every saved debugfs tree, checked by a real
+# parser (JSON: python3, SVG: an XML parser, Prometheus: promtool) and
+# against the module's own `summary` of the same tree.
+#
+# Usage: tests/check-views.sh READER FIXTURES_DIR
+set -u
+reader=$1
+fixtures=$2
+failed=0
+checked=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+not_ok() { echo "not ok - $*"; failed=$((failed + 1)); }
+ok() { echo "ok - $*"; }
+
+for d in "$fixtures"/*/; do
+	d=${d%/}
+	[ -f "$d/hist" ] && "$reader" --root "$d" >"$tmp/table" 2>"$tmp/err" || continue
+	checked=$((checked + 1))
+	name=${d##*/}
+	grep -q '^cache: HIT' "$tmp/table" && ok "$name: table" || not_ok "$name: table"
+
+	# JSON: strict, and its numbers are the module's summary numbers.
+	if "$reader" --root "$d" -j >"$tmp/j.json" &&
+	   python3 - "$tmp/j.json" "$d/summary" "$d/flows" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = [l.split() for l in open(sys.argv[2]) if l.strip()]
+head = rows[0]
+n = 0
+for r in rows[1:]:
+    if r[0] not in j["layers"]:
+        continue
+    s = dict(zip(head, r))
+    a = j["layers"][r[0]]["all"]
+    for k in ("count", "bytes"):
+        assert a[k] == int(s[k]), (r[0], k, a[k], s[k])
+    if a["count"]:
+        for k in ("min_ns", "max_ns", "p50_ns", "p90_ns", "p99_ns"):
+            assert a[k] == int(s[k]), (r[0], k, a[k], s[k])
+    n += 1
+assert n == 6, n
+flows = sum(1 for _ in open(sys.argv[3])) - 1
+assert len(j["flows"]) == flows, (len(j["flows"]), flows)
+assert sum(j["cache"].values()) == j["layers"]["syscall"]["all"]["count"]
+PY
+	then
+		ok "$name: JSON parses and matches summary (count, bytes, min, max, p50/p90/p99)"
+	else
+		not_ok "$name: JSON"
+	fi
+
+	# Prometheus text format, by promtool.
+	"$reader" --root "$d" --prometheus >"$tmp/p.prom"
+	if ! command -v promtool >/dev/null; then
+		not_ok "$name: promtool not installed (scripts/install-deps)"
+	elif promtool check metrics <"$tmp/p.prom" >"$tmp/promtool" 2>&1; then
+		ok "$name: promtool check metrics"
+	else
+		not_ok "$name: promtool: $(head -3 "$tmp/promtool")"
+	fi
+	inf=$(awk -F'} ' '/^iolayers_latency_seconds_bucket\{layer="syscall".*le="\+Inf"/ { s += $2 } END { print s + 0 }' "$tmp/p.prom")
+	cnt=$(awk '$1 == "syscall" { print $2 }' "$d/summary")
+	[ "$inf" = "$cnt" ] && ok "$name: prometheus +Inf buckets == syscall count ($cnt)" ||
+		not_ok "$name: prometheus +Inf $inf != $cnt"
+
+	# SVG: well-formed XML, one row per read up to --rows.
+	"$reader" --root "$d" --svg "$tmp/w.svg" --rows 30 >/dev/null
+	flows=$(($(wc -l <"$d/flows") - 1))
+	want=$((flows < 30 ? flows : 30))
+	if python3 - "$tmp/w.svg" "$want" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+ns = "{http://www.w3.org/2000/svg}"
+rows = [t for t in root.iter(ns + "text") if t.text and t.text.startswith("#")]
+assert len(rows) == int(sys.argv[2]), (len(rows), sys.argv[2])
+PY
+	then ok "$name: SVG is XML with $want rows"; else not_ok "$name: SVG"; fi
+
+	# Histograms: the syscall layer's counts add up to the summary's.
+	"$reader" --root "$d" -H >"$tmp/h"
+	sum=$(awk '/^layer = / { on = ($3 == "syscall,") } on && / : [0-9]+ +\|/ { s += $4 } END { print s + 0 }' "$tmp/h")
+	[ "$sum" = "$cnt" ] && ok "$name: -H syscall counts add up ($sum)" || not_ok "$name: -H sum $sum != $cnt"
+
+	# Timeline of the slowest read; slow list.
+	if [ "$flows" -gt 0 ]; then
+		"$reader" --root "$d" -t >"$tmp/t" && grep -q 'sys_enter' "$tmp/t" && grep -q 'sys_exit' "$tmp/t" &&
+			ok "$name: timeline" || not_ok "$name: timeline"
+	fi
+	slow=$(($(wc -l <"$d/slow") - 1))
+	[ $(($("$reader" --root "$d" --slow | wc -l) - 1)) -eq "$slow" ] &&
+		ok "$name: --slow lists $slow reads" || not_ok "$name: --slow"
+done
+[ "$checked" -gt 0 ] || not_ok "no fixture with a hist file under $fixtures"
+
+# Errors: one clear line, non-zero exit.
+"$reader" --root /nonexistent 2>"$tmp/e" && not_ok "missing root accepted" ||
+	{ grep -q "No such file" "$tmp/e" && ok "missing root: clear error" || not_ok "missing root message"; }
+"$reader" -c BAD 2>"$tmp/e" && not_ok "bad cache state accepted" ||
+	{ grep -q "invalid cache state 'BAD'" "$tmp/e" && ok "bad cache state: clear error" || not_ok "bad -c message"; }
+echo "check-views: $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,16 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Seed corpus for fuzz_parse: each fixture file with its kind as first byte.
+set -e
+src=$1 dst=$2
+rm -rf "$dst"
+mkdir -p "$dst"
+i=0
+for d in "$src"/*/; do
+	for kind in 0:version 1:layers 2:stats 3:hist 4:flows 4:slow; do
+		f=$d${kind#*:}
+		[ -f "$f" ] || continue
+		{ printf "\\$(printf %03o "${kind%%:*}")"; cat "$f"; } >"$dst/seed$i"
+		i=$((i + 1))
+	done
+done
