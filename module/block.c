@@ -41,13 +41,13 @@ enum iolayers_blk_counter {
 };
 
 static const char * const iolayers_blk_counter_names[IOLAYERS_NR_BLK_COUNTERS] = {
-	[IOLAYERS_BLK_RQ_BOUND] = "rq_bound",
-	[IOLAYERS_BLK_RQ_LATE] = "rq_late",
-	[IOLAYERS_BLK_LATE_BYTES] = "rq_late_bytes",
-	[IOLAYERS_BLK_RQ_OVERFLOW] = "rq_flow_overflow",
-	[IOLAYERS_BLK_RQ_PARTIAL] = "rq_partial",
-	[IOLAYERS_BLK_RQ_REQUEUED] = "rq_requeued",
-	[IOLAYERS_BLK_BIO_STALE] = "bio_stale",
+	[IOLAYERS_BLK_RQ_BOUND] = "requests_bound",
+	[IOLAYERS_BLK_RQ_LATE] = "requests_late",
+	[IOLAYERS_BLK_LATE_BYTES] = "late_bytes",
+	[IOLAYERS_BLK_RQ_OVERFLOW] = "flow_overflow",
+	[IOLAYERS_BLK_RQ_PARTIAL] = "partial_completions",
+	[IOLAYERS_BLK_RQ_REQUEUED] = "requeues",
+	[IOLAYERS_BLK_BIO_STALE] = "bio_reused",
 };
 
 static DEFINE_PER_CPU(u64 [IOLAYERS_NR_BLK_COUNTERS], iolayers_blk_counters);

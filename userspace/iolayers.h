@@ -104,6 +104,7 @@ const char *il_fmt_ns(char *buf, size_t len, double ns);
 void il_layer_hist(const struct il_snapshot *s, int layer, unsigned int mask,
 		   struct il_hist *out);
 uint64_t il_cache_reads(const struct il_snapshot *s, int cache);
+void il_view_probes(FILE *out, const struct il_snapshot *s);
 void il_view_cache_line(FILE *out, const struct il_snapshot *s);
 void il_view_table(FILE *out, const struct il_snapshot *s);
 void il_print_log2_hist(FILE *out, const struct il_hist *h, const char *label, int ms);
@@ -116,6 +117,5 @@ void il_view_prometheus(FILE *out, const struct il_snapshot *s);
 int il_view_svg(FILE *out, const struct il_snapshot *s, int max);
 void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
 		       const struct il_snapshot *before);
-void il_print_table(FILE *out, const struct il_snapshot *s);
 
 #endif

@@ -17,7 +17,7 @@
 
 static struct env {
 	const char *root;
-	int hist, ms, timeline, slow, json, prometheus, timestamp, reset;
+	int hist, probes, ms, timeline, slow, json, prometheus, timestamp, reset;
 	unsigned int cache_mask;
 	int cache;			/* -1: any */
 	unsigned long long flow;
@@ -38,8 +38,9 @@ static const char doc[] =
 "USAGE: iolayers [OPTIONS] [INTERVAL [COUNT]]\n"
 "\n"
 "EXAMPLES:\n"
-"    insmod iolayers.ko pid=$(pidof -s fio) && iolayers   # table per cache state\n"
+"    insmod iolayers.ko pid=$(pidof -s fio); iolayers   # a table per cache state\n"
 "    iolayers -H -c MISS          # latency histograms of the misses\n"
+"    iolayers -P                  # probe points, drops, table occupancy\n"
 "    iolayers -t -c MISS          # timeline of the slowest miss\n"
 "    iolayers -f 1863680          # timeline of one read (id from --slow or -j)\n"
 "    iolayers --slow              # reads slower than slow_us, one per line\n"
@@ -55,6 +56,7 @@ enum { OPT_SVG = 1000, OPT_PROM, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS };
 static const struct argp_option opts[] = {
 	{ "root", 'r', "DIR", 0, "Read DIR instead of " LIVE_ROOT, 0 },
 	{ "hist", 'H', NULL, 0, "Log2 latency histograms per layer", 1 },
+	{ "probes", 'P', NULL, 0, "Probe points: state, hits, missed; tables and counters", 1 },
 	{ "milliseconds", 'm', NULL, 0, "Histograms in milliseconds", 1 },
 	{ "cache", 'c', "STATE", 0, "Only reads in this cache state (HIT, MISS, PARTIAL, "
 	  "DIRECT, other, UNK)", 1 },
@@ -99,6 +101,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'm':
 		env.ms = 1;
+		break;
+	case 'P':
+		env.probes = 1;
 		break;
 	case 'c':
 		env.cache = il_cache_index(arg);
@@ -292,7 +297,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (env.interval)
 		return interval_loop();
-	if (settings && !(env.hist || env.timeline || env.slow || env.svg || env.json ||
+	if (settings && !(env.hist || env.probes || env.timeline || env.slow || env.svg || env.json ||
 			  env.prometheus))
 		return 0;
 	if (read_snapshot(&s))
@@ -324,6 +329,8 @@ int main(int argc, char **argv)
 		}
 	} else if (env.slow) {
 		il_view_slow(stdout, &s.slow);
+	} else if (env.probes) {
+		il_view_probes(stdout, &s);
 	} else {
 		show(&s);
 	}

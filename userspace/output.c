@@ -71,6 +71,30 @@ static void print_filters(FILE *out, const struct il_snapshot *s)
 	fputc('\n', out);
 }
 
+/* -P: every probe point, its state, hits and missed, then the counters. */
+void il_view_probes(FILE *out, const struct il_snapshot *s)
+{
+	int i;
+
+	print_filters(out, s);
+	fputc('\n', out);
+	fprintf(out, "%-8s %-28s %-11s %-10s %12s %8s\n", "LAYER", "PROBE", "KIND",
+		"STATE", "HITS", "MISSED");
+	for (i = 0; i < s->nprobes; i++) {
+		const struct il_probe *p = &s->probes[i];
+		char missed[24] = "-";
+
+		if (p->nmissed >= 0)
+			snprintf(missed, sizeof(missed), "%" PRId64, p->nmissed);
+		fprintf(out, "%-8s %-28s %-11s %-10s %12" PRIu64 " %8s\n", p->layer,
+			p->name, p->kind, p->state, p->hits, missed);
+	}
+	if (s->ncounters)
+		fputc('\n', out);
+	for (i = 0; i < s->ncounters; i++)
+		fprintf(out, "%-20s %12" PRIu64 "\n", s->counters[i].name, s->counters[i].value);
+}
+
 void il_view_cache_line(FILE *out, const struct il_snapshot *s)
 {
 	uint64_t files = 0, n;
@@ -211,13 +235,24 @@ const struct il_flow *il_pick_flow(const struct il_flows *fl, uint64_t seq, int 
 	return best;
 }
 
+/* Columns a UTF-8 string takes (the tree is drawn with box characters). */
+static int display_width(const char *s)
+{
+	int w = 0;
+
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
 static void tl_line(FILE *out, const char *tree, const char *what, int64_t off, const char *note)
 {
-	char b[16], col[64];
+	char b[16], col[96], at[24];
 
 	snprintf(col, sizeof(col), "%s%s", tree, what);
-	fprintf(out, "%-36s (+%s)%s%s\n", col, il_fmt_ns(b, sizeof(b), (double)off),
-		*note ? "   <- " : "", note);
+	snprintf(at, sizeof(at), "(+%s)", il_fmt_ns(b, sizeof(b), (double)off));
+	fprintf(out, "%s%*s %-10s%s%s\n", col, 34 - display_width(col), "", at,
+		*note ? " <- " : "", note);
 }
 
 /* Seed 000's ASCII timeline of one read, offsets from sys_enter. */

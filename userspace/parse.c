@@ -516,24 +516,3 @@ void il_snapshot_free(struct il_snapshot *s)
 	s->flows.n = s->slow.n = 0;
 }
 
-void il_print_table(FILE *out, const struct il_snapshot *s)
-{
-	int i;
-
-	fprintf(out, "iolayers %s, following pid %d\n\n", s->version, s->pid);
-	fprintf(out, "%-8s %-28s %-11s %-10s %12s %8s\n", "LAYER", "PROBE", "KIND",
-		"STATE", "HITS", "MISSED");
-	for (i = 0; i < s->nprobes; i++) {
-		const struct il_probe *p = &s->probes[i];
-		char missed[24] = "-";
-
-		if (p->nmissed >= 0)
-			snprintf(missed, sizeof(missed), "%" PRId64, p->nmissed);
-		fprintf(out, "%-8s %-28s %-11s %-10s %12" PRIu64 " %8s\n", p->layer,
-			p->name, p->kind, p->state, p->hits, missed);
-	}
-	if (s->ncounters)
-		fputc('\n', out);
-	for (i = 0; i < s->ncounters; i++)
-		fprintf(out, "%-20s %12" PRIu64 "\n", s->counters[i].name, s->counters[i].value);
-}

@@ -46,6 +46,21 @@ scenario() {
 	echo
 	echo "\$ iolayers"
 	"$IOLAYERS_REPO/userspace/iolayers" || rc=1
+	echo
+	echo "\$ iolayers -H -c MISS"
+	"$IOLAYERS_REPO/userspace/iolayers" -H -c MISS || rc=1
+	echo
+	echo "\$ iolayers -t -c MISS"
+	"$IOLAYERS_REPO/userspace/iolayers" -t -c MISS || rc=1
+	echo
+	echo "\$ iolayers --svg seed000-$1.svg"
+	"$IOLAYERS_REPO/userspace/iolayers" --svg "/tmp/seed000-$1.svg" || rc=1
+	# The host's / is read-only here: scripts/demo takes the SVG (and, for
+	# scripts/capture-fixtures, the 4 KiB run's debugfs) from the console.
+	echo "IOLAYERS_SVG seed000-$1.svg"
+	cat "/tmp/seed000-$1.svg"
+	echo "IOLAYERS_SVG_END"
+	[ "$1" != 4k ] || dump_debugfs
 	rmmod iolayers || rc=1
 }
 

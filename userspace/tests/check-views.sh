@@ -82,7 +82,7 @@ PY
 
 	# Histograms: the syscall layer's counts add up to the summary's.
 	"$reader" --root "$d" -H >"$tmp/h"
-	sum=$(awk '/^layer = / { on = ($3 == "syscall,") } on && / : [0-9]+ +\|/ { s += $4 } END { print s + 0 }' "$tmp/h")
+	sum=$(awk '/^layer = / { on = ($3 == "syscall,") } on && / : [0-9]+ +\|/ { s += $5 } END { print s + 0 }' "$tmp/h")
 	[ "$sum" = "$cnt" ] && ok "$name: -H syscall counts add up ($sum)" || not_ok "$name: -H sum $sum != $cnt"
 
 	# Timeline of the slowest read; slow list.

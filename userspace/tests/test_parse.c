@@ -21,32 +21,43 @@ static void test_real_6_1(void)
 	struct il_snapshot s;
 	char err[256] = "";
 	uint64_t v = 99;
+	int l;
 
 	EXPECT(il_read_snapshot("fixtures/6.1.0-57", &s, err, sizeof(err)) == 0);
 	EXPECT(!strcmp(s.version, "0.1.0"));
-	EXPECT(s.format == 3);
-	EXPECT(s.pid == 173);
-	EXPECT(s.nprobes == 8);
+	EXPECT(s.format == 4);
+	EXPECT(s.pid == 181);
+	EXPECT(s.comm[0] == 0 && s.children == 0);
+	EXPECT(s.nprobes == 18);
 	EXPECT(!strcmp(s.probes[0].name, "sys_enter"));
 	EXPECT(!strcmp(s.probes[0].layer, "SYSCALL"));
-	EXPECT(s.probes[0].hits == 415);
+	EXPECT(s.probes[0].hits == 846);
 	EXPECT(!strcmp(s.probes[2].name, "vfs_read"));
-	EXPECT(!strcmp(s.probes[2].layer, "VFS"));
 	EXPECT(!strcmp(s.probes[2].kind, "kretprobe"));
 	EXPECT(!strcmp(s.probes[2].state, "attached"));
-	EXPECT(s.probes[2].hits == 415);
-	EXPECT(s.probes[2].nmissed == 0);
-	EXPECT(!strcmp(s.probes[5].name, "mm_filemap_add_to_page_cache"));
-	EXPECT(!strcmp(s.probes[5].layer, "CACHE"));
-	EXPECT(!strcmp(s.probes[7].name, "block_rq_issue"));
-	EXPECT(!strcmp(s.probes[7].kind, "tracepoint"));
-	EXPECT(s.probes[7].hits == 383);
-	EXPECT(s.probes[7].nmissed == -1);
-	EXPECT(s.ncounters == 7);
-	EXPECT(il_counter(&s, "drop_nomem", &v) == 0 && v == 0);
-	EXPECT(il_counter(&s, "flows_high_water", &v) == 0 && v == 2);
-	EXPECT(il_counter(&s, "max_flows", &v) == 0 && v == 4096);
+	EXPECT(s.probes[2].hits == 846 && s.probes[2].nmissed == 0);
+	EXPECT(!strcmp(s.probes[14].name, "nvme_setup_cmd"));
+	EXPECT(!strcmp(s.probes[14].layer, "DEVICE"));
+	EXPECT(s.probes[14].hits == 825 && s.probes[14].nmissed == -1);
+	/* The tables part: TABLE_COLUMN counters; then name value lines. */
+	EXPECT(il_counter(&s, "task_high", &v) == 0 && v == 2);
+	EXPECT(il_counter(&s, "bio_bound", &v) == 0 && v == 65536);
+	EXPECT(il_counter(&s, "rq_expired", &v) == 0 && v == 0);
+	EXPECT(il_counter(&s, "requests_bound", &v) == 0 && v == 825);
+	EXPECT(il_counter(&s, "readahead_pages", &v) == 0 && v == 0);
 	EXPECT(il_counter(&s, "nope", &v) == -1);
+	EXPECT(s.ncounters == 4 * 7 + 8);
+	/* Histograms: the module's summary has the same counts and p50s. */
+	EXPECT(s.hist[IL_SYSCALL][IL_DIRECT].count == 825);
+	EXPECT(s.hist[IL_SYSCALL][IL_OTHER].count == 21);
+	EXPECT(il_hist_percentile(&s.hist[IL_SERVICE][IL_DIRECT], 50) == 123618);
+	for (l = IL_QUEUE; l < IL_NLAYERS; l++)
+		EXPECT(s.hist[l][IL_DIRECT].bytes == 3379200);
+	EXPECT(s.flows.n == 256);
+	EXPECT(s.flows.n && s.flows.v[0].seq == 2154497 && s.flows.v[0].cache == IL_DIRECT);
+	EXPECT(s.flows.n && s.flows.v[0].lat[IL_DEVICE] == 99550 && s.flows.v[0].done_off == 125110);
+	EXPECT(s.slow.n == 0);
+	il_snapshot_free(&s);
 }
 
 static int parse_string(int (*fn)(FILE *, struct il_snapshot *, char *, size_t),
@@ -131,12 +142,17 @@ static void test_table(void)
 	FILE *out = open_memstream(&buf, &len);
 
 	EXPECT(il_read_snapshot("fixtures/6.1.0-57", &s, err, sizeof(err)) == 0);
-	il_print_table(out, &s);
+	il_view_probes(out, &s);
+	il_view_table(out, &s);
 	fclose(out);
-	EXPECT(strstr(buf, "following pid 173") != NULL);
-	EXPECT(strstr(buf, "VFS      vfs_read                     kretprobe   attached            415        0") != NULL);
-	EXPECT(strstr(buf, "BLOCK    block_rq_issue               tracepoint  attached            383        -") != NULL);
-	EXPECT(strstr(buf, "flows_high_water                2") != NULL);
+	EXPECT(strstr(buf, "following pid 181") != NULL);
+	EXPECT(strstr(buf, "VFS      vfs_read                     kretprobe   attached            846        0") != NULL);
+	EXPECT(strstr(buf, "DEVICE   nvme_setup_cmd               tracepoint  attached            825        -") != NULL);
+	EXPECT(strstr(buf, "task_high                       2") != NULL);
+	EXPECT(strstr(buf, "DIRECT: 825 reads") != NULL);
+	EXPECT(strstr(buf, "  service  I2C-like       825      3379200    124us    252us    874us   4.06ms  65.7%") != NULL);
+	EXPECT(strstr(buf, "cache: HIT 0 (0.0%)  MISS 0 (0.0%)  PARTIAL 0 (0.0%)  DIRECT 825 (100.0%)  other 21  UNK 0 (0.0%)") != NULL);
+	il_snapshot_free(&s);
 	free(buf);
 }
 
