@@ -104,6 +104,8 @@ static void iolayers_bio_queue(void *data, struct bio *bio)
 	struct iolayers_bio *b;
 	unsigned long flags;
 
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
 	if (iolayers_table_empty(IOLAYERS_T_TASK) || bio_op(bio) != REQ_OP_READ)
 		return;
 	rcu_read_lock();
@@ -141,6 +143,8 @@ static void iolayers_block_split(void *data, struct bio *split, unsigned int new
 {
 	struct iolayers_bio *parent, *b;
 
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
 	if (iolayers_table_empty(IOLAYERS_T_BIO))
 		return;
 	rcu_read_lock();
@@ -245,6 +249,8 @@ static void iolayers_rq_insert(void *data, struct request *rq)
 {
 	struct iolayers_rq *r;
 
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
 	rcu_read_lock();
 	r = iolayers_rq_bind(rq);
 	if (r) {
@@ -261,6 +267,8 @@ static void iolayers_rq_issue(void *data, struct request *rq)
 	struct iolayers_rq *r;
 	u64 now;
 
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
 	rcu_read_lock();
 	r = iolayers_rq_bind(rq);
 	if (r) {
@@ -281,6 +289,8 @@ static void iolayers_rq_requeue(void *data, struct request *rq)
 {
 	struct iolayers_rq *r;
 
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
 	rcu_read_lock();
 	r = iolayers_rq_find(rq);
 	if (r) {
@@ -323,6 +333,8 @@ static void iolayers_rq_complete(void *data, struct request *rq, blk_status_t er
 	unsigned int i;
 	u64 now;
 
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
 	rcu_read_lock();
 	r = iolayers_rq_find(rq);
 	if (!r || !r->issue_ns)

@@ -21,6 +21,8 @@ static void iolayers_add_to_page_cache(void *data, struct folio *folio)
 	struct iolayers_task_flow *f;
 	u64 first, last, in;
 
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
 	rcu_read_lock();
@@ -44,6 +46,8 @@ static void iolayers_sched_switch(void *data, bool preempt, struct task_struct *
 {
 	struct iolayers_task_flow *f;
 
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
 	if (!prev->in_iowait || iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
 	rcu_read_lock();

@@ -74,9 +74,9 @@ static int stats_show(struct seq_file *m, void *v)
 		seq_putc(m, '\n');
 	}
 	seq_puts(m, "\n");
-	seq_printf(m, "%-16s %12llu\n", "readahead_pages", iolayers_ra_pages_sum());
+	seq_printf(m, "%-20s %12llu\n", "readahead_pages", iolayers_ra_pages_sum());
 	for (i = 0; iolayers_block_counter_name(i); i++)
-		seq_printf(m, "%-16s %12llu\n", iolayers_block_counter_name(i),
+		seq_printf(m, "%-20s %12llu\n", iolayers_block_counter_name(i),
 			   iolayers_block_counter(i));
 	return 0;
 }

@@ -27,6 +27,8 @@ static void iolayers_nvme_setup_cmd(void *data, struct request *rq, struct nvme_
 {
 	struct iolayers_rq *r;
 
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
 	rcu_read_lock();
 	r = iolayers_rq_bind(rq);
 	if (r) {
@@ -42,6 +44,8 @@ static void iolayers_nvme_complete_rq(void *data, struct request *rq)
 {
 	struct iolayers_rq *r;
 
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
 	rcu_read_lock();
 	r = iolayers_rq_find(rq);
 	if (r && r->setup_ns) {

@@ -163,6 +163,8 @@ int iolayers_filter_show(char *buf, size_t size, int which)
 static void iolayers_process_fork(void *data, struct task_struct *parent,
 				  struct task_struct *child)
 {
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
 	if (!READ_ONCE(iolayers_children) || child->tgid == parent->tgid)
 		return;		/* a thread: followed through its tgid already */
 	rcu_read_lock();
@@ -178,6 +180,8 @@ static void iolayers_process_exit(void *data, struct task_struct *p)
 {
 	struct iolayers_entry *e;
 
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
 	if (iolayers_table_empty(IOLAYERS_T_TGID) || p->pid != p->tgid)
 		return;
 	rcu_read_lock();

@@ -31,6 +31,8 @@ static int iolayers_fs_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 	struct iolayers_task_flow *f;
 	size_t len;
 
+	if (iolayers_empty)
+		return 0;	/* empty=1: the floor of the mechanism */
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return 1;
 	rcu_read_lock();
@@ -64,6 +66,8 @@ static int iolayers_fs_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct iolayers_fs_call *c = (struct iolayers_fs_call *)ri->data;
 	struct iolayers_task_flow *f = c->flow;
 
+	if (iolayers_empty)
+		return 0;	/* empty=1: the floor of the mechanism */
 	f->fs_depth--;
 	if (c->outer) {
 		f->fs_ns = ktime_get_ns() - f->fs_start_ns;

@@ -171,6 +171,14 @@ static const struct kernel_param_ops iolayers_slow_ops = {
 module_param_cb(slow_us, &iolayers_slow_ops, NULL, 0400);
 MODULE_PARM_DESC(slow_us, "Reads at least this slow (syscall latency, us) also go to `slow` (default 10000)");
 
+/*
+ * empty=1: every probe point attached, every handler returns at once; the
+ * cost of the mechanism alone, for `make bench`.
+ */
+bool iolayers_empty __read_mostly;
+module_param_named(empty, iolayers_empty, bool, 0400);
+MODULE_PARM_DESC(empty, "1: attach every probe with handlers that return at once (overhead floor, nothing measured)");
+
 /* Bound of the task table (read() calls in flight). */
 unsigned int iolayers_max_flows = 4096;
 

@@ -86,6 +86,8 @@ static void iolayers_sys_enter(void *data, struct pt_regs *regs, long id)
 	struct iolayers_task_flow *f;
 	unsigned long args[6];
 
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
 	if (!iolayers_read_syscall(id) || in_compat_syscall())
 		return;
 	rcu_read_lock();
@@ -177,6 +179,8 @@ static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
 	struct iolayers_task_flow *f;
 
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
 	if (iolayers_table_empty(IOLAYERS_T_TASK) ||
 	    !iolayers_read_syscall(syscall_get_nr(current, regs)))
 		return;

@@ -26,6 +26,8 @@ static int iolayers_vfs_entry(struct kretprobe_instance *ri, enum iolayers_probe
 {
 	struct iolayers_vfs_call *c = (struct iolayers_vfs_call *)ri->data;
 
+	if (iolayers_empty)
+		return 0;	/* empty=1: the floor of the mechanism */
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return 1;	/* no return probe for this call */
 	rcu_read_lock();
@@ -53,6 +55,8 @@ static int iolayers_vfs_read_ret(struct kretprobe_instance *ri, struct pt_regs *
 {
 	struct iolayers_vfs_call *c = (struct iolayers_vfs_call *)ri->data;
 
+	if (iolayers_empty)
+		return 0;	/* empty=1: the floor of the mechanism */
 	c->flow->vfs_ns = ktime_get_ns() - c->flow->vfs_start_ns;
 	c->flow->vfs_ret = (long)regs_return_value(regs);
 	return 0;

@@ -316,10 +316,12 @@ int main(int argc, char **argv)
 			       s.flows.n < env.rows ? s.flows.n : env.rows, s.flows.n);
 		}
 	} else if (env.timeline) {
+		/* The slowest kept read: `slow` may hold older, slower ones. */
 		const struct il_flow *f = il_pick_flow(&s.flows, env.flow, env.cache);
+		const struct il_flow *g = il_pick_flow(&s.slow, env.flow, env.cache);
 
-		if (!f)
-			f = il_pick_flow(&s.slow, env.flow, env.cache);
+		if (!f || (g && !env.flow && g->lat[IL_SYSCALL] > f->lat[IL_SYSCALL]))
+			f = g;
 		if (f) {
 			il_view_timeline(stdout, f);
 		} else {
@@ -333,6 +335,9 @@ int main(int argc, char **argv)
 		il_view_probes(stdout, &s);
 	} else {
 		show(&s);
+		if (!env.hist)
+			printf("SHARE: the layer's time over the syscall time of the same reads; "
+			       "queue/service/device: the longest request of each read\n");
 	}
 	il_snapshot_free(&s);
 	return ret;

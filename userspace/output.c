@@ -155,8 +155,6 @@ void il_view_table(FILE *out, const struct il_snapshot *s)
 	}
 	fputc('\n', out);
 	il_view_cache_line(out, s);
-	fprintf(out, "SHARE: the layer's time over the syscall time of the same reads; "
-		"queue/service/device: the longest request of each read\n");
 }
 
 /* The one histogram printer, in the layout of bcc's tools. */
@@ -251,8 +249,10 @@ static void tl_line(FILE *out, const char *tree, const char *what, int64_t off, 
 
 	snprintf(col, sizeof(col), "%s%s", tree, what);
 	snprintf(at, sizeof(at), "(+%s)", il_fmt_ns(b, sizeof(b), (double)off));
-	fprintf(out, "%s%*s %-10s%s%s\n", col, 34 - display_width(col), "", at,
-		*note ? " <- " : "", note);
+	if (*note)
+		fprintf(out, "%s%*s %-10s <- %s\n", col, 34 - display_width(col), "", at, note);
+	else
+		fprintf(out, "%s%*s %s\n", col, 34 - display_width(col), "", at);
 }
 
 /* Seed 000's ASCII timeline of one read, offsets from sys_enter. */

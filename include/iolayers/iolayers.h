@@ -97,6 +97,7 @@ struct iolayers_probe {
 
 extern struct iolayers_probe iolayers_probes[IOLAYERS_NR_PROBES];
 extern unsigned int iolayers_expire_ms;
+extern bool iolayers_empty;
 DECLARE_PER_CPU(u64 [IOLAYERS_NR_PROBES], iolayers_hits);
 
 bool iolayers_follows(struct task_struct *task);

@@ -33,8 +33,9 @@ scenario() {
 		--thinktime=10 --invalidate=0 --numjobs=1 >/dev/null' &
 	local f=$!
 	while [ "$(awk '{ print $3 }' /proc/$f/stat 2>/dev/null)" != T ]; do sleep 0.1; done
-	echo "\$ insmod iolayers.ko pid=$f      # fio, stopped until loaded"
-	insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid="$f" || { rc=1; return; }
+	# fio runs its job in a forked process: children=1 follows it.
+	echo "\$ insmod iolayers.ko pid=$f children=1     # fio, stopped until loaded"
+	insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid="$f" children=1 || { rc=1; return; }
 	kill -CONT $f
 	wait $f
 	echo

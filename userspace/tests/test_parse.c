@@ -31,32 +31,33 @@ static void test_real_6_1(void)
 	EXPECT(s.nprobes == 18);
 	EXPECT(!strcmp(s.probes[0].name, "sys_enter"));
 	EXPECT(!strcmp(s.probes[0].layer, "SYSCALL"));
-	EXPECT(s.probes[0].hits == 846);
+	EXPECT(s.probes[0].hits == 2832);
 	EXPECT(!strcmp(s.probes[2].name, "vfs_read"));
 	EXPECT(!strcmp(s.probes[2].kind, "kretprobe"));
 	EXPECT(!strcmp(s.probes[2].state, "attached"));
-	EXPECT(s.probes[2].hits == 846 && s.probes[2].nmissed == 0);
+	EXPECT(s.probes[2].hits == 2832 && s.probes[2].nmissed == 0);
 	EXPECT(!strcmp(s.probes[14].name, "nvme_setup_cmd"));
 	EXPECT(!strcmp(s.probes[14].layer, "DEVICE"));
-	EXPECT(s.probes[14].hits == 825 && s.probes[14].nmissed == -1);
+	EXPECT(s.probes[14].hits == 2823 && s.probes[14].nmissed == -1);
 	/* The tables part: TABLE_COLUMN counters; then name value lines. */
 	EXPECT(il_counter(&s, "task_high", &v) == 0 && v == 2);
 	EXPECT(il_counter(&s, "bio_bound", &v) == 0 && v == 65536);
 	EXPECT(il_counter(&s, "rq_expired", &v) == 0 && v == 0);
-	EXPECT(il_counter(&s, "requests_bound", &v) == 0 && v == 825);
+	EXPECT(il_counter(&s, "requests_bound", &v) == 0 && v == 2823);
 	EXPECT(il_counter(&s, "readahead_pages", &v) == 0 && v == 0);
 	EXPECT(il_counter(&s, "nope", &v) == -1);
 	EXPECT(s.ncounters == 4 * 7 + 8);
 	/* Histograms: the module's summary has the same counts and p50s. */
-	EXPECT(s.hist[IL_SYSCALL][IL_DIRECT].count == 825);
-	EXPECT(s.hist[IL_SYSCALL][IL_OTHER].count == 21);
-	EXPECT(il_hist_percentile(&s.hist[IL_SERVICE][IL_DIRECT], 50) == 123618);
+	EXPECT(s.hist[IL_SYSCALL][IL_DIRECT].count == 2823);
+	EXPECT(s.hist[IL_SYSCALL][IL_OTHER].count == 9);
+	EXPECT(il_hist_percentile(&s.hist[IL_SERVICE][IL_DIRECT], 50) == 76061);
 	for (l = IL_QUEUE; l < IL_NLAYERS; l++)
-		EXPECT(s.hist[l][IL_DIRECT].bytes == 3379200);
+		EXPECT(s.hist[l][IL_DIRECT].bytes == 11563008);
 	EXPECT(s.flows.n == 256);
-	EXPECT(s.flows.n && s.flows.v[0].seq == 2154497 && s.flows.v[0].cache == IL_DIRECT);
-	EXPECT(s.flows.n && s.flows.v[0].lat[IL_DEVICE] == 99550 && s.flows.v[0].done_off == 125110);
-	EXPECT(s.slow.n == 0);
+	EXPECT(s.flows.n && s.flows.v[0].seq == 7278593 && s.flows.v[0].cache == IL_DIRECT);
+	EXPECT(s.flows.n && s.flows.v[0].lat[IL_DEVICE] == 79750 && s.flows.v[0].done_off == 108040);
+	EXPECT(s.flows.n && s.flows.v[0].start_ns == 18946277724LL && s.flows.v[0].pos == 24481792);
+	EXPECT(s.slow.n == 2);
 	il_snapshot_free(&s);
 }
 
@@ -146,12 +147,12 @@ static void test_table(void)
 	il_view_table(out, &s);
 	fclose(out);
 	EXPECT(strstr(buf, "following pid 181") != NULL);
-	EXPECT(strstr(buf, "VFS      vfs_read                     kretprobe   attached            846        0") != NULL);
-	EXPECT(strstr(buf, "DEVICE   nvme_setup_cmd               tracepoint  attached            825        -") != NULL);
+	EXPECT(strstr(buf, "VFS      vfs_read                     kretprobe   attached           2832        0") != NULL);
+	EXPECT(strstr(buf, "DEVICE   nvme_setup_cmd               tracepoint  attached           2823        -") != NULL);
 	EXPECT(strstr(buf, "task_high                       2") != NULL);
-	EXPECT(strstr(buf, "DIRECT: 825 reads") != NULL);
-	EXPECT(strstr(buf, "  service  I2C-like       825      3379200    124us    252us    874us   4.06ms  65.7%") != NULL);
-	EXPECT(strstr(buf, "cache: HIT 0 (0.0%)  MISS 0 (0.0%)  PARTIAL 0 (0.0%)  DIRECT 825 (100.0%)  other 21  UNK 0 (0.0%)") != NULL);
+	EXPECT(strstr(buf, "DIRECT: 2823 reads") != NULL);
+	EXPECT(strstr(buf, "  service  I2C-like      2823     11563008   76.1us    179us   1.27ms   7.73ms  64.8%") != NULL);
+	EXPECT(strstr(buf, "cache: HIT 0 (0.0%)  MISS 0 (0.0%)  PARTIAL 0 (0.0%)  DIRECT 2823 (100.0%)  other 9  UNK 0 (0.0%)") != NULL);
 	il_snapshot_free(&s);
 	free(buf);
 }
