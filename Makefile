@@ -4,7 +4,10 @@
 #   make            build iolayers.ko against KDIR and the reader
 #   make check      every test: static checks, reader tests, VM tests on the
 #                   stock Debian 6.1 and 6.12 kernels and the debug kernel, KUnit
-#   make demo       load the module in a VM under fio and show its files
+#   make demo       seed 000's two fio scenarios in a VM: summary, one MISS
+#                   read through all five layers, the reader's views, an SVG
+#   make bench      overhead against the bpftrace twin and the empty-handler
+#                   floor, in one VM boot per kernel
 #   make install    modules_install into KDIR's tree, the reader into PREFIX/bin
 #   make clean
 #
@@ -30,14 +33,19 @@ check:
 demo:
 	scripts/demo
 
+bench:
+	scripts/bench-overhead
+
 PREFIX ?= /usr/local
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
 	install -D -m 0755 userspace/iolayers $(DESTDIR)$(PREFIX)/bin/iolayers
+	-rst2man Documentation/iolayers.rst >userspace/iolayers.8 && \
+		install -D -m 0644 userspace/iolayers.8 $(DESTDIR)$(PREFIX)/share/man/man8/iolayers.8
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	$(MAKE) -C userspace clean
 
-.PHONY: all module reader check demo install clean
+.PHONY: all module reader check demo bench install clean

@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest part of `make bench`: fio workloads under each tracer, rounds
+# interleaved (the tracer order rotates every round) so drift in the
+# emulated machine hits every tracer alike. One line per run:
+#   BENCH workload tracer round reads seconds attach_s mem_kb
+# reads and seconds are fio's (total_ios, job runtime); attach_s the time
+# from starting the tracer to it being ready; mem_kb the growth of used
+# memory (MemTotal - MemAvailable) while attached. scripts/bench-overhead
+# turns them into the report.
+#
+# IOLAYERS_BENCH_ROUNDS (default 5), IOLAYERS_BENCH_SMOKE=1: one round of
+# one short workload, to check that the machinery works (make check).
+# vm-files: data:64 big:256
+set -u
+. "$IOLAYERS_REPO/tests/vm/_lib.sh"
+
+ko=$IOLAYERS_MODULE_DIR/iolayers.ko
+bt=$IOLAYERS_REPO/scripts/iolayers.bt
+rounds=${IOLAYERS_BENCH_ROUNDS:-5}
+echo none >/sys/block/nvme0n1/queue/scheduler
+echo "BENCH_INFO kernel $(uname -r) cpus $(nproc) accel ${IOLAYERS_ACCEL:-tcg} rounds $rounds"
+
+if [ "${IOLAYERS_BENCH_SMOKE:-0}" = 1 ]; then
+	rounds=1
+	workloads="4k-cached"
+	tracers="none iolayers bpftrace"
+	runtime=1
+else
+	workloads="4k-cached 4k-uncached 128m 4k-numjobs2"
+	tracers="none iolayers iolayers-noflows floor bpftrace"
+	runtime=4
+fi
+
+used_kb() {
+	awk '/^MemTotal:/ { t = $2 } /^MemAvailable:/ { a = $2 } END { print t - a }' /proc/meminfo
+}
+
+# fio_args WORKLOAD: the fio job, reads of data (64 MiB) or big (256 MiB).
+fio_args() {
+	case $1 in
+	4k-cached) echo "--filename=/mnt/data --size=64m --rw=randread --bs=4k --time_based --runtime=$runtime" ;;
+	4k-uncached) echo "--filename=/mnt/data --size=64m --rw=randread --bs=4k --number_ios=400" ;;
+	128m) echo "--filename=/mnt/big --size=256m --rw=randread --bs=128m --io_size=256m" ;;
+	4k-numjobs2) echo "--filename=/mnt/data --size=64m --rw=randread --bs=4k --numjobs=2 --time_based --runtime=$runtime" ;;
+	esac
+}
+
+# attach TRACER PID: sets DETACH (a command) and ATTACH_S; 1 on failure.
+attach() {
+	local t0 t1 i
+	t0=$(date +%s.%N)
+	case $1 in
+	none) DETACH=true ;;
+	iolayers) insmod "$ko" pid="$2" || return 1; DETACH="rmmod iolayers" ;;
+	iolayers-noflows) insmod "$ko" pid="$2" flows=0 || return 1; DETACH="rmmod iolayers" ;;
+	floor) insmod "$ko" pid="$2" empty=1 || return 1; DETACH="rmmod iolayers" ;;
+	bpftrace)
+		BPFTRACE_MAP_KEYS_MAX=65536 bpftrace "$bt" "$2" >/tmp/bt.out 2>&1 &
+		BT=$!
+		# Ready once it printed "Attaching" and the probes are in place.
+		for i in $(seq 1 3000); do
+			grep -q '^Attaching' /tmp/bt.out && break
+			kill -0 $BT 2>/dev/null || return 1
+			sleep 0.1
+		done
+		sleep 1
+		DETACH="kill -INT $BT; wait $BT"
+		;;
+	esac
+	t1=$(date +%s.%N)
+	ATTACH_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+}
+
+run() {
+	local w=$1 tr=$2 r=$3 p mem0 mem1 reads secs
+	case $w in
+	4k-uncached|128m) echo 3 >/proc/sys/vm/drop_caches ;;
+	*) cat /mnt/data >/dev/null ;;
+	esac
+	# shellcheck disable=SC2046
+	bash -c 'kill -STOP $$; exec fio --name=b --ioengine=sync --invalidate=0 --thread \
+		--eta=never --output-format=json --output=/tmp/b.json "$@"' fio $(fio_args "$w") &
+	p=$!
+	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.05; done
+	mem0=$(used_kb)
+	if ! attach "$tr" "$p"; then
+		echo "BENCH_FAIL $w $tr $r attach"
+		kill -9 $p
+		wait $p 2>/dev/null
+		return
+	fi
+	mem1=$(used_kb)
+	kill -CONT $p
+	wait $p
+	eval "$DETACH" >/dev/null 2>&1
+	read -r reads secs <<<"$(python3 -c 'import json
+j = json.load(open("/tmp/b.json"))["jobs"]
+print(sum(x["read"]["total_ios"] for x in j), max(x["read"]["runtime"] for x in j) / 1000)')"
+	echo "BENCH $w $tr $r $reads $secs $ATTACH_S $((mem1 - mem0))"
+}
+
+for r in $(seq 1 "$rounds"); do
+	set -- $tracers
+	# Rotate the tracer order by the round number.
+	for i in $(seq 2 "$r"); do set -- "${@:2}" "$1"; done
+	order="$*"
+	for w in $workloads; do
+		for tr in $order; do
+			run "$w" "$tr" "$r"
+		done
+	done
+done
+echo "BENCH_DONE"
