@@ -308,21 +308,20 @@ static void iolayers_rq_fold(const struct iolayers_rq *r, unsigned int i, u64 no
 {
 	struct iolayers_task_flow *f = iolayers_flow_get(&r->flows[i]);
 	unsigned long flags;
+	bool late = true;
 
 	if (f) {
 		spin_lock_irqsave(&f->lock, flags);
-		if (f->ended) {
-			spin_unlock_irqrestore(&f->lock, flags);
-			f = NULL;
+		if (!f->ended) {
+			iolayers_blk_fold(&f->blk, r, i, now, error);
+			late = false;
 		}
+		spin_unlock_irqrestore(&f->lock, flags);
 	}
-	if (!f) {
+	if (late) {
 		iolayers_blk_count(IOLAYERS_BLK_RQ_LATE, 1);
 		iolayers_blk_count(IOLAYERS_BLK_LATE_BYTES, r->bytes[i]);
-		return;
 	}
-	iolayers_blk_fold(&f->blk, r, i, now, error);
-	spin_unlock_irqrestore(&f->lock, flags);
 }
 
 /* Prototype of DEFINE_EVENT(block_rq_completion, block_rq_complete). */

@@ -11,6 +11,13 @@ set -u
 
 ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 echo none >/sys/block/nvme0n1/queue/scheduler
+# The debug kernel (KASAN, lockdep) is several times slower: fewer reads.
+if [ "${IOLAYERS_KERNEL:-}" = debug ]; then
+	n4k=300 big_io=128m njob=100
+else
+	n4k=600 big_io=256m njob=200
+fi
+
 for f in small big other; do
 	[ -f /mnt/$f ] || { echo "/mnt/$f missing: run through scripts/run-vm (vm-files)"; exit 1; }
 done
@@ -27,7 +34,7 @@ disk_stat() {
 fio_stopped() {
 	local out=$1
 	shift
-	bash -c 'kill -STOP $$; exec fio --output-format=json --output='"$out"' "$@"' fio "$@" &
+	bash -c 'kill -STOP $$; exec fio --eta=never --output-format=json --output='"$out"' "$@"' fio "$@" &
 	FIO_PID=$!
 	while [ "$(awk '{ print $3 }' /proc/$FIO_PID/stat 2>/dev/null)" != T ]; do sleep 0.1; done
 }
@@ -79,7 +86,7 @@ flows_stats() {
 # --- 4 KiB random reads, cold: every MISS reaches the device ---------------
 echo 1 >/proc/sys/vm/drop_caches
 fio_stopped /tmp/f4k.json --name=r4k --filename=/mnt/small --size=16m --rw=randread --bs=4k \
-	--ioengine=sync --invalidate=0 --thread --number_ios=600
+	--ioengine=sync --invalidate=0 --thread --number_ios=$n4k
 insmod "$ko" pid=$FIO_PID flows=4096 expire_ms=1000 slow_us=200 || echo "insmod failed"
 read -r d0_reads d0_sect <<<"$(disk_stat)"
 kill -CONT $FIO_PID
@@ -88,8 +95,8 @@ read -r d1_reads d1_sect <<<"$(disk_stat)"
 ios=$(fio_sum /tmp/f4k.json total_ios)
 iob=$(fio_sum /tmp/f4k.json io_bytes)
 read -r n files ret rqs rqb bio bad norq nodev minbig tgids outside <<<"$(flows_stats)"
-late=$(stats_value rq_late)
-late_b=$(stats_value rq_late_bytes)
+late=$(stats_value requests_late)
+late_b=$(stats_value late_bytes)
 echo "4k: fio $ios ios $iob bytes; disk $((d1_reads - d0_reads)) reads $(((d1_sect - d0_sect) * 512)) bytes"
 echo "4k: flows $n files $files ret $ret rqs $rqs rq_bytes $rqb bio_bytes $bio late $late/$late_b"
 grep -E '^(syscall|queue|service|device) ' "$IOLAYERS_D/summary"
@@ -99,10 +106,15 @@ check "4k: syscall histogram total == flows ($(hist_total syscall), $n)" \
 	test "$(hist_total syscall)" -eq "$n"
 check "4k: queue histogram total == flows with requests ($(hist_total queue))" \
 	test "$(hist_total queue)" -eq "$(flows_where "$IOLAYERS_D/flows" 'col("rqs") > 0' | wc -l)"
-check "4k: requests in flows + late == disk reads ($((rqs + late)), $((d1_reads - d0_reads)))" \
-	test $((rqs + late)) -eq $((d1_reads - d0_reads))
-check "4k: request bytes + late == disk bytes ($((rqb + late_b)), $(((d1_sect - d0_sect) * 512)))" \
-	test $((rqb + late_b)) -eq $(((d1_sect - d0_sect) * 512))
+# The disk may also serve a read outside any read() of fio (metadata read
+# by another context: seen once, 8 KiB, with the files made by mkfs -d):
+# at most 2 such, never fewer disk reads than the module attributed.
+extra=$((d1_reads - d0_reads - rqs - late))
+echo "4k: disk reads outside fio's read() calls: $extra ($(((d1_sect - d0_sect) * 512 - rqb - late_b)) bytes)"
+check "4k: requests in flows + late == disk reads, up to 2 outside ($((rqs + late)), $((d1_reads - d0_reads)))" \
+	test "$extra" -ge 0 -a "$extra" -le 2
+check "4k: request bytes + late <= disk bytes ($((rqb + late_b)), $(((d1_sect - d0_sect) * 512)))" \
+	test $((rqb + late_b)) -le $(((d1_sect - d0_sect) * 512))
 check "4k: bio bytes == request bytes + late ($bio, $((rqb + late_b)))" test "$bio" -eq $((rqb + late_b))
 check "4k: every MISS has a request ($norq without)" test "$norq" -eq 0
 check "4k: every MISS has an NVMe device time ($nodev without)" test "$nodev" -eq 0
@@ -127,7 +139,7 @@ rmmod iolayers
 # --- 128 MiB reads: many requests per flow, bytes add up --------------------
 echo 1 >/proc/sys/vm/drop_caches
 fio_stopped /tmp/f128.json --name=r128 --filename=/mnt/big --size=256m --rw=read --bs=128m \
-	--ioengine=sync --invalidate=0 --thread
+	--io_size=$big_io --ioengine=sync --invalidate=0 --thread
 insmod "$ko" pid=$FIO_PID flows=4096 || echo "insmod failed"
 read -r d0_reads d0_sect <<<"$(disk_stat)"
 kill -CONT $FIO_PID
@@ -137,18 +149,23 @@ read -r d1_reads d1_sect <<<"$(disk_stat)"
 ios=$(fio_sum /tmp/f128.json total_ios)
 iob=$(fio_sum /tmp/f128.json io_bytes)
 read -r n files ret rqs rqb bio bad norq nodev minbig tgids outside <<<"$(flows_stats)"
-late=$(stats_value rq_late)
-late_b=$(stats_value rq_late_bytes)
+late=$(stats_value requests_late)
+late_b=$(stats_value late_bytes)
 echo "128m: fio $ios ios $iob bytes; disk $((d1_reads - d0_reads)) reads $(((d1_sect - d0_sect) * 512)) bytes"
 echo "128m: flows $n files $files ret $ret rqs $rqs rq_bytes $rqb bio_bytes $bio late $late/$late_b min rqs $minbig"
 flows_where "$IOLAYERS_D/flows" 'col("cache") != "other"'
 check "128m: file flows == fio total_ios ($files, $ios)" test "$files" -eq "$ios"
 check "128m: returned bytes == fio io_bytes ($ret, $iob)" test "$ret" -eq "$iob"
 check "128m: many requests per 128 MiB read (fewest $minbig >= 16)" test "$minbig" -ge 16
-check "128m: requests in flows + late == disk reads ($((rqs + late)), $((d1_reads - d0_reads)))" \
-	test $((rqs + late)) -eq $((d1_reads - d0_reads))
-check "128m: request bytes + late == disk bytes ($((rqb + late_b)), $(((d1_sect - d0_sect) * 512)))" \
-	test $((rqb + late_b)) -eq $(((d1_sect - d0_sect) * 512))
+# The disk may also serve a read outside any read() of fio (metadata read
+# by another context: seen once, 8 KiB, with the files made by mkfs -d):
+# at most 2 such, never fewer disk reads than the module attributed.
+extra=$((d1_reads - d0_reads - rqs - late))
+echo "128m: disk reads outside fio's read() calls: $extra ($(((d1_sect - d0_sect) * 512 - rqb - late_b)) bytes)"
+check "128m: requests in flows + late == disk reads, up to 2 outside ($((rqs + late)), $((d1_reads - d0_reads)))" \
+	test "$extra" -ge 0 -a "$extra" -le 2
+check "128m: request bytes + late <= disk bytes ($((rqb + late_b)), $(((d1_sect - d0_sect) * 512)))" \
+	test $((rqb + late_b)) -le $(((d1_sect - d0_sect) * 512))
 check "128m: bio bytes == request bytes + late ($bio, $((rqb + late_b)))" test "$bio" -eq $((rqb + late_b))
 check "128m: queue <= service <= syscall in every flow ($bad not)" test "$bad" -eq 0
 check "128m: block offsets inside the syscall ($outside not)" test "$outside" -eq 0
@@ -191,7 +208,7 @@ while True:
         os.pread(fd, 4096, off)' &
 OTHER=$!
 fio_stopped /tmp/fjobs.json --name=jobs --filename=/mnt/small --size=16m --rw=randread --bs=4k \
-	--ioengine=sync --invalidate=0 --numjobs=4 --number_ios=200
+	--ioengine=sync --invalidate=0 --numjobs=4 --number_ios=$njob
 insmod "$ko" pid=$FIO_PID children=1 flows=4096 || echo "insmod failed"
 kill -CONT $FIO_PID
 wait $FIO_PID
@@ -209,7 +226,7 @@ rmmod iolayers
 
 # --- comm=fio: the same without a pid ----------------------------------------
 fio_stopped /tmp/fcomm.json --name=comm --filename=/mnt/small --size=16m --rw=randread --bs=4k \
-	--ioengine=sync --invalidate=0 --numjobs=4 --number_ios=200
+	--ioengine=sync --invalidate=0 --numjobs=4 --number_ios=$njob
 insmod "$ko" comm=fio flows=4096 || echo "insmod failed"
 kill -CONT $FIO_PID
 wait $FIO_PID
