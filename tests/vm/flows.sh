@@ -83,6 +83,25 @@ flows_stats() {
 		}' "$IOLAYERS_D/flows"
 }
 
+# check_block_sums TAG: the block part against the disk's own counters,
+# from the globals the workload left (d0/d1 disk stat, rqs rqb bio late
+# late_b from the module). The disk may also serve a read outside any
+# read() of fio (a metadata read by another context: seen once, 8 KiB,
+# with the files made by mkfs -d): at most 2 such, never fewer disk reads
+# than the module attributed.
+check_block_sums() {
+	local extra=$((d1_reads - d0_reads - rqs - late))
+	local disk_b=$(((d1_sect - d0_sect) * 512))
+
+	echo "$1: disk reads outside fio's read() calls: $extra ($((disk_b - rqb - late_b)) bytes)"
+	check "$1: requests in flows + late == disk reads, up to 2 outside ($((rqs + late)), $((d1_reads - d0_reads)))" \
+		test "$extra" -ge 0 -a "$extra" -le 2
+	check "$1: request bytes + late <= disk bytes ($((rqb + late_b)), $disk_b)" \
+		test $((rqb + late_b)) -le "$disk_b"
+	check "$1: bio bytes == request bytes + late ($bio, $((rqb + late_b)))" \
+		test "$bio" -eq $((rqb + late_b))
+}
+
 # --- 4 KiB random reads, cold: every MISS reaches the device ---------------
 echo 1 >/proc/sys/vm/drop_caches
 fio_stopped /tmp/f4k.json --name=r4k --filename=/mnt/small --size=16m --rw=randread --bs=4k \
@@ -106,16 +125,7 @@ check "4k: syscall histogram total == flows ($(hist_total syscall), $n)" \
 	test "$(hist_total syscall)" -eq "$n"
 check "4k: queue histogram total == flows with requests ($(hist_total queue))" \
 	test "$(hist_total queue)" -eq "$(flows_where "$IOLAYERS_D/flows" 'col("rqs") > 0' | wc -l)"
-# The disk may also serve a read outside any read() of fio (metadata read
-# by another context: seen once, 8 KiB, with the files made by mkfs -d):
-# at most 2 such, never fewer disk reads than the module attributed.
-extra=$((d1_reads - d0_reads - rqs - late))
-echo "4k: disk reads outside fio's read() calls: $extra ($(((d1_sect - d0_sect) * 512 - rqb - late_b)) bytes)"
-check "4k: requests in flows + late == disk reads, up to 2 outside ($((rqs + late)), $((d1_reads - d0_reads)))" \
-	test "$extra" -ge 0 -a "$extra" -le 2
-check "4k: request bytes + late <= disk bytes ($((rqb + late_b)), $(((d1_sect - d0_sect) * 512)))" \
-	test $((rqb + late_b)) -le $(((d1_sect - d0_sect) * 512))
-check "4k: bio bytes == request bytes + late ($bio, $((rqb + late_b)))" test "$bio" -eq $((rqb + late_b))
+check_block_sums 4k
 check "4k: every MISS has a request ($norq without)" test "$norq" -eq 0
 check "4k: every MISS has an NVMe device time ($nodev without)" test "$nodev" -eq 0
 # Queue > service happens for 4 KiB reads (a submitter preempted between
@@ -157,16 +167,7 @@ flows_where "$IOLAYERS_D/flows" 'col("cache") != "other"'
 check "128m: file flows == fio total_ios ($files, $ios)" test "$files" -eq "$ios"
 check "128m: returned bytes == fio io_bytes ($ret, $iob)" test "$ret" -eq "$iob"
 check "128m: many requests per 128 MiB read (fewest $minbig >= 16)" test "$minbig" -ge 16
-# The disk may also serve a read outside any read() of fio (metadata read
-# by another context: seen once, 8 KiB, with the files made by mkfs -d):
-# at most 2 such, never fewer disk reads than the module attributed.
-extra=$((d1_reads - d0_reads - rqs - late))
-echo "128m: disk reads outside fio's read() calls: $extra ($(((d1_sect - d0_sect) * 512 - rqb - late_b)) bytes)"
-check "128m: requests in flows + late == disk reads, up to 2 outside ($((rqs + late)), $((d1_reads - d0_reads)))" \
-	test "$extra" -ge 0 -a "$extra" -le 2
-check "128m: request bytes + late <= disk bytes ($((rqb + late_b)), $(((d1_sect - d0_sect) * 512)))" \
-	test $((rqb + late_b)) -le $(((d1_sect - d0_sect) * 512))
-check "128m: bio bytes == request bytes + late ($bio, $((rqb + late_b)))" test "$bio" -eq $((rqb + late_b))
+check_block_sums 128m
 check "128m: queue <= service <= syscall in every flow ($bad not)" test "$bad" -eq 0
 check "128m: block offsets inside the syscall ($outside not)" test "$outside" -eq 0
 rmmod iolayers
