@@ -201,18 +201,22 @@ rmmod iolayers
 
 # --- numjobs=4 with children=1, an unrelated reader alongside ---------------
 # An unrelated reader: one process re-reading /mnt/other in 4 KiB preads
-# (cached after the first pass) until killed.
-python3 -c 'import os
+# until killed, 2 ms apart (a few hundred reads a second: enough to be
+# seen if it were followed, without eating an emulated CPU).
+python3 -c 'import os, time
 fd = os.open("/mnt/other", os.O_RDONLY)
 while True:
     for off in range(0, 64 << 20, 4096):
-        os.pread(fd, 4096, off)' &
+        os.pread(fd, 4096, off)
+        time.sleep(0.002)' &
 OTHER=$!
 fio_stopped /tmp/fjobs.json --name=jobs --filename=/mnt/small --size=16m --rw=randread --bs=4k \
 	--ioengine=sync --invalidate=0 --numjobs=4 --number_ios=$njob
 insmod "$ko" pid=$FIO_PID children=1 flows=4096 || echo "insmod failed"
+oreads0=$(proc_io $OTHER syscr)
 kill -CONT $FIO_PID
 wait $FIO_PID
+oreads=$(($(proc_io $OTHER syscr) - oreads0))
 ios=$(fio_sum /tmp/fjobs.json total_ios)
 njobs=$(python3 -c 'import json; print(len(json.load(open("/tmp/fjobs.json"))["jobs"]))')
 read -r n files ret rqs rqb bio bad norq nodev minbig tgids outside <<<"$(flows_stats)"
@@ -220,6 +224,7 @@ forks=$(stats_hits sched_process_fork)
 echo "children: fio $njobs jobs $ios ios; flows $n files $files from tgids $tgids; forks seen $forks; other reader $OTHER"
 check "children: file reads == fio total_ios of all $njobs jobs ($files, $ios)" test "$files" -eq "$ios"
 check "children: reads from 4 job processes ($tgids)" test "$(echo "$tgids" | tr , '\n' | wc -l)" -eq 4
+check "children: the unrelated reader read meanwhile ($oreads read() calls)" test "$oreads" -gt 0
 check "children: nothing from the unrelated reader" \
 	test "$(flows_where "$IOLAYERS_D/flows" 'col("tgid") == o' -v o="$OTHER" | wc -l)" -eq 0
 check "children: the jobs' forks were seen ($forks >= 4)" test "$forks" -ge 4
