@@ -288,8 +288,23 @@ static void iolayers_flow_test_fold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a.errors, 1U);
 }
 
+static void iolayers_flow_test_expired(struct kunit *test)
+{
+	u64 sec = 1000000000ULL;
+
+	KUNIT_EXPECT_FALSE(test, iolayers_expired(5 * sec, 10 * sec, 10 * sec));
+	KUNIT_EXPECT_FALSE(test, iolayers_expired(5 * sec, 15 * sec, 10 * sec));
+	KUNIT_EXPECT_TRUE(test, iolayers_expired(5 * sec, 15 * sec + 1, 10 * sec));
+	/* Added on another CPU after "now" was read: not expired. */
+	KUNIT_EXPECT_FALSE(test, iolayers_expired(20 * sec, 15 * sec, 0));
+	/* Age 0 (children=0 forgets every child) expires what came before. */
+	KUNIT_EXPECT_TRUE(test, iolayers_expired(14 * sec, 15 * sec, 0));
+	KUNIT_EXPECT_FALSE(test, iolayers_expired(15 * sec, 15 * sec, 0));
+}
+
 static struct kunit_case iolayers_flow_cases[] = {
 	KUNIT_CASE(iolayers_flow_test_add_bio),
+	KUNIT_CASE(iolayers_flow_test_expired),
 	KUNIT_CASE(iolayers_flow_test_other_life),
 	KUNIT_CASE(iolayers_flow_test_fold),
 	{}

@@ -208,7 +208,8 @@ void iolayers_table_expire(enum iolayers_table_id t, u64 max_age_ns)
 	rcu_read_lock();
 	for (i = 0; i < (1U << tb->bits); i++)
 		hlist_for_each_entry_rcu(e, &tb->buckets[i], node)
-			if (now - e->born_ns > max_age_ns && iolayers_table_del(t, e))
+			if (iolayers_expired(e->born_ns, now, max_age_ns) &&
+			    iolayers_table_del(t, e))
 				iolayers_table_drop(t, IOLAYERS_DROP_EXPIRED);
 	rcu_read_unlock();
 }

@@ -229,3 +229,20 @@ void iolayers_blk_fold(struct iolayers_blk_acc *a, const struct iolayers_rq *r,
 		a->issue_at = r->first_issue_ns;
 	a->done_at = max(a->done_at, now);
 }
+
+/**
+ * iolayers_expired() - Is an entry older than the expiry age?
+ * @born_ns: when it was added (ktime_get_ns())
+ * @now_ns: now
+ * @max_age_ns: the age beyond which it is expired; 0 expires everything
+ *	added before now
+ *
+ * An entry added after @now_ns was read (another CPU) is never expired.
+ *
+ * Context: any.
+ * Return: true when @born_ns is more than @max_age_ns before @now_ns.
+ */
+bool iolayers_expired(u64 born_ns, u64 now_ns, u64 max_age_ns)
+{
+	return born_ns < now_ns && now_ns - born_ns > max_age_ns;
+}

@@ -138,6 +138,7 @@ const char *iolayers_probe_state_name(enum iolayers_probe_state state);
 
 int iolayers_parse_pid(const char *val, pid_t *out);
 int iolayers_parse_comm(const char *val, char *out);
+bool iolayers_expired(u64 born_ns, u64 now_ns, u64 max_age_ns);
 unsigned int iolayers_log2_bucket(u64 value);
 
 struct tracepoint *iolayers_tracepoint_find(const char *name);
