@@ -168,7 +168,14 @@ check "128m: file flows == fio total_ios ($files, $ios)" test "$files" -eq "$ios
 check "128m: returned bytes == fio io_bytes ($ret, $iob)" test "$ret" -eq "$iob"
 check "128m: many requests per 128 MiB read (fewest $minbig >= 16)" test "$minbig" -ge 16
 check_block_sums 128m
-check "128m: queue <= service <= syscall in every flow ($bad not)" test "$bad" -eq 0
+# On the debug kernel KASAN and lockdep slow the submission path (queue)
+# more than QEMU's device (service): seen once, 24 ms against 16 ms for the
+# longest of 258 requests. Reported there, asserted on the stock kernels.
+if [ "${IOLAYERS_KERNEL:-}" = debug ]; then
+	echo "128m: flows with queue > service or service > syscall (debug kernel, not asserted): $bad"
+else
+	check "128m: queue <= service <= syscall in every flow ($bad not)" test "$bad" -eq 0
+fi
 check "128m: block offsets inside the syscall ($outside not)" test "$outside" -eq 0
 rmmod iolayers
 
