@@ -83,6 +83,20 @@ flows_stats() {
 		}' "$IOLAYERS_D/flows"
 }
 
+# collect_window TAG FIO_JSON: after a workload, read the ground truth (disk
+# stat, fio's counts) and the module's totals into the globals the checks
+# use, and print them.
+collect_window() {
+	read -r d1_reads d1_sect <<<"$(disk_stat)"
+	ios=$(fio_sum "$2" total_ios)
+	iob=$(fio_sum "$2" io_bytes)
+	read -r n files ret rqs rqb bio bad norq nodev minbig tgids outside <<<"$(flows_stats)"
+	late=$(stats_value requests_late)
+	late_b=$(stats_value late_bytes)
+	echo "$1: fio $ios ios $iob bytes; disk $((d1_reads - d0_reads)) reads $(((d1_sect - d0_sect) * 512)) bytes"
+	echo "$1: flows $n files $files ret $ret rqs $rqs rq_bytes $rqb bio_bytes $bio late $late/$late_b min rqs $minbig"
+}
+
 # check_block_sums TAG: the block part against the disk's own counters,
 # from the globals the workload left (d0/d1 disk stat, rqs rqb bio late
 # late_b from the module). The disk may also serve a read outside any
@@ -110,14 +124,7 @@ insmod "$ko" pid=$FIO_PID flows=4096 expire_ms=1000 slow_us=200 || echo "insmod 
 read -r d0_reads d0_sect <<<"$(disk_stat)"
 kill -CONT $FIO_PID
 wait $FIO_PID
-read -r d1_reads d1_sect <<<"$(disk_stat)"
-ios=$(fio_sum /tmp/f4k.json total_ios)
-iob=$(fio_sum /tmp/f4k.json io_bytes)
-read -r n files ret rqs rqb bio bad norq nodev minbig tgids outside <<<"$(flows_stats)"
-late=$(stats_value requests_late)
-late_b=$(stats_value late_bytes)
-echo "4k: fio $ios ios $iob bytes; disk $((d1_reads - d0_reads)) reads $(((d1_sect - d0_sect) * 512)) bytes"
-echo "4k: flows $n files $files ret $ret rqs $rqs rq_bytes $rqb bio_bytes $bio late $late/$late_b"
+collect_window 4k /tmp/f4k.json
 grep -E '^(syscall|queue|service|device) ' "$IOLAYERS_D/summary"
 check "4k: file flows == fio total_ios ($files, $ios)" test "$files" -eq "$ios"
 check "4k: returned bytes == fio io_bytes ($ret, $iob)" test "$ret" -eq "$iob"
@@ -155,14 +162,7 @@ read -r d0_reads d0_sect <<<"$(disk_stat)"
 kill -CONT $FIO_PID
 wait $FIO_PID
 sleep 1
-read -r d1_reads d1_sect <<<"$(disk_stat)"
-ios=$(fio_sum /tmp/f128.json total_ios)
-iob=$(fio_sum /tmp/f128.json io_bytes)
-read -r n files ret rqs rqb bio bad norq nodev minbig tgids outside <<<"$(flows_stats)"
-late=$(stats_value requests_late)
-late_b=$(stats_value late_bytes)
-echo "128m: fio $ios ios $iob bytes; disk $((d1_reads - d0_reads)) reads $(((d1_sect - d0_sect) * 512)) bytes"
-echo "128m: flows $n files $files ret $ret rqs $rqs rq_bytes $rqb bio_bytes $bio late $late/$late_b min rqs $minbig"
+collect_window 128m /tmp/f128.json
 flows_where "$IOLAYERS_D/flows" 'col("cache") != "other"'
 check "128m: file flows == fio total_ios ($files, $ios)" test "$files" -eq "$ios"
 check "128m: returned bytes == fio io_bytes ($ret, $iob)" test "$ret" -eq "$iob"
