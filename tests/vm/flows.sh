@@ -47,10 +47,14 @@ print(sum(x["read"][sys.argv[2]] for x in j["jobs"]))' "$1" "$2"
 
 # flows_stats: one line of totals over `flows` (named columns, "-" = not
 # reached): n files ret rqs rq_bytes bio_bytes order_bad miss_norq miss_nodev
-# min_rqs_big tgids outside. order_bad: flows with queue > service or
-# service > syscall; outside: flows whose block part is not inside the
-# syscall (first bio queued before sys_enter, first issue before it, last
-# completion after sys_exit, or for one request queue + service > syscall).
+# min_rqs_big tgids outside. order_bad: flows whose longest queue wait is
+# longer than their longest service (not an invariant: a request waits in
+# the submitter's plug while it builds the next ones, and the emulated
+# device may serve it faster than that); outside: flows whose block
+# part is not inside the syscall (longest queue, service or device time
+# longer than the syscall, first bio queued before sys_enter, first issue
+# before it, last completion after sys_exit, or for one request queue +
+# service > syscall).
 flows_stats() {
 	awk '
 		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -61,14 +65,17 @@ flows_stats() {
 			rqs += $c["rqs"]; rqb += $c["rq_bytes"]; tg[$c["tgid"]] = 1
 			if ($c["rqs"] > 0) {
 				q = $c["queue_ns"]; s = $c["service_ns"]; y = $c["syscall_ns"]
-				if (q + 0 > s + 0 || s + 0 > y + 0) {
+				if (q + 0 > s + 0)
 					bad++
-					print "order: " $0 > "/dev/stderr"
-				}
-				if ($c["done_off"] + 0 > y + 0 || $c["queue_off"] + 0 < 0 ||
+				if (q + 0 > y + 0 || s + 0 > y + 0 ||
+				    ($c["device_ns"] != "-" && $c["device_ns"] + 0 > y + 0) ||
+				    $c["done_off"] + 0 > y + 0 || $c["queue_off"] + 0 < 0 ||
 				    $c["issue_off"] + 0 < $c["queue_off"] + 0 ||
 				    ($c["rqs"] == 1 && q + s > y + 0))
+				{
 					out++
+					print "outside: " $0 > "/dev/stderr"
+				}
 			}
 			if ($c["cache"] == "MISS" && $c["rqs"] == 0) norq++
 			if ($c["cache"] == "MISS" && $c["device_ns"] == "-") nodev++
@@ -138,7 +145,7 @@ check "4k: every MISS has an NVMe device time ($nodev without)" test "$nodev" -e
 # Queue > service happens for 4 KiB reads (a submitter preempted between
 # queueing and issuing, under emulation): reported, not failed. What must
 # hold is that the block part lies inside the syscall.
-echo "4k: flows with queue > service or service > syscall: $bad"
+echo "4k: flows with queue > service: $bad"
 check "4k: block part inside the syscall in every flow ($outside not)" \
 	test "$outside" -eq 0
 nslow=$(($(wc -l <"$IOLAYERS_D/slow") - 1))
@@ -168,15 +175,14 @@ check "128m: file flows == fio total_ios ($files, $ios)" test "$files" -eq "$ios
 check "128m: returned bytes == fio io_bytes ($ret, $iob)" test "$ret" -eq "$iob"
 check "128m: many requests per 128 MiB read (fewest $minbig >= 16)" test "$minbig" -ge 16
 check_block_sums 128m
-# On the debug kernel KASAN and lockdep slow the submission path (queue)
-# more than QEMU's device (service): seen once, 24 ms against 16 ms for the
-# longest of 258 requests. Reported there, asserted on the stock kernels.
-if [ "${IOLAYERS_KERNEL:-}" = debug ]; then
-	echo "128m: flows with queue > service or service > syscall (debug kernel, not asserted): $bad"
-else
-	check "128m: queue <= service <= syscall in every flow ($bad not)" test "$bad" -eq 0
-fi
-check "128m: block offsets inside the syscall ($outside not)" test "$outside" -eq 0
+# The longest queue wait may exceed the longest service: each of a 128 MiB
+# read's 256+ requests waits in the plug while the submitter allocates and
+# adds pages for the next ones (up to 32 per flush), which under TCG can
+# take longer than QEMU takes to serve one (seen on the debug kernel, 24 ms
+# against 16 ms, and once on 6.12 in CI). Reported; what must hold is that
+# every request lies inside the syscall.
+echo "128m: flows with queue > service: $bad"
+check "128m: block part inside the syscall in every flow ($outside not)" test "$outside" -eq 0
 rmmod iolayers
 
 # --- readv family: requested bytes are the iovecs' sum ----------------------
