@@ -100,6 +100,7 @@ void iolayers_block_reset(void)
 /* Prototype of DEFINE_EVENT(block_bio, block_bio_queue) since 5.11. */
 static void iolayers_bio_queue(void *data, struct bio *bio)
 {
+	IOLAYERS_COST_SCOPE(IOLAYERS_P_BLOCK_BIO_QUEUE);
 	struct iolayers_task_flow *f;
 	struct iolayers_bio *b;
 	unsigned long flags;
@@ -141,6 +142,7 @@ out:
  */
 static void iolayers_block_split(void *data, struct bio *split, unsigned int new_sector)
 {
+	IOLAYERS_COST_SCOPE(IOLAYERS_P_BLOCK_SPLIT);
 	struct iolayers_bio *parent, *b;
 
 	if (iolayers_empty)
@@ -247,6 +249,7 @@ struct iolayers_rq *iolayers_rq_bind(struct request *rq)
 /* Prototype of DEFINE_EVENT(block_rq, block_rq_insert). */
 static void iolayers_rq_insert(void *data, struct request *rq)
 {
+	IOLAYERS_COST_SCOPE(IOLAYERS_P_BLOCK_RQ_INSERT);
 	struct iolayers_rq *r;
 
 	if (iolayers_empty)
@@ -264,6 +267,7 @@ static void iolayers_rq_insert(void *data, struct request *rq)
 /* Prototype of DEFINE_EVENT(block_rq, block_rq_issue). */
 static void iolayers_rq_issue(void *data, struct request *rq)
 {
+	IOLAYERS_COST_SCOPE(IOLAYERS_P_BLOCK_RQ_ISSUE);
 	struct iolayers_rq *r;
 	u64 now;
 
@@ -287,6 +291,7 @@ static void iolayers_rq_issue(void *data, struct request *rq)
 /* Prototype of TRACE_EVENT(block_rq_requeue). */
 static void iolayers_rq_requeue(void *data, struct request *rq)
 {
+	IOLAYERS_COST_SCOPE(IOLAYERS_P_BLOCK_RQ_REQUEUE);
 	struct iolayers_rq *r;
 
 	if (iolayers_empty)
@@ -328,6 +333,7 @@ static void iolayers_rq_fold(const struct iolayers_rq *r, unsigned int i, u64 no
 static void iolayers_rq_complete(void *data, struct request *rq, blk_status_t error,
 				 unsigned int nr_bytes)
 {
+	IOLAYERS_COST_SCOPE(IOLAYERS_P_BLOCK_RQ_COMPLETE);
 	struct iolayers_rq *r;
 	unsigned int i;
 	u64 now;

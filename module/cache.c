@@ -18,6 +18,7 @@ static DEFINE_PER_CPU(u64, iolayers_ra_pages);
 /* Prototype of DEFINE_EVENT(mm_filemap_op_page_cache, mm_filemap_add_to_page_cache). */
 static void iolayers_add_to_page_cache(void *data, struct folio *folio)
 {
+	IOLAYERS_COST_SCOPE(IOLAYERS_P_ADD_TO_PAGE_CACHE);
 	struct iolayers_task_flow *f;
 	u64 first, last, in;
 
@@ -44,6 +45,7 @@ static void iolayers_add_to_page_cache(void *data, struct folio *folio)
 static void iolayers_sched_switch(void *data, bool preempt, struct task_struct *prev,
 				  struct task_struct *next, unsigned int prev_state)
 {
+	IOLAYERS_COST_SCOPE(IOLAYERS_P_SCHED_SWITCH);
 	struct iolayers_task_flow *f;
 
 	if (iolayers_empty)

@@ -49,17 +49,26 @@ static int stats_show(struct seq_file *m, void *v)
 {
 	int i, t, d, occupancy, high;
 
-	seq_printf(m, "%-28s %12s %10s\n", "probe", "hits", "nmissed");
+	seq_printf(m, "%-28s %12s %10s %12s %10s %14s %8s\n", "probe", "hits", "nmissed",
+		   "calls", "timed", "timed_ns", "avg_ns");
 	for (i = 0; i < IOLAYERS_NR_PROBES; i++) {
 		const struct iolayers_probe *p = &iolayers_probes[i];
+		u64 calls, timed, ns;
 
 		seq_printf(m, "%-28s %12llu ", p->name, iolayers_hits_sum(i));
 		/* Instances missed for lack of a free one, plus reentrancy. */
 		if (p->krp)
-			seq_printf(m, "%10lu\n", READ_ONCE(p->krp->nmissed) +
+			seq_printf(m, "%10lu", READ_ONCE(p->krp->nmissed) +
 				   READ_ONCE(p->krp->kp.nmissed));
 		else
-			seq_printf(m, "%10s\n", "-");
+			seq_printf(m, "%10s", "-");
+		/* Self-accounting: handler runs, and the sampled mean time. */
+		calls = iolayers_cost_sum(i, &timed, &ns);
+		seq_printf(m, " %12llu %10llu %14llu ", calls, timed, ns);
+		if (timed)
+			seq_printf(m, "%8llu\n", div64_u64(ns, timed));
+		else
+			seq_printf(m, "%8s\n", "-");
 	}
 	seq_printf(m, "\n%-8s %10s %10s %10s", "table", "entries", "high", "bound");
 	for (d = 0; d < IOLAYERS_NR_DROPS; d++)

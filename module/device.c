@@ -25,6 +25,7 @@ struct nvme_command;
 /* Prototype of TRACE_EVENT(nvme_setup_cmd), drivers/nvme/host/trace.h. */
 static void iolayers_nvme_setup_cmd(void *data, struct request *rq, struct nvme_command *cmd)
 {
+	IOLAYERS_COST_SCOPE(IOLAYERS_P_NVME_SETUP_CMD);
 	struct iolayers_rq *r;
 
 	if (iolayers_empty)
@@ -42,6 +43,7 @@ static void iolayers_nvme_setup_cmd(void *data, struct request *rq, struct nvme_
 /* Prototype of TRACE_EVENT(nvme_complete_rq). */
 static void iolayers_nvme_complete_rq(void *data, struct request *rq)
 {
+	IOLAYERS_COST_SCOPE(IOLAYERS_P_NVME_COMPLETE_RQ);
 	struct iolayers_rq *r;
 
 	if (iolayers_empty)

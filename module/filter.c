@@ -163,6 +163,8 @@ int iolayers_filter_show(char *buf, size_t size, int which)
 static void iolayers_process_fork(void *data, struct task_struct *parent,
 				  struct task_struct *child)
 {
+	IOLAYERS_COST_SCOPE(IOLAYERS_P_PROCESS_FORK);
+
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
 	if (!READ_ONCE(iolayers_children) || child->tgid == parent->tgid)
@@ -178,6 +180,7 @@ static void iolayers_process_fork(void *data, struct task_struct *parent,
 /* Prototype of DEFINE_EVENT(sched_process_template, sched_process_exit). */
 static void iolayers_process_exit(void *data, struct task_struct *p)
 {
+	IOLAYERS_COST_SCOPE(IOLAYERS_P_PROCESS_EXIT);
 	struct iolayers_entry *e;
 
 	if (iolayers_empty)

@@ -14,17 +14,19 @@
 /* Per-instance data; see struct iolayers_vfs_call for the flow's lifetime. */
 struct iolayers_fs_call {
 	struct iolayers_task_flow *flow;
-	bool outer;
 };
 
 /*
  * Both probed functions take (struct kiocb *, struct iov_iter *, ...).
  * ext4_file_read_iter calls filemap_read for buffered reads: only the
- * outermost call of a flow is timed and describes the range.
+ * outermost call of a flow is timed and describes the range, and only it
+ * gets a return probe (a nested call is counted and left alone: one
+ * return trampoline less per buffered ext4 read).
  */
 static int iolayers_fs_entry(struct kretprobe_instance *ri, struct pt_regs *regs,
 			     enum iolayers_probe_id id)
 {
+	IOLAYERS_COST_SCOPE(id);
 	struct iolayers_fs_call *c = (struct iolayers_fs_call *)ri->data;
 	struct kiocb *iocb;
 	struct iov_iter *iter;
@@ -41,10 +43,10 @@ static int iolayers_fs_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 	if (!f)
 		return 1;
 	iolayers_hit(id);
+	if (f->fs_depth)
+		return 1;	/* nested in the flow's outer FS call */
 	c->flow = f;
-	c->outer = f->fs_depth++ == 0;
-	if (!c->outer)
-		return 0;
+	f->fs_depth = 1;
 	iocb = (struct kiocb *)regs_get_kernel_argument(regs, 0);
 	iter = (struct iov_iter *)regs_get_kernel_argument(regs, 1);
 	len = iov_iter_count(iter);
@@ -61,19 +63,29 @@ static int iolayers_fs_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 	return 0;
 }
 
-static int iolayers_fs_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int iolayers_fs_ret(struct kretprobe_instance *ri, struct pt_regs *regs,
+			   enum iolayers_probe_id id)
 {
+	IOLAYERS_COST_SCOPE(id);
 	struct iolayers_fs_call *c = (struct iolayers_fs_call *)ri->data;
 	struct iolayers_task_flow *f = c->flow;
 
 	if (iolayers_empty)
 		return 0;	/* empty=1: the floor of the mechanism */
-	f->fs_depth--;
-	if (c->outer) {
-		f->fs_ns = ktime_get_ns() - f->fs_start_ns;
-		f->fs_ret = (long)regs_return_value(regs);
-	}
+	f->fs_ns = ktime_get_ns() - f->fs_start_ns;
+	f->fs_ret = (long)regs_return_value(regs);
+	f->fs_depth = 0;
 	return 0;
+}
+
+static int iolayers_ext4_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return iolayers_fs_ret(ri, regs, IOLAYERS_P_EXT4_READ);
+}
+
+static int iolayers_filemap_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return iolayers_fs_ret(ri, regs, IOLAYERS_P_FILEMAP_READ);
 }
 
 static int iolayers_ext4_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -89,7 +101,7 @@ static int iolayers_filemap_entry(struct kretprobe_instance *ri, struct pt_regs 
 static struct kretprobe iolayers_ext4_krp = {
 	.kp.symbol_name = "ext4_file_read_iter",
 	.entry_handler = iolayers_ext4_entry,
-	.handler = iolayers_fs_ret,
+	.handler = iolayers_ext4_ret,
 	.data_size = sizeof(struct iolayers_fs_call),
 	.maxactive = IOLAYERS_FS_MAXACTIVE,
 };
@@ -97,7 +109,7 @@ static struct kretprobe iolayers_ext4_krp = {
 static struct kretprobe iolayers_filemap_krp = {
 	.kp.symbol_name = "filemap_read",
 	.entry_handler = iolayers_filemap_entry,
-	.handler = iolayers_fs_ret,
+	.handler = iolayers_filemap_ret,
 	.data_size = sizeof(struct iolayers_fs_call),
 	.maxactive = IOLAYERS_FS_MAXACTIVE,
 };

@@ -12,6 +12,7 @@
 #include <uapi/iolayers.h>
 
 DEFINE_PER_CPU(u64 [IOLAYERS_NR_PROBES], iolayers_hits);
+DEFINE_PER_CPU(struct iolayers_cost [IOLAYERS_NR_PROBES], iolayers_costs);
 
 struct iolayers_probe iolayers_probes[IOLAYERS_NR_PROBES] = {
 	[IOLAYERS_P_SYS_ENTER] = {
@@ -207,6 +208,22 @@ u64 iolayers_hits_sum(enum iolayers_probe_id id)
 }
 
 /**
+ * iolayers_cost_sum() - Sum a probe's self-accounting over CPUs.
+ * @id: the probe
+ * @timed: set to the number of timed handler runs
+ * @ns: set to their total time
+ *
+ * Context: any; the sums are not atomic with respect to running probes.
+ * Return: the number of handler runs.
+ */
+u64 iolayers_cost_sum(enum iolayers_probe_id id, u64 *timed, u64 *ns)
+{
+	*timed = IOLAYERS_PERCPU_SUM(iolayers_costs, [id].timed);
+	*ns = IOLAYERS_PERCPU_SUM(iolayers_costs, [id].ns);
+	return IOLAYERS_PERCPU_SUM(iolayers_costs, [id].calls);
+}
+
+/**
  * iolayers_probe_state_name() - Name of a probe state, as shown in `layers`.
  * @state: the state
  *
@@ -237,8 +254,10 @@ void iolayers_stats_reset(void)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		memset(per_cpu_ptr(&iolayers_hits, cpu), 0, sizeof(iolayers_hits));
+		memset(per_cpu_ptr(&iolayers_costs, cpu), 0, sizeof(iolayers_costs));
+	}
 	iolayers_hist_reset();
 	iolayers_block_reset();
 	iolayers_rings_reset();

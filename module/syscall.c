@@ -83,6 +83,7 @@ static u64 iolayers_iov_bytes(const struct iovec __user *uiov, unsigned long cnt
  */
 static void iolayers_sys_enter(void *data, struct pt_regs *regs, long id)
 {
+	IOLAYERS_COST_SCOPE(IOLAYERS_P_SYS_ENTER);
 	struct iolayers_task_flow *f;
 	unsigned long args[6];
 
@@ -177,6 +178,7 @@ static void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now
  */
 static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
+	IOLAYERS_COST_SCOPE(IOLAYERS_P_SYS_EXIT);
 	struct iolayers_task_flow *f;
 
 	if (iolayers_empty)

@@ -24,6 +24,7 @@ struct iolayers_vfs_call {
 
 static int iolayers_vfs_entry(struct kretprobe_instance *ri, enum iolayers_probe_id id)
 {
+	IOLAYERS_COST_SCOPE(id);
 	struct iolayers_vfs_call *c = (struct iolayers_vfs_call *)ri->data;
 
 	if (iolayers_empty)
@@ -51,8 +52,10 @@ static int iolayers_vfs_readv_entry(struct kretprobe_instance *ri, struct pt_reg
 	return iolayers_vfs_entry(ri, IOLAYERS_P_VFS_READV);
 }
 
-static int iolayers_vfs_read_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int iolayers_vfs_ret(struct kretprobe_instance *ri, struct pt_regs *regs,
+			    enum iolayers_probe_id id)
 {
+	IOLAYERS_COST_SCOPE(id);
 	struct iolayers_vfs_call *c = (struct iolayers_vfs_call *)ri->data;
 
 	if (iolayers_empty)
@@ -60,6 +63,16 @@ static int iolayers_vfs_read_ret(struct kretprobe_instance *ri, struct pt_regs *
 	c->flow->vfs_ns = ktime_get_ns() - c->flow->vfs_start_ns;
 	c->flow->vfs_ret = (long)regs_return_value(regs);
 	return 0;
+}
+
+static int iolayers_vfs_read_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return iolayers_vfs_ret(ri, regs, IOLAYERS_P_VFS_READ);
+}
+
+static int iolayers_vfs_readv_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return iolayers_vfs_ret(ri, regs, IOLAYERS_P_VFS_READV);
 }
 
 static struct kretprobe iolayers_vfs_read_krp = {
@@ -73,7 +86,7 @@ static struct kretprobe iolayers_vfs_read_krp = {
 static struct kretprobe iolayers_vfs_readv_krp = {
 	.kp.symbol_name = "vfs_readv",
 	.entry_handler = iolayers_vfs_readv_entry,
-	.handler = iolayers_vfs_read_ret,
+	.handler = iolayers_vfs_readv_ret,
 	.data_size = sizeof(struct iolayers_vfs_call),
 	.maxactive = IOLAYERS_VFS_MAXACTIVE,
 };

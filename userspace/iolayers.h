@@ -18,6 +18,10 @@ struct il_probe {
 	int err;			/* errno of a failed or missing probe */
 	uint64_t hits;
 	int64_t nmissed;		/* -1 where the probe has no such counter */
+	/* Self-accounting (stats' calls, timed, timed_ns); -1 when not shown. */
+	int64_t calls;			/* handler runs */
+	int64_t timed;			/* of which timed (one in 64) */
+	int64_t timed_ns;		/* their total time */
 };
 
 #define IL_MAX_COUNTERS	96

@@ -73,6 +73,9 @@ int il_parse_layers(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 		p = &s->probes[s->nprobes];
 		memset(p, 0, sizeof(*p));
 		p->nmissed = -1;
+		p->calls = -1;
+		p->timed = -1;
+		p->timed_ns = -1;
 		n = sscanf(line, "%31s %31s %31s %31[a-z]: %d", p->name, p->layer, p->kind,
 			   state, &e);
 		if (n < 4)
@@ -161,34 +164,76 @@ int il_counter(const struct il_snapshot *s, const char *name, uint64_t *value)
 	return -1;
 }
 
+/* A decimal u64 that fits an int64_t, the whole token. */
+static int parse_i64(const char *tok, int64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!tok || *tok < '0' || *tok > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(tok, &end, 10);
+	if (errno || *end || v > INT64_MAX)
+		return -1;
+	*out = (int64_t)v;
+	return 0;
+}
+
+/*
+ * `stats`: "probe hits nmissed" and, from the self-accounting on, "calls
+ * timed timed_ns avg_ns"; those are found by their header names, so the
+ * format 4 files written before them still parse (they stay -1).
+ */
 int il_parse_stats(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 {
-	char line[256], name[IL_NAME_LEN], missed[32];
-	int lineno = 0;
+	static const char *const opt_names[] = { "calls", "timed", "timed_ns" };
+	int opt_col[3] = { -1, -1, -1 };
+	char line[512];
+	int lineno = 0, i;
 
 	while (fgets(line, sizeof(line), f)) {
+		char *tok[16], *save = NULL, *t;
+		int ntok = 0;
 		struct il_probe *p;
-		uint64_t hits;
-		char *end;
+		int64_t hits, *opt[3];
 
+		if (!strchr(line, '\n') && !feof(f))
+			return fail(err, errlen, "stats: line %d is too long", lineno + 1);
+		for (t = strtok_r(line, " \t\n", &save); t && ntok < 16;
+		     t = strtok_r(NULL, " \t\n", &save))
+			tok[ntok++] = t;
 		if (++lineno == 1) {
-			if (strncmp(line, "probe", 5))
+			if (ntok < 3 || strcmp(tok[0], "probe"))
 				return fail(err, errlen, "stats: no header line");
+			for (i = 0; i < ntok; i++) {
+				int k;
+
+				for (k = 0; k < 3; k++)
+					if (!strcmp(tok[i], opt_names[k]))
+						opt_col[k] = i;
+			}
 			continue;
 		}
-		if (line[0] == '\n')
+		if (ntok == 0)
 			return parse_counters(f, s, lineno, err, errlen);
-		if (sscanf(line, "%31s %" SCNu64 " %31s", name, &hits, missed) != 3)
+		if (ntok < 3 || parse_i64(tok[1], &hits))
 			return fail(err, errlen, "stats: line %d is garbled", lineno);
-		p = find_probe(s, name);
+		p = find_probe(s, tok[0]);
 		if (!p)
-			return fail(err, errlen, "stats: probe '%s' is not in layers", name);
-		p->hits = hits;
-		if (strcmp(missed, "-")) {
-			errno = 0;
-			p->nmissed = strtoll(missed, &end, 10);
-			if (errno || *end)
-				return fail(err, errlen, "stats: line %d: bad nmissed", lineno);
+			return fail(err, errlen, "stats: probe '%s' is not in layers", tok[0]);
+		p->hits = (uint64_t)hits;
+		if (strcmp(tok[2], "-") && parse_i64(tok[2], &p->nmissed))
+			return fail(err, errlen, "stats: line %d: bad nmissed", lineno);
+		opt[0] = &p->calls;
+		opt[1] = &p->timed;
+		opt[2] = &p->timed_ns;
+		for (i = 0; i < 3; i++) {
+			if (opt_col[i] < 0)
+				continue;
+			if (opt_col[i] >= ntok || parse_i64(tok[opt_col[i]], opt[i]))
+				return fail(err, errlen, "stats: line %d: bad %s", lineno,
+					    opt_names[i]);
 		}
 	}
 	if (lineno == 0)

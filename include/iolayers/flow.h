@@ -64,7 +64,8 @@ struct iolayers_blk_acc {
  * @fs_ns: FS layer latency, 0 when not reached
  * @fs_ret: what the outermost FS call returned
  * @fs_start_ns: ktime_get_ns() at the outermost FS call's entry
- * @fs_depth: FS calls in progress (ext4_file_read_iter calls filemap_read)
+ * @fs_depth: 1 while the outermost FS call runs (ext4_file_read_iter calls
+ *	filemap_read; nested calls are not tracked)
  * @fs_reached: the read went through the FS layer
  * @direct: the FS call had IOCB_DIRECT
  * @iowait: the task slept in I/O wait during the FS call

@@ -6,6 +6,8 @@
 #include <linux/types.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <iolayers/compat.h>
 
 struct tracepoint;
 struct kretprobe;
@@ -99,6 +101,82 @@ extern struct iolayers_probe iolayers_probes[IOLAYERS_NR_PROBES];
 extern unsigned int iolayers_expire_ms;
 extern bool iolayers_empty;
 DECLARE_PER_CPU(u64 [IOLAYERS_NR_PROBES], iolayers_hits);
+
+/**
+ * struct iolayers_cost - Self-accounting of one probe's handlers on a CPU.
+ * @calls: handler runs, whether or not the event was followed (a
+ *	kretprobe's entry and return handlers each count)
+ * @timed: the runs that were timed, one in %IOLAYERS_COST_EVERY
+ * @ns: their total time (local_clock(), so it includes one clock read)
+ *
+ * What a user pays per event inside our code; the probe mechanism's own
+ * cost (trap or trampoline) is outside it (see ``empty=1``).
+ */
+struct iolayers_cost {
+	u64 calls;
+	u64 timed;
+	u64 ns;
+};
+
+/* One handler run in this many is timed, per CPU and probe. */
+#define IOLAYERS_COST_EVERY	64
+
+DECLARE_PER_CPU(struct iolayers_cost [IOLAYERS_NR_PROBES], iolayers_costs);
+
+/**
+ * struct iolayers_cost_scope - A handler run being accounted.
+ * @id: its probe
+ * @t0: local_clock() at its start if this run is timed, else 0
+ */
+struct iolayers_cost_scope {
+	enum iolayers_probe_id id;
+	u64 t0;
+};
+
+/**
+ * iolayers_cost_begin() - Count a handler run; start timing one in
+ * %IOLAYERS_COST_EVERY.
+ * @id: the probe
+ *
+ * Nothing is counted with empty=1 (the floor).
+ *
+ * Context: any; preemptible callers may migrate, the sums stay right.
+ * Return: the scope to hand to iolayers_cost_end().
+ */
+static inline struct iolayers_cost_scope iolayers_cost_begin(enum iolayers_probe_id id)
+{
+	struct iolayers_cost_scope s = { .id = id };
+
+	if (!READ_ONCE(iolayers_empty) &&
+	    !(this_cpu_inc_return(iolayers_costs[id].calls) % IOLAYERS_COST_EVERY))
+		s.t0 = local_clock();
+	return s;
+}
+
+/**
+ * iolayers_cost_end() - Add a timed handler run's time.
+ * @s: the scope from iolayers_cost_begin()
+ */
+static inline void iolayers_cost_end(struct iolayers_cost_scope *s)
+{
+	if (s->t0) {
+		this_cpu_add(iolayers_costs[s->id].ns, local_clock() - s->t0);
+		this_cpu_inc(iolayers_costs[s->id].timed);
+	}
+}
+
+/**
+ * IOLAYERS_COST_SCOPE() - Account the rest of this handler to a probe.
+ * @id: the probe
+ *
+ * The first declaration of a handler: the run is counted here and, when
+ * timed, its time is added at whichever return the handler takes.
+ */
+#define IOLAYERS_COST_SCOPE(id)						\
+	struct iolayers_cost_scope __iolayers_cost __cleanup(iolayers_cost_end) = \
+		iolayers_cost_begin(id)
+
+u64 iolayers_cost_sum(enum iolayers_probe_id id, u64 *timed, u64 *ns);
 
 bool iolayers_follows(struct task_struct *task);
 int iolayers_filter_set_pid(const char *val);

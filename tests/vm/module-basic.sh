@@ -52,6 +52,7 @@ check "other fio stopped" stop_wait "$other"
 
 dmesg -C
 check "insmod pid=$traced" insmod "$ko" pid="$traced"
+loaded_at=$EPOCHREALTIME
 cat "$IOLAYERS_D/version" "$IOLAYERS_D/layers"
 check "layers: sys_enter attached" \
 	grep -Eq '^sys_enter +SYSCALL +tracepoint +attached$' "$IOLAYERS_D/layers"
@@ -119,6 +120,36 @@ check "block_rq_issue hits moved ($blk)" test "$blk" -gt 0
 check "block_rq_issue hits <= disk reads ($blk <= $ios)" test "$blk" -le "$ios"
 check "block_rq_issue hits >= 90% of disk reads ($blk, $ios)" test $((blk * 10)) -ge $((ios * 9))
 
+# Self-accounting (stats: calls timed timed_ns): a probe's handlers run for
+# every event, followed or not, so calls >= hits; one run in 64 per CPU is
+# timed, so timed is within ncpu of calls / 64; the estimated time in our
+# handlers (mean x calls) cannot exceed the CPU time the guest had.
+wall_ns=$(awk -v a="$loaded_at" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", (b - a) * 1e9 }')
+cost_report=$(awk -v ncpu="$(nproc)" -v wall="$wall_ns" '
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	NF == 0 { exit }
+	{
+		calls = $c["calls"]; timed = $c["timed"]; ns = $c["timed_ns"]
+		if (calls < $c["hits"] || timed * 64 > calls || timed * 64 < calls - 64 * ncpu ||
+		    (timed > 0 && ns == 0)) {
+			bad++
+			print "bad cost line: " $0 > "/dev/stderr"
+		}
+		if (timed > 0)
+			est += ns / timed * calls
+		if ($1 == "sys_enter")
+			sys = calls " " timed
+	}
+	END { printf "%d %.0f %.0f %s\n", bad, est, ncpu * wall, sys }' "$IOLAYERS_D/stats")
+read -r cost_bad cost_est cost_cpu sys_calls sys_timed <<<"$cost_report"
+echo "self-accounting: about $((cost_est / 1000)) us in handlers over $((cost_cpu / 1000)) us of CPU; sys_enter $sys_calls calls, $sys_timed timed"
+check "stats: calls >= hits, one run in 64 timed per CPU, timed runs took time ($cost_bad bad)" \
+	test "$cost_bad" -eq 0
+check "stats: sys_enter handlers ran for every syscall, and were timed ($sys_calls > $enter, $sys_timed > 0)" \
+	test "$sys_calls" -gt "$enter" -a "$sys_timed" -gt 0
+check "stats: estimated handler time below the guest's CPU time ($cost_est < $cost_cpu)" \
+	test "$cost_est" -gt 0 -a "$cost_est" -lt "$cost_cpu"
+
 # Window 2: only the other fio runs; nothing may be counted.
 osyscr0=$(proc_io "$other" syscr)
 disk0=$(disk_reads)
@@ -137,6 +168,18 @@ kill -CONT "$traced"
 check "rmmod during the run" rmmod iolayers
 check "debugfs directory removed" test ! -e "$IOLAYERS_D"
 check "unload logged" grep -q 'iolayers: unloaded' <(dmesg)
+
+# empty=1 (the benchmark's floor): the same probes, nothing done or counted.
+check "insmod pid=$traced empty=1" insmod "$ko" pid="$traced" empty=1
+kill -CONT "$traced"
+sleep 1
+kill -STOP "$traced"
+check "empty=1: no hits and no handler runs counted" test "$(awk '
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	NF == 0 { exit }
+	{ n += $c["hits"] + $c["calls"] + $c["timed"] }
+	END { print n + 0 }' "$IOLAYERS_D/stats")" -eq 0
+check "rmmod (empty=1)" rmmod iolayers
 kill "$traced" "$other"
 wait
 finish

@@ -113,7 +113,10 @@ static void test_bad_input(void)
 		"", "probe hits nmissed\nvfs_read\n", "probe hits nmissed\nvfs_read x 0\n",
 		"probe hits nmissed\nnope 1 0\n", "probe hits nmissed\nvfs_read 1 zz\n",
 		"hits\n", "probe hits nmissed\nvfs_read 1 0\n\ndrop_x\n",
-		"probe hits nmissed\nvfs_read 1 0\n\ndrop_x 1 2\n", NULL,
+		"probe hits nmissed\nvfs_read 1 0\n\ndrop_x 1 2\n",
+		"probe hits nmissed calls timed timed_ns avg_ns\nvfs_read 1 0 5\n",
+		"probe hits nmissed calls timed timed_ns avg_ns\nvfs_read 1 0 5 x 9 9\n",
+		"probe hits nmissed calls timed timed_ns avg_ns\nvfs_read 1 0 -5 1 9 9\n", NULL,
 	};
 	struct il_snapshot s;
 	char err[256];
@@ -133,6 +136,44 @@ static void test_bad_input(void)
 	EXPECT(strstr(err, "format 99") != NULL);
 	EXPECT(il_read_snapshot("fixtures/none", &s, err, sizeof(err)) == -1);
 	EXPECT(strstr(err, "No such file") != NULL);
+}
+
+/*
+ * The self-accounting columns are found by name; a file without them
+ * (format 4 before they came) leaves them -1; deltas subtract them.
+ */
+static void test_costs(void)
+{
+	static const char layers[] = "probe l k s\nvfs_read VFS kretprobe attached\n"
+				     "sys_enter SYSCALL tracepoint attached\n";
+	struct il_snapshot a, b, d;
+	char err[256];
+
+	memset(&a, 0, sizeof(a));
+	EXPECT(parse_string(il_parse_layers, &a, layers, err, sizeof(err)) == 0);
+	EXPECT(parse_string(il_parse_stats, &a,
+			    "probe hits nmissed\nvfs_read 7 0\nsys_enter 9 -\n", err,
+			    sizeof(err)) == 0);
+	EXPECT(a.probes[0].hits == 7 && a.probes[0].calls == -1 && a.probes[1].timed_ns == -1);
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	EXPECT(parse_string(il_parse_layers, &a, layers, err, sizeof(err)) == 0);
+	EXPECT(parse_string(il_parse_layers, &b, layers, err, sizeof(err)) == 0);
+	EXPECT(parse_string(il_parse_stats, &a,
+			    "probe hits nmissed calls timed timed_ns avg_ns\n"
+			    "vfs_read 7 0 140 2 3000 1500\nsys_enter 9 - 300 4 2000 500\n", err,
+			    sizeof(err)) == 0);
+	EXPECT(a.probes[0].calls == 140 && a.probes[0].timed == 2 && a.probes[0].timed_ns == 3000);
+	EXPECT(a.probes[1].nmissed == -1 && a.probes[1].calls == 300);
+	EXPECT(parse_string(il_parse_stats, &b,
+			    "probe hits nmissed calls timed timed_ns avg_ns\n"
+			    "vfs_read 10 0 204 3 4000 1333\nsys_enter 9 - 300 4 2000 500\n", err,
+			    sizeof(err)) == 0);
+	il_snapshot_delta(&d, &b, &a);
+	EXPECT(d.probes[0].hits == 3 && d.probes[0].calls == 64 && d.probes[0].timed == 1 &&
+	       d.probes[0].timed_ns == 1000);
+	EXPECT(d.probes[1].calls == 0 && d.probes[1].timed_ns == 0);
 }
 
 static void test_table(void)
@@ -246,6 +287,7 @@ int main(void)
 	test_real_6_1();
 	test_failed_probe_state();
 	test_bad_input();
+	test_costs();
 	test_table();
 	test_hist_and_flows();
 	test_bad_hist_and_flows();
