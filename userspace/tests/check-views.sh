@@ -90,6 +90,41 @@ PY
 		"$reader" --root "$d" -t >"$tmp/t" && grep -q 'sys_enter' "$tmp/t" && grep -q 'sys_exit' "$tmp/t" &&
 			ok "$name: timeline" || not_ok "$name: timeline"
 	fi
+	# Self-accounting (when the module showed it): -P's runs per probe and
+	# its estimated total, and JSON's numbers, against stats' own columns.
+	if head -1 "$d/stats" | grep -qw calls; then
+		"$reader" --root "$d" -P >"$tmp/P"
+		"$reader" --root "$d" -j >"$tmp/j.json"
+		if python3 - "$d/stats" "$tmp/P" "$tmp/j.json" <<'PY'
+import json, re, sys
+lines = open(sys.argv[1]).read().split("\n\n")[0].splitlines()
+head = lines[0].split()
+st = {r[0]: dict(zip(head, r)) for r in (l.split() for l in lines[1:])}
+est = sum(int(v["timed_ns"]) / int(v["timed"]) * int(v["calls"])
+          for v in st.values() if int(v["timed"]))
+P = open(sys.argv[2]).read()
+rows = {}
+for l in P.splitlines():
+    f = l.split()
+    if len(f) == 9 and f[1] in st:
+        rows[f[1]] = f
+assert set(rows) == set(st), set(st) - set(rows)
+for n, f in rows.items():
+    assert f[6] == st[n]["calls"], (n, f[6], st[n]["calls"])
+    assert f[7] == st[n]["avg_ns"] or abs(float(f[7]) - float(st[n]["avg_ns"])) <= 1, (n, f[7])
+m = re.search(r"^handlers: (\d+) runs, about ([0-9.]+) ms", P, re.M)
+assert m and int(m.group(1)) == sum(int(v["calls"]) for v in st.values()), m
+assert abs(float(m.group(2)) - est / 1e6) <= 0.001 + est / 1e9, (m.group(2), est / 1e6)
+j = json.load(open(sys.argv[3]))
+for p in j["probes"]:
+    for k in ("calls", "timed", "timed_ns"):
+        assert p[k] == int(st[p["name"]][k]), (p["name"], k)
+PY
+		then ok "$name: -P and JSON self-accounting match stats"; else not_ok "$name: self-accounting views"; fi
+		grep -q '^iolayers_probe_handler_calls_total{probe="sys_enter"' "$tmp/p.prom" &&
+			ok "$name: prometheus has the self-accounting" ||
+			not_ok "$name: prometheus self-accounting missing"
+	fi
 	slow=$(($(wc -l <"$d/slow") - 1))
 	[ $(($("$reader" --root "$d" --slow | wc -l) - 1)) -eq "$slow" ] &&
 		ok "$name: --slow lists $slow reads" || not_ok "$name: --slow"
