@@ -8,6 +8,8 @@
 #                   read through all five layers, the reader's views, an SVG
 #   make bench      overhead against the bpftrace twin and the empty-handler
 #                   floor, in one VM boot per kernel
+#   make profile   where a cached 4 KiB read's added time goes: the module's
+#                   self-accounting and a perf profile, in a VM
 #   make install    modules_install into KDIR's tree, the reader into PREFIX/bin
 #   make clean
 #
@@ -36,6 +38,9 @@ demo:
 bench:
 	scripts/bench-overhead
 
+profile:
+	scripts/profile
+
 PREFIX ?= /usr/local
 
 install: all
@@ -48,4 +53,4 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	$(MAKE) -C userspace clean
 
-.PHONY: all module reader check demo bench install clean
+.PHONY: all module reader check demo bench profile install clean
