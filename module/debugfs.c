@@ -84,6 +84,8 @@ static int stats_show(struct seq_file *m, void *v)
 	}
 	seq_puts(m, "\n");
 	seq_printf(m, "%-20s %12llu\n", "readahead_pages", iolayers_ra_pages_sum());
+	/* What one clock read costs: each timed handler run includes about one. */
+	seq_printf(m, "%-20s %12llu\n", "clock_ns", iolayers_clock_ns);
 	for (i = 0; iolayers_block_counter_name(i); i++)
 		seq_printf(m, "%-20s %12llu\n", iolayers_block_counter_name(i),
 			   iolayers_block_counter(i));

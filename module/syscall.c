@@ -108,7 +108,7 @@ static void iolayers_sys_enter(void *data, struct pt_regs *regs, long id)
 	f->pos = (id == __NR_read || id == __NR_readv) ? -1 : (s64)args[3];
 	if (id == __NR_preadv2 && (s64)args[3] == -1)
 		f->pos = -1;
-	f->start_ns = ktime_get_ns();
+	f->start_ns = f->e.born_ns;	/* one clock read per read() saved */
 out:
 	rcu_read_unlock();
 }

@@ -177,6 +177,7 @@ static inline void iolayers_cost_end(struct iolayers_cost_scope *s)
 		iolayers_cost_begin(id)
 
 u64 iolayers_cost_sum(enum iolayers_probe_id id, u64 *timed, u64 *ns);
+extern u64 iolayers_clock_ns;
 
 bool iolayers_follows(struct task_struct *task);
 int iolayers_filter_set_pid(const char *val);

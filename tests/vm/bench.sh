@@ -3,8 +3,11 @@
 # In-guest part of `make bench`: fio workloads under each tracer, rounds
 # interleaved (the tracer order rotates every round) so drift in the
 # emulated machine hits every tracer alike. One line per run:
-#   BENCH workload tracer round reads seconds attach_s mem_kb
-# reads and seconds are fio's (total_ios, job runtime); attach_s the time
+#   BENCH workload tracer round reads seconds attach_s mem_kb seen
+# reads and seconds are fio's (total_ios, job runtime); seen the read()
+# calls the tracer itself counted (iolayers: summary's syscall count;
+# bpftrace: its @reads; "-" for none and the floor), which must be at
+# least fio's reads, or the tracer measured nothing; attach_s the time
 # from starting the tracer to it being ready; mem_kb the growth of used
 # memory (MemTotal - MemAvailable) while attached. scripts/bench-overhead
 # turns them into the report.
@@ -30,7 +33,7 @@ else
 	runtime=4
 fi
 
-echo "BENCH_INFO kernel $(uname -r) cpus $(nproc) accel ${IOLAYERS_ACCEL:-tcg} rounds $rounds"
+echo "BENCH_INFO kernel $(uname -r) cpus $(nproc) accel ${IOLAYERS_ACCEL:-tcg} clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) rounds $rounds"
 
 used_kb() {
 	awk '/^MemTotal:/ { t = $2 } /^MemAvailable:/ { a = $2 } END { print t - a }' /proc/meminfo
@@ -73,7 +76,7 @@ attach() {
 }
 
 run() {
-	local w=$1 tr=$2 r=$3 p mem0 mem1 reads secs
+	local w=$1 tr=$2 r=$3 p mem0 mem1 reads secs seen=-
 	case $w in
 	4k-uncached|128m) echo 3 >/proc/sys/vm/drop_caches ;;
 	*) cat /mnt/data >/dev/null ;;
@@ -93,11 +96,15 @@ run() {
 	mem1=$(used_kb)
 	kill -CONT $p
 	wait $p
+	case $tr in
+	iolayers|iolayers-noflows) seen=$(awk '$1 == "syscall" { print $2 }' "$IOLAYERS_D/summary") ;;
+	esac
 	eval "$DETACH" >/dev/null 2>&1
+	[ "$tr" = bpftrace ] && seen=$(awk -F': ' '/^@reads\[/ { s += $2 } END { print s + 0 }' /tmp/bt.out)
 	read -r reads secs <<<"$(python3 -c 'import json
 j = json.load(open("/tmp/b.json"))["jobs"]
 print(sum(x["read"]["total_ios"] for x in j), max(x["read"]["runtime"] for x in j) / 1000)')"
-	echo "BENCH $w $tr $r $reads $secs $ATTACH_S $((mem1 - mem0))"
+	echo "BENCH $w $tr $r $reads $secs $ATTACH_S $((mem1 - mem0)) $seen"
 }
 
 # Read every file once: QEMU then serves the disk image from the host's page

@@ -34,8 +34,10 @@ run() {
 	floor) insmod "$ko" pid=$p empty=1 || return 1 ;;
 	esac
 	if [ "$1" = iolayers ]; then
-		perf record -a -g -o /tmp/perf.data -- sleep "$((secs - 1))" >/tmp/perf.rec 2>&1 &
+		# perf loads slowly over 9p: let it start recording first.
+		perf record -a -g -o /tmp/perf.data -- sleep "$((secs + 4))" >/tmp/perf.rec 2>&1 &
 		PERF=$!
+		sleep 4
 	fi
 	kill -CONT $p
 	wait $p
@@ -45,6 +47,7 @@ run() {
 	if [ "$1" = iolayers ]; then
 		echo "IOLAYERS_PROFILE_STATS"
 		sed '/^$/q' "$IOLAYERS_D/stats"
+		grep '^clock_ns ' "$IOLAYERS_D/stats"
 	fi
 	[ "$1" = none ] || rmmod iolayers
 }
@@ -52,12 +55,15 @@ run() {
 run none
 run iolayers
 run floor
-echo "IOLAYERS_PROFILE_PERF"
+echo "IOLAYERS_PROFILE_PERF clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 tail -2 /tmp/perf.rec
-perf report -i /tmp/perf.data --no-children --sort sym --stdio 2>/dev/null |
+perf report -i /tmp/perf.data --no-children --sort comm --stdio 2>/dev/null |
+	grep -E '^ +[0-9.]+%' | head -8
+# Only fio's samples: the reads being measured, not perf or idle CPUs.
+perf report -i /tmp/perf.data --comms fio --no-children --sort sym --stdio 2>/dev/null |
 	grep -E '^ +[0-9.]+%' | head -40
 # Samples by where they landed: our module, the probe machinery, the rest.
-perf report -i /tmp/perf.data --no-children --sort dso,sym --stdio 2>/dev/null |
+perf report -i /tmp/perf.data --comms fio --no-children --sort dso,sym --stdio 2>/dev/null |
 	awk '/^ +[0-9.]+%/ {
 		p = $1; sub("%", "", p)
 		if ($2 ~ /iolayers/) mod += p

@@ -100,7 +100,11 @@ import json, re, sys
 lines = open(sys.argv[1]).read().split("\n\n")[0].splitlines()
 head = lines[0].split()
 st = {r[0]: dict(zip(head, r)) for r in (l.split() for l in lines[1:])}
-est = sum(int(v["timed_ns"]) / int(v["timed"]) * int(v["calls"])
+clock = 0
+for l in open(sys.argv[1]).read().split("\n\n")[-1].splitlines():
+    if l.split()[:1] == ["clock_ns"]:
+        clock = int(l.split()[1])
+est = sum(max(0, int(v["timed_ns"]) / int(v["timed"]) - clock) * int(v["calls"])
           for v in st.values() if int(v["timed"]))
 P = open(sys.argv[2]).read()
 rows = {}
