@@ -164,6 +164,16 @@ int il_counter(const struct il_snapshot *s, const char *name, uint64_t *value)
 	return -1;
 }
 
+static int name_index(const char *const *names, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
 /* A decimal u64 that fits an int64_t, the whole token. */
 static int parse_i64(const char *tok, int64_t *out)
 {
@@ -207,11 +217,10 @@ int il_parse_stats(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 			if (ntok < 3 || strcmp(tok[0], "probe"))
 				return fail(err, errlen, "stats: no header line");
 			for (i = 0; i < ntok; i++) {
-				int k;
+				int k = name_index(opt_names, 3, tok[i]);
 
-				for (k = 0; k < 3; k++)
-					if (!strcmp(tok[i], opt_names[k]))
-						opt_col[k] = i;
+				if (k >= 0)
+					opt_col[k] = i;
 			}
 			continue;
 		}
@@ -239,16 +248,6 @@ int il_parse_stats(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 	if (lineno == 0)
 		return fail(err, errlen, "stats: empty");
 	return 0;
-}
-
-static int name_index(const char *const *names, int n, const char *name)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(names[i], name))
-			return i;
-	return -1;
 }
 
 int il_cache_index(const char *name)
