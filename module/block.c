@@ -317,7 +317,8 @@ static void iolayers_rq_fold(const struct iolayers_rq *r, unsigned int i, u64 no
 
 	if (f) {
 		spin_lock_irqsave(&f->lock, flags);
-		if (!f->ended) {
+		/* Still that read(), not the task's next one? */
+		if (f->seq == r->flows[i].seq && !f->ended) {
 			iolayers_blk_fold(&f->blk, r, i, now, error);
 			late = false;
 		}

@@ -83,6 +83,8 @@ static int stats_show(struct seq_file *m, void *v)
 		seq_putc(m, '\n');
 	}
 	seq_puts(m, "\n");
+	/* Followed read() calls between sys_enter and sys_exit right now. */
+	seq_printf(m, "%-20s %12d\n", "flows_in_flight", iolayers_flows_in_flight());
 	seq_printf(m, "%-20s %12llu\n", "readahead_pages", iolayers_ra_pages_sum());
 	/* What one clock read costs: each timed handler run includes about one. */
 	seq_printf(m, "%-20s %12llu\n", "clock_ns", iolayers_clock_ns);

@@ -177,7 +177,11 @@ static void iolayers_process_fork(void *data, struct task_struct *parent,
 	rcu_read_unlock();
 }
 
-/* Prototype of DEFINE_EVENT(sched_process_template, sched_process_exit). */
+/*
+ * Prototype of DEFINE_EVENT(sched_process_template, sched_process_exit),
+ * run by the exiting thread itself: its task entry goes (kept between
+ * reads), and with its thread group its tgid entry (children=1).
+ */
 static void iolayers_process_exit(void *data, struct task_struct *p)
 {
 	IOLAYERS_COST_SCOPE(IOLAYERS_P_PROCESS_EXIT);
@@ -185,6 +189,8 @@ static void iolayers_process_exit(void *data, struct task_struct *p)
 
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
+	if (!iolayers_table_empty(IOLAYERS_T_TASK))
+		iolayers_flow_exit(p->pid);
 	if (iolayers_table_empty(IOLAYERS_T_TGID) || p->pid != p->tgid)
 		return;
 	rcu_read_lock();

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Flows: the task table's entries (a read() in flight) and the per-CPU
- * rings of completed flows shown in `flows` and `slow`.
+ * Flows: the task table's entries (a followed thread, and its read() in
+ * flight) and the per-CPU rings of completed flows shown in `flows` and
+ * `slow`.
  */
 
 #include <linux/ktime.h>
@@ -20,72 +21,117 @@
 static DEFINE_PER_CPU(u64, iolayers_seq);
 
 /**
- * iolayers_flow_find() - Find the syscall in flight of a task.
+ * iolayers_flow_find() - Find the read() in flight of a task.
  * @tid: the thread id
  *
- * Context: under rcu_read_lock(); the entry stays valid until it is
- * unlocked, and for the task itself until its sys_exit.
- * Return: the entry, or NULL.
+ * Context: the task itself (or the scheduler switching it out), under
+ * rcu_read_lock(); the entry stays valid until it is unlocked, and for the
+ * task itself until it exits.
+ * Return: the entry, or NULL when the task has no followed read() in
+ * flight.
  */
 struct iolayers_task_flow *iolayers_flow_find(pid_t tid)
 {
-	return iolayers_table_find(IOLAYERS_T_TASK, tid);
+	struct iolayers_task_flow *f = iolayers_table_find(IOLAYERS_T_TASK, tid);
+
+	return f && !f->ended ? f : NULL;
 }
 
 /**
  * iolayers_flow_get() - Find a flow named from an async context.
  * @ref: its task and id
  *
+ * The answer is a hint: the read() may end, and the entry start another,
+ * at any time. Check @ref->seq again and that the flow has not ended under
+ * the entry's lock.
+ *
  * Context: any, under rcu_read_lock().
- * Return: the flow if that read() is still in flight, else NULL.
+ * Return: the flow if that read() seems still in flight, else NULL.
  */
 struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref)
 {
-	struct iolayers_task_flow *f = iolayers_flow_find(ref->tid);
+	struct iolayers_task_flow *f = iolayers_table_find(IOLAYERS_T_TASK, ref->tid);
 
-	return f && f->seq == ref->seq ? f : NULL;
+	return f && READ_ONCE(f->seq) == ref->seq ? f : NULL;
 }
 
 /**
- * iolayers_flow_start() - Create the entry for a syscall of the current task.
+ * iolayers_flow_start() - Start a flow for a syscall of the current task.
  * @tid: the current task's thread id
  *
- * An entry the task left behind (its exit was not seen) is dropped and
- * counted as stale. A full table or a failed allocation is counted and
- * returns NULL.
+ * The task's entry is reused (it is kept between reads); the first read()
+ * adds it. A flow still in flight there (its exit was not seen) is
+ * replaced and counted as stale. A full table or a failed allocation is
+ * counted and returns NULL.
  *
  * Context: the task itself, under rcu_read_lock().
- * Return: a zeroed entry (but for its id and @tid), or NULL.
+ * Return: the entry with a new flow id, @start_ns set and every other
+ * per-read field zeroed, or NULL.
  */
 struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 {
-	struct iolayers_task_flow *f = iolayers_flow_find(tid);
+	struct iolayers_task_flow *f = iolayers_table_find(IOLAYERS_T_TASK, tid);
+	unsigned long flags;
+	u64 seq;
 	int cpu;
 
-	if (f) {
+	if (!f) {
+		f = iolayers_table_add(IOLAYERS_T_TASK, tid);
+		if (!f)
+			return NULL;
+		spin_lock_init(&f->lock);
+		f->tid = tid;
+	} else if (!f->ended) {
 		iolayers_table_drop(IOLAYERS_T_TASK, IOLAYERS_DROP_STALE);
-		iolayers_table_del(IOLAYERS_T_TASK, f);
 	}
-	f = iolayers_table_add(IOLAYERS_T_TASK, tid);
-	if (!f)
-		return NULL;
 	cpu = get_cpu();
-	f->seq = (this_cpu_inc_return(iolayers_seq) << IOLAYERS_SEQ_CPU_BITS) | cpu;
+	seq = (this_cpu_inc_return(iolayers_seq) << IOLAYERS_SEQ_CPU_BITS) | cpu;
 	put_cpu();
-	f->tid = tid;
-	spin_lock_init(&f->lock);
+	spin_lock_irqsave(&f->lock, flags);
+	WRITE_ONCE(f->seq, seq);
+	f->ended = false;
+	memset(&f->blk, 0, sizeof(f->blk));
+	spin_unlock_irqrestore(&f->lock, flags);
+	memset(&f->per_read, 0, sizeof(f->per_read));
+	f->start_ns = ktime_get_ns();
 	return f;
 }
 
 /**
- * iolayers_flow_end() - Remove a flow and free it after a grace period.
- * @f: the flow, found under the caller's rcu_read_lock()
+ * iolayers_flow_exit() - Remove an exiting thread's entry.
+ * @tid: the thread id
  *
- * Context: the flow's task (sys_exit), or a new flow replacing it.
+ * A flow still in flight (its exit was not seen) is counted as stale.
+ *
+ * Context: the exiting task itself (sched_process_exit).
  */
-void iolayers_flow_end(struct iolayers_task_flow *f)
+void iolayers_flow_exit(pid_t tid)
 {
-	iolayers_table_del(IOLAYERS_T_TASK, f);
+	struct iolayers_task_flow *f;
+
+	rcu_read_lock();
+	f = iolayers_table_find(IOLAYERS_T_TASK, tid);
+	if (f && iolayers_table_del(IOLAYERS_T_TASK, f) && !f->ended)
+		iolayers_table_drop(IOLAYERS_T_TASK, IOLAYERS_DROP_STALE);
+	rcu_read_unlock();
+}
+
+static bool iolayers_flow_in_flight(const void *entry)
+{
+	const struct iolayers_task_flow *f = entry;
+
+	return !READ_ONCE(f->ended);
+}
+
+/**
+ * iolayers_flows_in_flight() - Followed read() calls in flight now.
+ *
+ * Context: process context (a `stats` read); walks the task table.
+ * Return: the number of task entries with a flow not yet ended.
+ */
+int iolayers_flows_in_flight(void)
+{
+	return iolayers_table_count(IOLAYERS_T_TASK, iolayers_flow_in_flight);
 }
 
 /* Completed flows: one ring per CPU and kind, written at sys_exit. */

@@ -108,7 +108,6 @@ static void iolayers_sys_enter(void *data, struct pt_regs *regs, long id)
 	f->pos = (id == __NR_read || id == __NR_readv) ? -1 : (s64)args[3];
 	if (id == __NR_preadv2 && (s64)args[3] == -1)
 		f->pos = -1;
-	f->start_ns = f->e.born_ns;	/* one clock read per read() saved */
 out:
 	rcu_read_unlock();
 }
@@ -118,7 +117,10 @@ static s64 iolayers_offset(u64 at, u64 start)
 	return at ? (s64)(at - start) : -1;
 }
 
-/* The flow is complete: decide its cache state, record every layer. */
+/*
+ * The flow is complete: decide its cache state, record every layer. The
+ * task's entry stays for its next read().
+ */
 static void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now)
 {
 	struct iolayers_flow_rec r;
@@ -191,7 +193,6 @@ static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 	if (f) {
 		iolayers_hit(IOLAYERS_P_SYS_EXIT);
 		iolayers_flow_finish(f, ret, ktime_get_ns());
-		iolayers_flow_end(f);
 	}
 	rcu_read_unlock();
 }

@@ -215,6 +215,31 @@ void iolayers_table_expire(enum iolayers_table_id t, u64 max_age_ns)
 }
 
 /**
+ * iolayers_table_count() - Entries for which a test holds.
+ * @t: the table
+ * @test: the test, called under rcu_read_lock()
+ *
+ * Context: any; walks every bucket (meant for `stats`, not probes).
+ * Return: the number of entries passing @test.
+ */
+int iolayers_table_count(enum iolayers_table_id t, bool (*test)(const void *entry))
+{
+	struct iolayers_table *tb = &iolayers_tables[t];
+	struct iolayers_entry *e;
+	unsigned int i;
+	int n = 0;
+
+	if (!atomic_read(&tb->nr))
+		return 0;
+	rcu_read_lock();
+	for (i = 0; i < (1U << tb->bits); i++)
+		hlist_for_each_entry_rcu(e, &tb->buckets[i], node)
+			n += test(e);
+	rcu_read_unlock();
+	return n;
+}
+
+/**
  * iolayers_table_free_all() - Free every entry (unload).
  * @t: the table
  *

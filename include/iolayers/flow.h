@@ -7,6 +7,7 @@
 #ifndef _IOLAYERS_FLOW_H
 #define _IOLAYERS_FLOW_H
 
+#include <linux/stddef.h>
 #include <linux/types.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
@@ -49,10 +50,15 @@ struct iolayers_blk_acc {
 };
 
 /**
- * struct iolayers_task_flow - One read-family syscall in flight.
+ * struct iolayers_task_flow - A followed thread's read-family syscall.
  * @e: table entry, keyed by the thread id
+ * @lock: protects @seq, @ended and @blk against completions on other CPUs
  * @seq: unique id of the flow (also of its record in `flows`)
+ * @ended: no read() in flight: sys_exit has taken the flow's final state
+ *	(later completions are counted as late), or none started yet
+ * @blk: the BLOCK and DEVICE layers' part
  * @tid: the task (thread id) making the syscall
+ * @per_read: the fields below, one read()'s state
  * @nr: syscall number
  * @fd: file descriptor argument
  * @req: bytes requested (the iovecs' sum for the readv family)
@@ -75,39 +81,43 @@ struct iolayers_blk_acc {
  * @last_index: last page of the FS call's requested range
  * @added_pages: pages of the range added to the page cache during the call
  * @ra_pages: pages outside the range added during the call (readahead)
- * @lock: protects @blk and @ended against completions on other CPUs
- * @ended: sys_exit has taken the flow's final state; later completions are
- *	counted as late
- * @blk: the BLOCK and DEVICE layers' part
+ *
+ * The entry is added at the thread's first followed read() and kept
+ * between reads (idle while @ended): each sys_enter starts a new flow in
+ * it, and it is removed when the thread exits. The fields of @per_read
+ * belong to one read() and are zeroed at its sys_enter.
  */
 struct iolayers_task_flow {
 	struct iolayers_entry e;
+	spinlock_t lock;	/* @seq, @ended and @blk: sys_enter/exit against completions */
 	u64 seq;
-	pid_t tid;
-	int nr;
-	int fd;
-	u64 req;
-	s64 pos;
-	u64 start_ns;
-	u64 vfs_start_ns;
-	u64 vfs_ns;
-	long vfs_ret;
-	u64 fs_ns;
-	long fs_ret;
-	u64 fs_start_ns;
-	int fs_depth;
-	bool fs_reached;
-	bool direct;
-	bool iowait;
-	const void *mapping;
-	s64 fs_pos;
-	u64 first_index;
-	u64 last_index;
-	u64 added_pages;
-	u64 ra_pages;
-	spinlock_t lock;	/* @blk and @ended: sys_exit against completions */
 	bool ended;
 	struct iolayers_blk_acc blk;
+	pid_t tid;
+	/* One read()'s state, zeroed at its sys_enter. */
+	struct_group(per_read,
+		int nr;
+		int fd;
+		u64 req;
+		s64 pos;
+		u64 start_ns;
+		u64 vfs_start_ns;
+		u64 vfs_ns;
+		long vfs_ret;
+		u64 fs_ns;
+		long fs_ret;
+		u64 fs_start_ns;
+		int fs_depth;
+		bool fs_reached;
+		bool direct;
+		bool iowait;
+		const void *mapping;
+		s64 fs_pos;
+		u64 first_index;
+		u64 last_index;
+		u64 added_pages;
+		u64 ra_pages;
+	);
 };
 
 /**
@@ -226,9 +236,10 @@ struct iolayers_flow_rec {
 struct iolayers_task_flow *iolayers_flow_start(pid_t tid);
 struct iolayers_task_flow *iolayers_flow_find(pid_t tid);
 struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref);
+void iolayers_flow_exit(pid_t tid);
+int iolayers_flows_in_flight(void);
 struct iolayers_rq *iolayers_rq_bind(struct request *rq);
 struct iolayers_rq *iolayers_rq_find(struct request *rq);
-void iolayers_flow_end(struct iolayers_task_flow *f);
 
 bool iolayers_rq_add_bio(struct iolayers_rq *r, const struct iolayers_bio *b);
 bool iolayers_rq_other_life(const struct iolayers_rq *r, sector_t pos, bool issuing);

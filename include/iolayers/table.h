@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Bounded RCU hash tables shared by probes in any context: the tasks with a
- * read() in flight, the bios they queued and the requests carrying them.
+ * Bounded RCU hash tables shared by probes in any context: the followed
+ * threads (with their read() in flight), the bios they queued and the
+ * requests carrying them.
  */
 #ifndef _IOLAYERS_TABLE_H
 #define _IOLAYERS_TABLE_H
@@ -26,7 +27,8 @@ struct iolayers_entry {
 
 /**
  * enum iolayers_table_id - The tables.
- * @IOLAYERS_T_TASK: read() calls in flight, keyed by thread id
+ * @IOLAYERS_T_TASK: followed threads and their read() in flight, keyed by
+ *	thread id
  * @IOLAYERS_T_BIO: bios queued by a followed read, keyed by address
  * @IOLAYERS_T_RQ: requests carrying such bios, keyed by address
  * @IOLAYERS_T_TGID: processes followed because their parent is (children=1)
@@ -62,6 +64,7 @@ bool iolayers_table_del(enum iolayers_table_id t, void *entry);
 void iolayers_table_drop(enum iolayers_table_id t, enum iolayers_drop cause);
 void iolayers_table_expire(enum iolayers_table_id t, u64 max_age_ns);
 void iolayers_table_free_all(enum iolayers_table_id t);
+int iolayers_table_count(enum iolayers_table_id t, bool (*test)(const void *entry));
 int iolayers_table_occupancy(enum iolayers_table_id t, int *high_water);
 u64 iolayers_table_drops(enum iolayers_table_id t, enum iolayers_drop cause);
 const char *iolayers_table_name(enum iolayers_table_id t);

@@ -153,10 +153,12 @@ want=$(flows_where "$IOLAYERS_D/flows" 'col("syscall_ns") >= 200000' | wc -l)
 check "4k: slow holds exactly the flows >= slow_us 200 ($nslow, $want)" test "$nslow" -eq "$want"
 check "4k: slow has slow flows only" test "$(flows_where "$IOLAYERS_D/slow" 'col("syscall_ns") < 200000' | wc -l)" -eq 0
 sleep 3
+# fio's threads exited: their task entries (kept between reads) went too.
 for t in task bio rq; do
 	check "4k: $t table empty after the workload ($(table_col $t entries))" \
 		test "$(table_col $t entries)" -eq 0
 done
+check "4k: no flow in flight ($(stats_value flows_in_flight))" test "$(stats_value flows_in_flight)" = 0
 check "4k: no request entry expired ($(table_col rq expired))" test "$(table_col rq expired)" -eq 0
 rmmod iolayers
 

@@ -114,7 +114,11 @@ done
 check "clocksource is not jiffies" test "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" != jiffies
 check "vfs p50 <= syscall p50" \
 	test "$(summary_field vfs p50_ns)" -le "$(summary_field syscall p50_ns)"
-check "no flow left in flight" test "$(table_col task entries)" = 0
+check "no flow left in flight ($(stats_value flows_in_flight))" test "$(stats_value flows_in_flight)" = 0
+# A followed thread's task entry stays between its reads, until it exits.
+nthr=$(ls /proc/"$traced"/task | wc -l)
+check "task entries: one per followed thread that read ($(table_col task entries) of $nthr)" \
+	test "$(table_col task entries)" -ge 1 -a "$(table_col task entries)" -le "$nthr"
 check "no drops" test "$(drops_total)" = 0
 check "block_rq_issue hits moved ($blk)" test "$blk" -gt 0
 check "block_rq_issue hits <= disk reads ($blk <= $ios)" test "$blk" -le "$ios"
@@ -180,6 +184,29 @@ check "empty=1: no hits and no handler runs counted" test "$(awk '
 	{ n += $c["hits"] + $c["calls"] + $c["timed"] }
 	END { print n + 0 }' "$IOLAYERS_D/stats")" -eq 0
 check "rmmod (empty=1)" rmmod iolayers
-kill "$traced" "$other"
+
+# A followed process that exits takes its task entries with it.
+check "insmod pid=$traced (exit)" insmod "$ko" pid="$traced"
+kill -CONT "$traced"
+wait_more_reads "$traced" "$(proc_io "$traced" syscr)" 50
+check "exit: task entries while it reads ($(table_col task entries))" \
+	test "$(table_col task entries)" -ge 1
+kill "$traced"
+# Not our child (fio_reader ran in a command substitution): poll until every
+# thread has exited (gone, or a zombie not yet reaped).
+exited() {
+	local end=$((SECONDS + 60))
+	while [ $SECONDS -lt $end ]; do
+		grep -q '^State:.*Z' /proc/"$1"/status 2>/dev/null || [ ! -d /proc/"$1" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+check "exit: followed fio exited" exited "$traced"
+check "exit: no task entry left ($(table_col task entries))" test "$(table_col task entries)" -eq 0
+check "exit: no flow in flight, no drops" \
+	test "$(stats_value flows_in_flight)/$(drops_total)" = 0/0
+check "rmmod (exit)" rmmod iolayers
+kill "$other"
 wait
 finish
