@@ -92,7 +92,9 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 	f->ended = false;
 	memset(&f->blk, 0, sizeof(f->blk));
 	spin_unlock_irqrestore(&f->lock, flags);
-	memset(&f->per_read, 0, sizeof(f->per_read));
+	/* One read()'s state: every field from nr on. */
+	memset((char *)f + offsetof(struct iolayers_task_flow, nr), 0,
+	       sizeof(*f) - offsetof(struct iolayers_task_flow, nr));
 	f->start_ns = ktime_get_ns();
 	return f;
 }
@@ -160,21 +162,46 @@ static void iolayers_ring_put(struct iolayers_ring *r, const struct iolayers_flo
 }
 
 /**
- * iolayers_flow_store() - Keep the record of a completed flow.
- * @r: the record
+ * iolayers_flow_rec_begin() - Take the next slot of this CPU's flows ring.
  *
- * Context: task context (sys_exit); disables preemption briefly.
+ * The record is written in place (no copy of it per read()); the caller
+ * fills every field and then calls iolayers_flow_rec_commit().
+ *
+ * Context: task context (sys_exit); disables preemption and holds the
+ * ring's lock until the commit.
+ * Return: the slot, or NULL when no flows are kept (flows=0).
  */
-void iolayers_flow_store(const struct iolayers_flow_rec *r)
+struct iolayers_flow_rec *iolayers_flow_rec_begin(void)
 {
+	struct iolayers_ring *r;
+
 	if (!iolayers_flows_kept)
-		return;
-	iolayers_ring_put(get_cpu_ptr(iolayers_rings[0]), r);
+		return NULL;
+	r = get_cpu_ptr(iolayers_rings[0]);
+	spin_lock(&r->lock);
+	return &r->recs[r->head];
+}
+
+/**
+ * iolayers_flow_rec_commit() - Keep the record written in a slot.
+ * @rec: the slot, from iolayers_flow_rec_begin() on this CPU
+ *
+ * A read at least slow_us slow is also copied to the `slow` ring.
+ *
+ * Context: as iolayers_flow_rec_begin(), whose lock and preemption
+ * state it releases.
+ */
+void iolayers_flow_rec_commit(const struct iolayers_flow_rec *rec)
+{
+	struct iolayers_ring *r = this_cpu_ptr(iolayers_rings[0]);
+
+	r->head = (r->head + 1) % iolayers_flows_kept;
+	if (r->used < iolayers_flows_kept)
+		r->used++;
+	spin_unlock(&r->lock);
+	if (rec->sys_ns >= READ_ONCE(iolayers_slow_ns))
+		iolayers_ring_put(this_cpu_ptr(iolayers_rings[1]), rec);
 	put_cpu_ptr(iolayers_rings[0]);
-	if (r->sys_ns >= READ_ONCE(iolayers_slow_ns)) {
-		iolayers_ring_put(get_cpu_ptr(iolayers_rings[1]), r);
-		put_cpu_ptr(iolayers_rings[1]);
-	}
 }
 
 static int iolayers_rec_cmp(const void *a, const void *b)

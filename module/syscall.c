@@ -78,27 +78,20 @@ static u64 iolayers_iov_bytes(const struct iovec __user *uiov, unsigned long cnt
 }
 
 /*
- * Prototype of TRACE_EVENT_FN(sys_enter), include/trace/events/syscalls.h.
- * From 6.13 on these probes run preemptible: only RCU and this_cpu_* here.
+ * A followed read()'s start: its flow and arguments. Not inlined: its
+ * argument array (zeroed on entry by CONFIG_INIT_STACK_ALL_ZERO) is then
+ * paid by followed reads only, not by every syscall of every task.
  */
-static void iolayers_sys_enter(void *data, struct pt_regs *regs, long id)
+static noinline void iolayers_read_start(struct pt_regs *regs, long id)
 {
-	IOLAYERS_COST_SCOPE(IOLAYERS_P_SYS_ENTER);
 	struct iolayers_task_flow *f;
 	unsigned long args[6];
 
-	if (iolayers_empty)
-		return;	/* empty=1: the floor of the mechanism */
-	if (!iolayers_read_syscall(id) || in_compat_syscall())
-		return;
-	rcu_read_lock();
-	if (!iolayers_follows(current))
-		goto out;
 	iolayers_hit(IOLAYERS_P_SYS_ENTER);
-	syscall_get_arguments(current, regs, args);
 	f = iolayers_flow_start(current->pid);
 	if (!f)
-		goto out;
+		return;
+	syscall_get_arguments(current, regs, args);
 	f->nr = id;
 	f->fd = (int)args[0];
 	if (id == __NR_read || id == __NR_pread64)
@@ -108,7 +101,23 @@ static void iolayers_sys_enter(void *data, struct pt_regs *regs, long id)
 	f->pos = (id == __NR_read || id == __NR_readv) ? -1 : (s64)args[3];
 	if (id == __NR_preadv2 && (s64)args[3] == -1)
 		f->pos = -1;
-out:
+}
+
+/*
+ * Prototype of TRACE_EVENT_FN(sys_enter), include/trace/events/syscalls.h.
+ * From 6.13 on these probes run preemptible: only RCU and this_cpu_* here.
+ */
+static void iolayers_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	IOLAYERS_COST_SCOPE(IOLAYERS_P_SYS_ENTER);
+
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
+	if (!iolayers_read_syscall(id) || in_compat_syscall())
+		return;
+	rcu_read_lock();
+	if (iolayers_follows(current))
+		iolayers_read_start(regs, id);
 	rcu_read_unlock();
 }
 
@@ -123,14 +132,15 @@ static s64 iolayers_offset(u64 at, u64 start)
  */
 static void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now)
 {
-	struct iolayers_flow_rec r;
+	const struct iolayers_blk_acc *blk = &f->blk;
+	struct iolayers_flow_rec *r;
 	enum iolayers_cache cache;
 	unsigned long flags;
 	u64 range = 0;
 
+	/* Completions fold into f->blk only before this: it is final now. */
 	spin_lock_irqsave(&f->lock, flags);
 	f->ended = true;
-	r.blk = f->blk;
 	spin_unlock_irqrestore(&f->lock, flags);
 
 	if (f->fs_reached && f->fs_ret > 0)
@@ -144,34 +154,36 @@ static void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now
 	if (f->fs_reached)
 		iolayers_hist_record(IOLAYERS_L_FS, cache, f->fs_ns,
 				     f->fs_ret > 0 ? f->fs_ret : 0);
-	if (r.blk.nr_rqs) {
-		iolayers_hist_record(IOLAYERS_L_QUEUE, cache, r.blk.queue_ns, r.blk.rq_bytes);
-		iolayers_hist_record(IOLAYERS_L_SERVICE, cache, r.blk.service_ns,
-				     r.blk.rq_bytes);
-		if (r.blk.device_at)
-			iolayers_hist_record(IOLAYERS_L_DEVICE, cache, r.blk.device_ns,
-					     r.blk.rq_bytes);
+	if (blk->nr_rqs) {
+		iolayers_hist_record(IOLAYERS_L_QUEUE, cache, blk->queue_ns, blk->rq_bytes);
+		iolayers_hist_record(IOLAYERS_L_SERVICE, cache, blk->service_ns, blk->rq_bytes);
+		if (blk->device_at)
+			iolayers_hist_record(IOLAYERS_L_DEVICE, cache, blk->device_ns,
+					     blk->rq_bytes);
 	}
-	if (!READ_ONCE(iolayers_flows_kept))
+	/* The record is written in place in the flows ring: no copy per read(). */
+	r = iolayers_flow_rec_begin();
+	if (!r)
 		return;
-	r.seq = f->seq;
-	r.end_ns = now;
-	r.tid = current->pid;
-	r.tgid = current->tgid;
-	memcpy(r.comm, current->comm, sizeof(r.comm));
-	r.nr = f->nr;
-	r.fd = f->fd;
-	r.pos = f->pos;
-	r.req = f->req;
-	r.ret = ret;
-	r.cache = cache;
-	r.sys_ns = now - f->start_ns;
-	r.vfs_off = iolayers_offset(f->vfs_start_ns, f->start_ns);
-	r.vfs_ns = f->vfs_ns;
-	r.fs_off = f->fs_reached ? iolayers_offset(f->fs_start_ns, f->start_ns) : -1;
-	r.fs_ns = f->fs_ns;
-	r.ra_bytes = f->ra_pages << PAGE_SHIFT;
-	iolayers_flow_store(&r);
+	r->seq = f->seq;
+	r->end_ns = now;
+	r->tid = current->pid;
+	r->tgid = current->tgid;
+	memcpy(r->comm, current->comm, sizeof(r->comm));
+	r->nr = f->nr;
+	r->fd = f->fd;
+	r->pos = f->pos;
+	r->req = f->req;
+	r->ret = ret;
+	r->cache = cache;
+	r->sys_ns = now - f->start_ns;
+	r->vfs_off = iolayers_offset(f->vfs_start_ns, f->start_ns);
+	r->vfs_ns = f->vfs_ns;
+	r->fs_off = f->fs_reached ? iolayers_offset(f->fs_start_ns, f->start_ns) : -1;
+	r->fs_ns = f->fs_ns;
+	r->ra_bytes = f->ra_pages << PAGE_SHIFT;
+	r->blk = *blk;
+	iolayers_flow_rec_commit(r);
 }
 
 /*

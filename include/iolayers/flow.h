@@ -7,7 +7,6 @@
 #ifndef _IOLAYERS_FLOW_H
 #define _IOLAYERS_FLOW_H
 
-#include <linux/stddef.h>
 #include <linux/types.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
@@ -58,7 +57,6 @@ struct iolayers_blk_acc {
  *	(later completions are counted as late), or none started yet
  * @blk: the BLOCK and DEVICE layers' part
  * @tid: the task (thread id) making the syscall
- * @per_read: the fields below, one read()'s state
  * @nr: syscall number
  * @fd: file descriptor argument
  * @req: bytes requested (the iovecs' sum for the readv family)
@@ -84,8 +82,8 @@ struct iolayers_blk_acc {
  *
  * The entry is added at the thread's first followed read() and kept
  * between reads (idle while @ended): each sys_enter starts a new flow in
- * it, and it is removed when the thread exits. The fields of @per_read
- * belong to one read() and are zeroed at its sys_enter.
+ * it, and it is removed when the thread exits. Every field from @nr
+ * on belongs to one read() and is zeroed at its sys_enter.
  */
 struct iolayers_task_flow {
 	struct iolayers_entry e;
@@ -94,30 +92,28 @@ struct iolayers_task_flow {
 	bool ended;
 	struct iolayers_blk_acc blk;
 	pid_t tid;
-	/* One read()'s state, zeroed at its sys_enter. */
-	struct_group(per_read,
-		int nr;
-		int fd;
-		u64 req;
-		s64 pos;
-		u64 start_ns;
-		u64 vfs_start_ns;
-		u64 vfs_ns;
-		long vfs_ret;
-		u64 fs_ns;
-		long fs_ret;
-		u64 fs_start_ns;
-		int fs_depth;
-		bool fs_reached;
-		bool direct;
-		bool iowait;
-		const void *mapping;
-		s64 fs_pos;
-		u64 first_index;
-		u64 last_index;
-		u64 added_pages;
-		u64 ra_pages;
-	);
+	/* One read()'s state, zeroed at its sys_enter: keep @nr first. */
+	int nr;
+	int fd;
+	u64 req;
+	s64 pos;
+	u64 start_ns;
+	u64 vfs_start_ns;
+	u64 vfs_ns;
+	long vfs_ret;
+	u64 fs_ns;
+	long fs_ret;
+	u64 fs_start_ns;
+	int fs_depth;
+	bool fs_reached;
+	bool direct;
+	bool iowait;
+	const void *mapping;
+	s64 fs_pos;
+	u64 first_index;
+	u64 last_index;
+	u64 added_pages;
+	u64 ra_pages;
 };
 
 /**
@@ -249,7 +245,8 @@ void iolayers_blk_fold(struct iolayers_blk_acc *a, const struct iolayers_rq *r,
 int iolayers_rings_init(void);
 void iolayers_rings_exit(void);
 void iolayers_rings_reset(void);
-void iolayers_flow_store(const struct iolayers_flow_rec *r);
+struct iolayers_flow_rec *iolayers_flow_rec_begin(void);
+void iolayers_flow_rec_commit(const struct iolayers_flow_rec *rec);
 struct iolayers_flow_rec *iolayers_rings_snapshot(bool slow, unsigned int *n);
 
 extern unsigned int iolayers_flows_kept;
