@@ -10,6 +10,8 @@
 #                   floor, in one VM boot per kernel
 #   make profile   where a cached 4 KiB read's added time goes: the module's
 #                   self-accounting and a perf profile, in a VM
+#   make ab BASE=REV  this tree's module against REV's on cached 4 KiB reads,
+#                   in one VM boot
 #   make install    modules_install into KDIR's tree, the reader into PREFIX/bin
 #   make clean
 #
@@ -41,6 +43,9 @@ bench:
 profile:
 	scripts/profile
 
+ab:
+	scripts/ab "$(BASE)"
+
 PREFIX ?= /usr/local
 
 install: all
@@ -53,4 +58,4 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	$(MAKE) -C userspace clean
 
-.PHONY: all module reader check demo bench profile install clean
+.PHONY: all module reader check demo bench profile ab install clean
