@@ -193,7 +193,7 @@ static const struct kernel_param_ops iolayers_max_flows_ops = {
 	.get = param_get_uint,
 };
 module_param_cb(max_flows, &iolayers_max_flows_ops, &iolayers_max_flows, 0400);
-MODULE_PARM_DESC(max_flows, "Most read() calls followed at once; more are dropped and counted (default 4096)");
+MODULE_PARM_DESC(max_flows, "Most threads followed at once (each from its first read() to its exit); reads of more are dropped and counted (default 4096)");
 
 /**
  * iolayers_hits_sum() - Sum a probe's per-CPU hit counters.
