@@ -16,7 +16,8 @@
 
 /*
  * Per-instance data (ri->data). The flow entry stays valid until the
- * task's sys_exit, which comes after this call returns.
+ * task exits (only the task itself removes it, at sched_process_exit),
+ * which is after this call returns.
  */
 struct iolayers_vfs_call {
 	struct iolayers_task_flow *flow;
