@@ -161,46 +161,59 @@ static void iolayers_ring_put(struct iolayers_ring *r, const struct iolayers_flo
 	spin_unlock(&r->lock);
 }
 
-/**
- * iolayers_flow_rec_begin() - Take the next slot of this CPU's flows ring.
- *
- * The record is written in place (no copy of it per read()); the caller
- * fills every field and then calls iolayers_flow_rec_commit().
- *
- * Context: task context (sys_exit); disables preemption and holds the
- * ring's lock until the commit.
- * Return: the slot, or NULL when no flows are kept (flows=0).
- */
-struct iolayers_flow_rec *iolayers_flow_rec_begin(void)
+static s64 iolayers_offset(u64 at, u64 start)
 {
-	struct iolayers_ring *r;
-
-	if (!iolayers_flows_kept)
-		return NULL;
-	r = get_cpu_ptr(iolayers_rings[0]);
-	spin_lock(&r->lock);
-	return &r->recs[r->head];
+	return at ? (s64)(at - start) : -1;
 }
 
 /**
- * iolayers_flow_rec_commit() - Keep the record written in a slot.
- * @rec: the slot, from iolayers_flow_rec_begin() on this CPU
+ * iolayers_flow_store() - Keep the record of a completed flow.
+ * @f: the flow, ended
+ * @ret: what the syscall returned
+ * @now: ktime_get_ns() at sys_exit
+ * @cache: its cache state (enum iolayers_cache)
  *
- * A read at least slow_us slow is also copied to the `slow` ring.
+ * The record is written in place in the next slot of this CPU's ring (no
+ * copy of it per read()); a read at least slow_us slow is also copied to
+ * the `slow` ring.
  *
- * Context: as iolayers_flow_rec_begin(), whose lock and preemption
- * state it releases.
+ * Context: task context (sys_exit); disables preemption briefly.
  */
-void iolayers_flow_rec_commit(const struct iolayers_flow_rec *rec)
+void iolayers_flow_store(const struct iolayers_task_flow *f, long ret, u64 now,
+			 int cache)
 {
-	struct iolayers_ring *r = this_cpu_ptr(iolayers_rings[0]);
+	struct iolayers_flow_rec *r;
+	struct iolayers_ring *ring;
 
-	r->head = (r->head + 1) % iolayers_flows_kept;
-	if (r->used < iolayers_flows_kept)
-		r->used++;
-	spin_unlock(&r->lock);
-	if (rec->sys_ns >= READ_ONCE(iolayers_slow_ns))
-		iolayers_ring_put(this_cpu_ptr(iolayers_rings[1]), rec);
+	if (!iolayers_flows_kept)
+		return;
+	ring = get_cpu_ptr(iolayers_rings[0]);
+	spin_lock(&ring->lock);
+	r = &ring->recs[ring->head];
+	r->seq = f->seq;
+	r->end_ns = now;
+	r->tid = current->pid;
+	r->tgid = current->tgid;
+	memcpy(r->comm, current->comm, sizeof(r->comm));
+	r->nr = f->nr;
+	r->fd = f->fd;
+	r->pos = f->pos;
+	r->req = f->req;
+	r->ret = ret;
+	r->cache = cache;
+	r->sys_ns = now - f->start_ns;
+	r->vfs_off = iolayers_offset(f->vfs_start_ns, f->start_ns);
+	r->vfs_ns = f->vfs_ns;
+	r->fs_off = f->fs_reached ? iolayers_offset(f->fs_start_ns, f->start_ns) : -1;
+	r->fs_ns = f->fs_ns;
+	r->ra_bytes = f->ra_pages << PAGE_SHIFT;
+	r->blk = f->blk;
+	ring->head = (ring->head + 1) % iolayers_flows_kept;
+	if (ring->used < iolayers_flows_kept)
+		ring->used++;
+	spin_unlock(&ring->lock);
+	if (r->sys_ns >= READ_ONCE(iolayers_slow_ns))
+		iolayers_ring_put(this_cpu_ptr(iolayers_rings[1]), r);
 	put_cpu_ptr(iolayers_rings[0]);
 }
 

@@ -121,11 +121,6 @@ static void iolayers_sys_enter(void *data, struct pt_regs *regs, long id)
 	rcu_read_unlock();
 }
 
-static s64 iolayers_offset(u64 at, u64 start)
-{
-	return at ? (s64)(at - start) : -1;
-}
-
 /*
  * The flow is complete: decide its cache state, record every layer. The
  * task's entry stays for its next read().
@@ -133,7 +128,6 @@ static s64 iolayers_offset(u64 at, u64 start)
 static void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now)
 {
 	const struct iolayers_blk_acc *blk = &f->blk;
-	struct iolayers_flow_rec *r;
 	enum iolayers_cache cache;
 	unsigned long flags;
 	u64 range = 0;
@@ -161,29 +155,7 @@ static void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now
 			iolayers_hist_record(IOLAYERS_L_DEVICE, cache, blk->device_ns,
 					     blk->rq_bytes);
 	}
-	/* The record is written in place in the flows ring: no copy per read(). */
-	r = iolayers_flow_rec_begin();
-	if (!r)
-		return;
-	r->seq = f->seq;
-	r->end_ns = now;
-	r->tid = current->pid;
-	r->tgid = current->tgid;
-	memcpy(r->comm, current->comm, sizeof(r->comm));
-	r->nr = f->nr;
-	r->fd = f->fd;
-	r->pos = f->pos;
-	r->req = f->req;
-	r->ret = ret;
-	r->cache = cache;
-	r->sys_ns = now - f->start_ns;
-	r->vfs_off = iolayers_offset(f->vfs_start_ns, f->start_ns);
-	r->vfs_ns = f->vfs_ns;
-	r->fs_off = f->fs_reached ? iolayers_offset(f->fs_start_ns, f->start_ns) : -1;
-	r->fs_ns = f->fs_ns;
-	r->ra_bytes = f->ra_pages << PAGE_SHIFT;
-	r->blk = *blk;
-	iolayers_flow_rec_commit(r);
+	iolayers_flow_store(f, ret, now, cache);
 }
 
 /*

@@ -245,8 +245,8 @@ void iolayers_blk_fold(struct iolayers_blk_acc *a, const struct iolayers_rq *r,
 int iolayers_rings_init(void);
 void iolayers_rings_exit(void);
 void iolayers_rings_reset(void);
-struct iolayers_flow_rec *iolayers_flow_rec_begin(void);
-void iolayers_flow_rec_commit(const struct iolayers_flow_rec *rec);
+void iolayers_flow_store(const struct iolayers_task_flow *f, long ret, u64 now,
+			 int cache);
 struct iolayers_flow_rec *iolayers_rings_snapshot(bool slow, unsigned int *n);
 
 extern unsigned int iolayers_flows_kept;
