@@ -151,13 +151,19 @@ u64 iolayers_slow_ns = 10 * NSEC_PER_MSEC;
 
 static struct iolayers_ring __percpu *iolayers_rings[2];
 
+/* The slot at head was written: move on. Under the ring's lock. */
+static void iolayers_ring_advance(struct iolayers_ring *r)
+{
+	r->head = (r->head + 1) % iolayers_flows_kept;
+	if (r->used < iolayers_flows_kept)
+		r->used++;
+}
+
 static void iolayers_ring_put(struct iolayers_ring *r, const struct iolayers_flow_rec *rec)
 {
 	spin_lock(&r->lock);
 	r->recs[r->head] = *rec;
-	r->head = (r->head + 1) % iolayers_flows_kept;
-	if (r->used < iolayers_flows_kept)
-		r->used++;
+	iolayers_ring_advance(r);
 	spin_unlock(&r->lock);
 }
 
@@ -208,9 +214,7 @@ void iolayers_flow_store(const struct iolayers_task_flow *f, long ret, u64 now,
 	r->fs_ns = f->fs_ns;
 	r->ra_bytes = f->ra_pages << PAGE_SHIFT;
 	r->blk = f->blk;
-	ring->head = (ring->head + 1) % iolayers_flows_kept;
-	if (ring->used < iolayers_flows_kept)
-		ring->used++;
+	iolayers_ring_advance(ring);
 	spin_unlock(&ring->lock);
 	if (r->sys_ns >= READ_ONCE(iolayers_slow_ns))
 		iolayers_ring_put(this_cpu_ptr(iolayers_rings[1]), r);
