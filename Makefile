@@ -12,6 +12,8 @@
 #                   self-accounting and a perf profile, in a VM
 #   make ab BASE=REV  this tree's module against REV's on cached 4 KiB reads,
 #                   in one VM boot
+#   make icount     the guest instruction counter (tools/icount: a QEMU
+#                   plugin and its guest helper, used by make bench)
 #   make install    modules_install into KDIR's tree, the reader into PREFIX/bin
 #   make clean
 #
@@ -30,6 +32,9 @@ module:
 
 reader:
 	$(MAKE) -C userspace V=$(V)
+
+icount:
+	$(MAKE) -C tools/icount
 
 check:
 	scripts/check
@@ -57,5 +62,6 @@ install: all
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	$(MAKE) -C userspace clean
+	$(MAKE) -C tools/icount clean
 
-.PHONY: all module reader check demo bench profile ab install clean
+.PHONY: all module reader icount check demo bench profile ab install clean

@@ -150,3 +150,26 @@ dump_debugfs() {
 	done
 	echo "IOLAYERS_FILE_END"
 }
+
+# fio_tmpfs: copy fio, its libraries and the dynamic loader into /tmp (a
+# tmpfs) and set FIO to a command running that copy: started from the 9p
+# root, its loading varies from run to run by more than the instruction
+# counts it is used to measure.
+fio_tmpfs() {
+	local d=/tmp/fio-root f
+	if [ ! -x $d/fio ]; then
+		mkdir -p $d
+		cp -L "$(command -v fio)" $d/fio
+		for f in $(ldd "$(command -v fio)" | awk '$2 == "=>" { print $3 } $1 ~ /^\// { print $1 }'); do
+			cp -L "$f" $d/
+		done
+	fi
+	FIO="$d/ld-linux-x86-64.so.2 --library-path $d $d/fio"
+}
+
+# spread N...: (max - min) / median of the values, in percent.
+spread() {
+	printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 }
+		END { if (NR == 0 || v[int((NR + 1) / 2)] == 0) { print "inf"; exit }
+		      printf "%.4f\n", (v[NR] - v[1]) / v[int((NR + 1) / 2)] * 100 }'
+}

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The guest instruction counter (tools/icount, run-vm -I) against code
+# whose instruction count is known: a loop of exactly two instructions per
+# iteration counts 2 per iteration in user mode, with no more than a small
+# constant around it, and doubles with the loop; a getppid() loop counts
+# the same kernel instructions per call in every repetition (the
+# determinism the benchmark relies on); a cached fio run counts the same
+# in three repetitions.
+# vm-files: data:16
+set -u
+. "$IOLAYERS_REPO/tests/vm/_lib.sh"
+
+mark=$IOLAYERS_INSN_MARK
+cnt=$IOLAYERS_ICOUNT_FILE
+
+# loop N: "kernel user" between the two markers around a loop of N.
+l1=$("$mark" "$cnt" loop 10000000) || l1=
+l2=$("$mark" "$cnt" loop 20000000) || l2=
+echo "guest: loop 10M: kernel user $l1; loop 20M: $l2"
+read -r k1 u1 <<<"$l1"
+read -r k2 u2 <<<"$l2"
+# The two markers' blocks and the call and return around the loop: a few
+# instructions; a timer interrupt may fall inside, but that is kernel.
+check "a 10M-iteration 2-instruction loop counts 20M user instructions (+0..64): $u1" \
+	test "${u1:-0}" -ge 20000000 -a "${u1:-0}" -le 20000064
+check "twice the loop counts 20M more user instructions (exactly): $u1 -> $u2" \
+	test "$((${u2:-0} - ${u1:-0}))" -eq 20000000
+check "the kernel count of a pure loop is only interrupts (< 1% of it): $k1" \
+	test "${k1:-999999999}" -lt 200000
+
+# getppid N, three times: per-call kernel instructions and their spread.
+per=()
+for r in 1 2 3; do
+	s=$("$mark" "$cnt" syscalls 100000) || s="0 0"
+	read -r k u <<<"$s"
+	per+=("$k")
+	echo "guest: 100000 getppid(): kernel $k user $u"
+done
+check "getppid() costs kernel instructions (> 100 per call): ${per[0]}" \
+	test "${per[0]}" -gt 10000000
+sp=$(spread "${per[@]}")
+check "getppid() kernel counts repeat within 0.5% (spread $sp%)" \
+	awk -v s="$sp" 'BEGIN { exit !(s + 0 == s && s < 0.5) }'
+
+# fio (from a tmpfs), 5000 cached 4 KiB reads, three times between markers
+# after one run to warm up (the first run in a boot counted 9% more kernel
+# instructions than the next ones).
+cat /mnt/data >/dev/null
+fio_tmpfs
+tot=()
+for r in 0 1 2 3; do
+	a=$("$mark" "$cnt")
+	$FIO --name=c --filename=/mnt/data --size=16m --rw=randread --bs=4k \
+		--number_ios=5000 --ioengine=sync --invalidate=0 --thread --eta=never \
+		--output=/dev/null >/dev/null 2>&1 || not_ok "fio run $r"
+	b=$("$mark" "$cnt")
+	read -r _ ka ua <<<"$a"
+	read -r _ kb ub <<<"$b"
+	[ $r = 0 ] || tot+=("$((kb - ka + ub - ua))")
+	echo "guest: fio 5000 cached reads: kernel $((kb - ka)) user $((ub - ua))"
+done
+sp=$(spread "${tot[@]}")
+check "5000 cached fio reads count within 2% in three runs (spread $sp%)" \
+	awk -v s="$sp" 'BEGIN { exit !(s + 0 == s && s < 2) }'
+finish
