@@ -3,6 +3,7 @@
 
 #include <linux/fs.h>
 #include <linux/kprobes.h>
+#include <linux/percpu.h>
 #include <linux/ktime.h>
 #include <linux/rcupdate.h>
 #include <linux/uio.h>
@@ -15,6 +16,30 @@
 struct iolayers_fs_call {
 	struct iolayers_task_flow *flow;
 };
+
+/*
+ * empty=1 (the floor) arms return probes for the calls the full run arms,
+ * decided without the task table: the outermost call of a followed task
+ * (the full run's "in a followed read()": these functions are reached by
+ * the read family). Nesting is told by a per-CPU owner set at the ext4
+ * entry and taken by the nested filemap_read entry: nothing between them
+ * sleeps, so the task is still on this CPU.
+ */
+static DEFINE_PER_CPU(struct task_struct *, iolayers_floor_fs_owner);
+
+static int iolayers_fs_floor_entry(enum iolayers_probe_id id)
+{
+	if (!iolayers_floor_follows())
+		return 1;
+	if (id == IOLAYERS_P_EXT4_READ) {
+		this_cpu_write(iolayers_floor_fs_owner, current);
+		return 0;
+	}
+	if (this_cpu_read(iolayers_floor_fs_owner) != current)
+		return 0;
+	this_cpu_write(iolayers_floor_fs_owner, NULL);
+	return 1;
+}
 
 /*
  * Both probed functions take (struct kiocb *, struct iov_iter *, ...).
@@ -34,7 +59,7 @@ static int iolayers_fs_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 	size_t len;
 
 	if (iolayers_empty)
-		return 0;	/* empty=1: the floor of the mechanism */
+		return iolayers_fs_floor_entry(id);
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return 1;
 	rcu_read_lock();
@@ -70,8 +95,12 @@ static int iolayers_fs_ret(struct kretprobe_instance *ri, struct pt_regs *regs,
 	struct iolayers_fs_call *c = (struct iolayers_fs_call *)ri->data;
 	struct iolayers_task_flow *f = c->flow;
 
-	if (iolayers_empty)
-		return 0;	/* empty=1: the floor of the mechanism */
+	if (iolayers_empty) {
+		/* An ext4 call that did not reach filemap_read (O_DIRECT) */
+		if (this_cpu_read(iolayers_floor_fs_owner) == current)
+			this_cpu_write(iolayers_floor_fs_owner, NULL);
+		return 0;
+	}
 	f->fs_ns = ktime_get_ns() - f->fs_start_ns;
 	f->fs_ret = (long)regs_return_value(regs);
 	f->fs_depth = 0;

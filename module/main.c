@@ -173,12 +173,14 @@ module_param_cb(slow_us, &iolayers_slow_ops, NULL, 0400);
 MODULE_PARM_DESC(slow_us, "Reads at least this slow (syscall latency, us) also go to `slow` (default 10000)");
 
 /*
- * empty=1: every probe point attached, every handler returns at once; the
- * cost of the mechanism alone, for `make bench`.
+ * empty=1: every probe point attached, every handler returns at once,
+ * except that the function probes still arm their return probes for the
+ * calls a full run arms them for (the followed tasks' outermost calls):
+ * the cost of the mechanism alone, for `make bench`.
  */
 bool iolayers_empty __read_mostly;
 module_param_named(empty, iolayers_empty, bool, 0400);
-MODULE_PARM_DESC(empty, "1: attach every probe with handlers that return at once (overhead floor, nothing measured)");
+MODULE_PARM_DESC(empty, "1: attach every probe with handlers that return at once, return probes armed as in a full run (overhead floor, nothing measured)");
 
 /* Bound of the task table (read() calls in flight). */
 unsigned int iolayers_max_flows = 4096;

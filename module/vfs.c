@@ -29,7 +29,7 @@ static int iolayers_vfs_entry(struct kretprobe_instance *ri, enum iolayers_probe
 	struct iolayers_vfs_call *c = (struct iolayers_vfs_call *)ri->data;
 
 	if (iolayers_empty)
-		return 0;	/* empty=1: the floor of the mechanism */
+		return iolayers_floor_follows() ? 0 : 1;	/* the floor */
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return 1;	/* no return probe for this call */
 	rcu_read_lock();

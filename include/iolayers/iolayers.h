@@ -185,6 +185,7 @@ int iolayers_filter_set_comm(const char *val);
 int iolayers_filter_set_children(const char *val);
 int iolayers_filter_show(char *buf, size_t size, int which);
 bool iolayers_filter_any(void);
+bool iolayers_floor_follows(void);
 
 /**
  * iolayers_hit() - Count one hit of a probe on this CPU.
