@@ -6,36 +6,41 @@
 # with this tree's build (IOLAYERS_MODULE_DIR) and with its empty=1 floor,
 # in an order that alternates between rounds. Each traced run must have
 # seen at least fio's reads (the module's syscall count), or it fails.
-# Prints "AB ROUND MODE READS SECONDS SEEN" per run.
+# The guest counts instructions (run-vm -I); fio, from a tmpfs, makes a
+# fixed number of reads. Prints "AB ROUND MODE READS INSNS SEEN" per run,
+# INSNS the guest instructions (kernel and user) from fio's start to end.
 #
-# IOLAYERS_AB_ROUNDS (default 6), IOLAYERS_AB_SECONDS (default 6).
+# IOLAYERS_AB_ROUNDS (default 3), IOLAYERS_AB_READS (default 20000).
 # vm-files: data:64
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 
-secs=${IOLAYERS_AB_SECONDS:-6}
-rounds=${IOLAYERS_AB_ROUNDS:-6}
+reads_n=${IOLAYERS_AB_READS:-20000}
+rounds=${IOLAYERS_AB_ROUNDS:-3}
 echo none >/sys/block/nvme0n1/queue/scheduler
 cat /mnt/data >/dev/null
+fio_tmpfs
 echo "AB_INFO kernel $(uname -r) cpus $(nproc) clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 
 # run ROUND MODE: one fio run, stopped until the module is loaded.
 run() {
-	local p reads seen=- ko=$IOLAYERS_MODULE_DIR/iolayers.ko arg=
+	local p reads seen=- ko=$IOLAYERS_MODULE_DIR/iolayers.ko arg= s0 k0 u0 s1 k1 u1
 	case $2 in
 	base) ko=$IOLAYERS_AB_BASE/iolayers.ko ;;
 	floor) arg=empty=1 ;;
 	esac
-	bash -c 'kill -STOP $$; exec fio --name=ab --ioengine=sync --invalidate=0 --thread \
+	FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=ab --ioengine=sync --invalidate=0 --thread \
 		--eta=never --output-format=json --output=/tmp/ab.json --filename=/mnt/data \
-		--size=64m --rw=randread --bs=4k --time_based --runtime='"$secs" &
+		--size=64m --rw=randread --bs=4k --number_ios='"$reads_n --io_size=$((reads_n * 4))k" &
 	p=$!
 	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.05; done
 	if [ "$2" != none ]; then
 		check "round $1: insmod $2" insmod "$ko" pid=$p $arg
 	fi
+	read -r s0 k0 u0 <<<"$("$IOLAYERS_INSN_MARK" "$IOLAYERS_ICOUNT_FILE")"
 	kill -CONT $p
 	wait $p
+	read -r s1 k1 u1 <<<"$("$IOLAYERS_INSN_MARK" "$IOLAYERS_ICOUNT_FILE")"
 	reads=$(python3 -c 'import json; print(json.load(open("/tmp/ab.json"))["jobs"][0]["read"]["total_ios"])')
 	case $2 in
 	base | new)
@@ -44,8 +49,11 @@ run() {
 		;;
 	esac
 	[ "$2" = none ] || rmmod iolayers
-	echo "AB $1 $2 $reads $secs $seen"
+	echo "AB $1 $2 $reads $((k1 - k0 + u1 - u0)) $seen"
 }
+
+# A first untraced run warms up (the first run in a boot counts more).
+run 0 none >/dev/null
 
 for r in $(seq 1 "$rounds"); do
 	if [ $((r % 2)) = 1 ]; then order="none base new floor"; else order="floor new base none"; fi

@@ -34,7 +34,8 @@ icount=${IOLAYERS_ICOUNT_FILE:+1}
 echo none >/sys/block/nvme0n1/queue/scheduler
 # Reads per run when counting: the cached case's count as in the hand
 # measurements that found spreads under 0.05 %; uncached reads are slower
-# to emulate.
+# to emulate. fio stops at --number_ios or at the end of --io_size (by
+# default the file's size, 16384 blocks): both are set.
 n_cached=20000 n_uncached=2000
 if [ "${IOLAYERS_BENCH_SMOKE:-0}" = 1 ]; then
 	rounds=1
@@ -61,7 +62,7 @@ used_kb() {
 fio_args() {
 	if [ -n "$icount" ]; then
 		case $1 in
-		4k-cached) echo "--filename=/mnt/data --size=64m --rw=randread --bs=4k --number_ios=$n_cached" ;;
+		4k-cached) echo "--filename=/mnt/data --size=64m --rw=randread --bs=4k --number_ios=$n_cached --io_size=$((n_cached * 4))k" ;;
 		4k-uncached) echo "--filename=/mnt/data --size=64m --rw=randread --bs=4k --number_ios=$n_uncached" ;;
 		128m) echo "--filename=/mnt/big --size=256m --rw=randread --bs=128m --io_size=256m" ;;
 		4k-numjobs2) echo "--filename=/mnt/data --size=64m --rw=randread --bs=4k --numjobs=2 --number_ios=$((n_cached / 2))" ;;

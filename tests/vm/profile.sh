@@ -32,7 +32,7 @@ run() {
 	local p a b bt
 	FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=p --ioengine=sync --invalidate=0 --thread \
 		--eta=never --output-format=json --output=/tmp/p.json --filename=/mnt/data \
-		--size=64m --rw=randread --bs=4k --number_ios='"$reads" &
+		--size=64m --rw=randread --bs=4k --number_ios='"$reads --io_size=$((reads * 4))k" &
 	p=$!
 	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.05; done
 	case $1 in

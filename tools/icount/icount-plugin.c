@@ -127,8 +127,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	int i;
 
 	if (!info->system_emulation || info->version.min > QEMU_PLUGIN_VERSION) {
-		fprintf(stderr, "icount: needs system emulation and plugin API %d (QEMU has %d..%d)\n",
-			QEMU_PLUGIN_VERSION, info->version.min, info->version.cur);
+		fprintf(stderr, "icount: needs system emulation and plugin API %d (QEMU: %d..%d)\n",
+			QEMU_PLUGIN_VERSION, info->version.min,
+			info->version.cur);
 		return -1;
 	}
 	if (info->system.max_vcpus != 1) {
@@ -137,11 +138,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		return -1;
 	}
 	for (i = 0; i < argc; i++) {
-		if (!strncmp(argv[i], "out=", 4))
+		if (!strncmp(argv[i], "out=", 4)) {
 			out_path = argv[i] + 4;
-		else if (!strncmp(argv[i], "profile=", 8))
+		} else if (!strncmp(argv[i], "profile=", 8)) {
 			prof_path = argv[i] + 8;
-		else {
+		} else {
 			fprintf(stderr, "icount: unknown argument '%s'\n", argv[i]);
 			return -1;
 		}
