@@ -8,8 +8,8 @@ DIR holds console.log (PROFILE_RUN tracer reads first last), profile (the
 tools/icount plugin's per block address counts, a section per marker) and
 kallsyms-TRACER (the guest's symbols while that tracer was attached).
 Prints, per tracer, its instructions per read against the untraced run,
-by function (kernel symbols, [module] names, bpf programs; user space as
-one line), the TOP functions whose count grew the most, and the shares of
+by kernel function (kernel symbols, [module] names, bpf programs; the
+plugin counts user space in its totals only), the TOP functions whose count grew the most, and the shares of
 iolayers' own code, the probe machinery and the rest.
 """
 import bisect
@@ -58,9 +58,6 @@ def by_function(tracer, reads, first, last):
     out = collections.Counter()
     for seq in range(first + 1, last + 1):
         for pc, n in sections.get(seq, {}).items():
-            if pc >> 63 == 0:
-                out["[user space]"] += n
-                continue
             i = bisect.bisect_right(addrs, pc) - 1
             out[names[i] if i >= 0 else "?"] += n
     return {k: v / reads for k, v in out.items()}
@@ -87,7 +84,7 @@ for t, n, a, b in runs:
         elif any(m in k for m in MECH):
             share["probe machinery"] += v
         else:
-            share["rest of the kernel and user"] += v
+            share["rest of the kernel"] += v
     print("\n%s: adds %.0f instructions per read (%d reads); %s" % (
         t, total, n, ", ".join("%s %.0f" % kv for kv in sorted(share.items()))))
     print("  %10s  %s" % ("insn/read", "function (growth against none)"))

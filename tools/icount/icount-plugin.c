@@ -11,10 +11,12 @@
  * out=PATH and flushes it: the guest reads that file back over its 9p
  * root to learn the counts of the runs it measures.
  *
- * With profile=PATH it also counts per translation block start address
- * and, at every marker, appends "M seq" then "pc insns" for every block
- * address that ran since the previous marker: per-symbol counts after
- * mapping the addresses with the guest's /proc/kallsyms.
+ * With profile=PATH it also counts per kernel translation block start
+ * address and, at every marker, appends "M seq" then "pc insns" for every
+ * block address that ran since the previous marker: per-symbol counts
+ * after mapping the addresses with the guest's /proc/kallsyms. User space
+ * is left to the totals (bpftrace's LLVM alone has more blocks than the
+ * table holds).
  *
  * Usage: qemu-system-x86_64 -accel tcg,thread=single -smp 1
  *        -icount shift=0,sleep=on -plugin libicount.so,out=F[,profile=P]
@@ -96,7 +98,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	(void)id;
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 &insns[pc >> 63], n);
-	if (prof)
+	if (prof && pc >> 63)
 		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 							 &block_slot(pc)->count, n);
 	for (i = 0; i < n; i++) {
