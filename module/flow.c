@@ -20,6 +20,29 @@
 
 static DEFINE_PER_CPU(u64, iolayers_seq);
 
+/*
+ * The hand-off: the entry of the task whose read() last started on this
+ * CPU, so that the probes that follow in the same read() (VFS, FS, the
+ * cache's, sys_exit) find it without a hash lookup. One pointer, read and
+ * written whole (the task may migrate between probes on kernels where
+ * syscall tracepoints are preemptible): whoever reads it checks that the
+ * entry is current's. It never points to a freed entry: the task's own
+ * exit clears every CPU's pointer to its entry before the entry is
+ * removed, and only the task itself sets a pointer to it.
+ */
+static DEFINE_PER_CPU(struct iolayers_task_flow *, iolayers_flow_cur);
+
+/* current's entry, by the hand-off or by the table. */
+static struct iolayers_task_flow *iolayers_flow_current(pid_t tid)
+{
+	struct iolayers_task_flow *f = this_cpu_read(iolayers_flow_cur);
+
+	/* The tid too: an entry left by a thread that exec'd has another. */
+	if (likely(f && f->task == current && f->tid == tid))
+		return f;
+	return iolayers_table_find(IOLAYERS_T_TASK, tid);
+}
+
 /**
  * iolayers_flow_find() - Find the read() in flight of a task.
  * @tid: the thread id
@@ -32,7 +55,7 @@ static DEFINE_PER_CPU(u64, iolayers_seq);
  */
 struct iolayers_task_flow *iolayers_flow_find(pid_t tid)
 {
-	struct iolayers_task_flow *f = iolayers_table_find(IOLAYERS_T_TASK, tid);
+	struct iolayers_task_flow *f = iolayers_flow_current(tid);
 
 	return f && !f->ended ? f : NULL;
 }
@@ -70,7 +93,7 @@ struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref
  */
 struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 {
-	struct iolayers_task_flow *f = iolayers_table_find(IOLAYERS_T_TASK, tid);
+	struct iolayers_task_flow *f = iolayers_flow_current(tid);
 	unsigned long flags;
 	u64 seq;
 	int cpu;
@@ -81,11 +104,13 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 			return NULL;
 		spin_lock_init(&f->lock);
 		f->tid = tid;
+		f->task = current;
 	} else if (!f->ended) {
 		iolayers_table_drop(IOLAYERS_T_TASK, IOLAYERS_DROP_STALE);
 	}
 	cpu = get_cpu();
 	seq = (this_cpu_inc_return(iolayers_seq) << IOLAYERS_SEQ_CPU_BITS) | cpu;
+	this_cpu_write(iolayers_flow_cur, f);
 	put_cpu();
 	spin_lock_irqsave(&f->lock, flags);
 	WRITE_ONCE(f->seq, seq);
@@ -111,10 +136,17 @@ void iolayers_flow_exit(pid_t tid)
 {
 	struct iolayers_task_flow *f;
 
+	int cpu;
+
 	rcu_read_lock();
 	f = iolayers_table_find(IOLAYERS_T_TASK, tid);
-	if (f && iolayers_table_del(IOLAYERS_T_TASK, f) && !f->ended)
-		iolayers_table_drop(IOLAYERS_T_TASK, IOLAYERS_DROP_STALE);
+	if (f) {
+		/* No CPU's hand-off may outlive the entry (see iolayers_flow_cur). */
+		for_each_possible_cpu(cpu)
+			cmpxchg(per_cpu_ptr(&iolayers_flow_cur, cpu), f, NULL);
+		if (iolayers_table_del(IOLAYERS_T_TASK, f) && !f->ended)
+			iolayers_table_drop(IOLAYERS_T_TASK, IOLAYERS_DROP_STALE);
+	}
 	rcu_read_unlock();
 }
 

@@ -57,6 +57,8 @@ struct iolayers_blk_acc {
  *	(later completions are counted as late), or none started yet
  * @blk: the BLOCK and DEVICE layers' part
  * @tid: the task (thread id) making the syscall
+ * @task: that task, to tell it from others in a CPU's flow hand-off
+ *	(never dereferenced)
  * @nr: syscall number
  * @fd: file descriptor argument
  * @req: bytes requested (the iovecs' sum for the readv family)
@@ -92,6 +94,7 @@ struct iolayers_task_flow {
 	bool ended;
 	struct iolayers_blk_acc blk;
 	pid_t tid;
+	const struct task_struct *task;
 	/* One read()'s state, zeroed at its sys_enter: keep @nr first. */
 	int nr;
 	int fd;
