@@ -25,7 +25,7 @@ struct iolayers_table {
 	unsigned int bits;
 	size_t entry_size;
 	unsigned int bound_mult;	/* the bound is bound_mult * max_flows */
-	atomic_t nr;
+	atomic_t *nr;			/* &iolayers_table_nr[this table].nr */
 	atomic_t high;
 	spinlock_t locks[IOLAYERS_TABLE_LOCKS];	/* writers, per bucket group */
 };
@@ -40,27 +40,30 @@ static DEFINE_HASHTABLE(iolayers_bio_buckets, IOLAYERS_BIO_BITS);
 static DEFINE_HASHTABLE(iolayers_rq_buckets, IOLAYERS_RQ_BITS);
 static DEFINE_HASHTABLE(iolayers_tgid_buckets, IOLAYERS_TGID_BITS);
 
-#define IOLAYERS_TABLE(_name, _buckets, _bits, _type, _mult) {		\
+/* Entries per table, apart so that probes test emptiness inline. */
+struct iolayers_table_count iolayers_table_nr[IOLAYERS_NR_TABLES];
+
+#define IOLAYERS_TABLE(_id, _name, _buckets, _bits, _type, _mult) {	\
 	.name = _name,							\
 	.buckets = _buckets,						\
 	.bits = _bits,							\
 	.entry_size = sizeof(_type),					\
 	.bound_mult = _mult,						\
-	.nr = ATOMIC_INIT(0),						\
+	.nr = &iolayers_table_nr[_id].nr,				\
 	.high = ATOMIC_INIT(0),						\
 	.locks = { [0 ... IOLAYERS_TABLE_LOCKS - 1] =			\
 		   __SPIN_LOCK_UNLOCKED(iolayers_table.locks) },		\
 }
 
 static struct iolayers_table iolayers_tables[IOLAYERS_NR_TABLES] = {
-	[IOLAYERS_T_TASK] = IOLAYERS_TABLE("task", iolayers_task_buckets, IOLAYERS_TASK_BITS,
-					   struct iolayers_task_flow, 1),
-	[IOLAYERS_T_BIO] = IOLAYERS_TABLE("bio", iolayers_bio_buckets, IOLAYERS_BIO_BITS,
-					  struct iolayers_bio, 16),
-	[IOLAYERS_T_RQ] = IOLAYERS_TABLE("rq", iolayers_rq_buckets, IOLAYERS_RQ_BITS,
-					 struct iolayers_rq, 16),
-	[IOLAYERS_T_TGID] = IOLAYERS_TABLE("tgid", iolayers_tgid_buckets, IOLAYERS_TGID_BITS,
-					   struct iolayers_tgid, 1),
+	[IOLAYERS_T_TASK] = IOLAYERS_TABLE(IOLAYERS_T_TASK, "task", iolayers_task_buckets,
+					   IOLAYERS_TASK_BITS, struct iolayers_task_flow, 1),
+	[IOLAYERS_T_BIO] = IOLAYERS_TABLE(IOLAYERS_T_BIO, "bio", iolayers_bio_buckets,
+					  IOLAYERS_BIO_BITS, struct iolayers_bio, 16),
+	[IOLAYERS_T_RQ] = IOLAYERS_TABLE(IOLAYERS_T_RQ, "rq", iolayers_rq_buckets,
+					 IOLAYERS_RQ_BITS, struct iolayers_rq, 16),
+	[IOLAYERS_T_TGID] = IOLAYERS_TABLE(IOLAYERS_T_TGID, "tgid", iolayers_tgid_buckets,
+					   IOLAYERS_TGID_BITS, struct iolayers_tgid, 1),
 };
 
 static DEFINE_PER_CPU(u64 [IOLAYERS_NR_TABLES][IOLAYERS_NR_DROPS], iolayers_drops);
@@ -121,15 +124,15 @@ void *iolayers_table_add(enum iolayers_table_id t, unsigned long key)
 	unsigned long flags;
 	int n, high;
 
-	n = atomic_inc_return(&tb->nr);
+	n = atomic_inc_return(tb->nr);
 	if (n > READ_ONCE(iolayers_max_flows) * tb->bound_mult) {
-		atomic_dec(&tb->nr);
+		atomic_dec(tb->nr);
 		iolayers_table_drop(t, IOLAYERS_DROP_TABLE_FULL);
 		return NULL;
 	}
 	e = kzalloc(tb->entry_size, GFP_ATOMIC | __GFP_NOWARN);
 	if (!e) {
-		atomic_dec(&tb->nr);
+		atomic_dec(tb->nr);
 		iolayers_table_drop(t, IOLAYERS_DROP_NOMEM);
 		return NULL;
 	}
@@ -170,7 +173,7 @@ bool iolayers_table_del(enum iolayers_table_id t, void *entry)
 	}
 	spin_unlock_irqrestore(lock, flags);
 	if (removed) {
-		atomic_dec(&tb->nr);
+		atomic_dec(tb->nr);
 		kfree_rcu(e, rcu);
 	}
 	return removed;
@@ -203,7 +206,7 @@ void iolayers_table_expire(enum iolayers_table_id t, u64 max_age_ns)
 	struct iolayers_entry *e;
 	unsigned int i;
 
-	if (!atomic_read(&tb->nr))
+	if (!atomic_read(tb->nr))
 		return;
 	rcu_read_lock();
 	for (i = 0; i < (1U << tb->bits); i++)
@@ -229,7 +232,7 @@ int iolayers_table_count(enum iolayers_table_id t, bool (*test)(const void *entr
 	unsigned int i;
 	int n = 0;
 
-	if (!atomic_read(&tb->nr))
+	if (!atomic_read(tb->nr))
 		return 0;
 	rcu_read_lock();
 	for (i = 0; i < (1U << tb->bits); i++)
@@ -256,7 +259,7 @@ void iolayers_table_free_all(enum iolayers_table_id t)
 	for (i = 0; i < (1U << tb->bits); i++)
 		hlist_for_each_entry_safe(e, tmp, &tb->buckets[i], node) {
 			hlist_del(&e->node);
-			atomic_dec(&tb->nr);
+			atomic_dec(tb->nr);
 			kfree(e);
 		}
 }
@@ -272,7 +275,7 @@ int iolayers_table_occupancy(enum iolayers_table_id t, int *high_water)
 {
 	if (high_water)
 		*high_water = atomic_read(&iolayers_tables[t].high);
-	return atomic_read(&iolayers_tables[t].nr);
+	return atomic_read(iolayers_tables[t].nr);
 }
 
 /**
@@ -284,17 +287,6 @@ int iolayers_table_occupancy(enum iolayers_table_id t, int *high_water)
 unsigned int iolayers_table_bound(enum iolayers_table_id t)
 {
 	return READ_ONCE(iolayers_max_flows) * iolayers_tables[t].bound_mult;
-}
-
-/**
- * iolayers_table_empty() - Is a table empty (a cheap early-out for probes)?
- * @t: the table
- *
- * Return: true when it holds no entry right now.
- */
-bool iolayers_table_empty(enum iolayers_table_id t)
-{
-	return !atomic_read(&iolayers_tables[t].nr);
 }
 
 /**

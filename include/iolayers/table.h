@@ -7,6 +7,8 @@
 #ifndef _IOLAYERS_TABLE_H
 #define _IOLAYERS_TABLE_H
 
+#include <linux/atomic.h>
+#include <linux/cache.h>
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/rcupdate.h>
@@ -69,9 +71,33 @@ int iolayers_table_occupancy(enum iolayers_table_id t, int *high_water);
 u64 iolayers_table_drops(enum iolayers_table_id t, enum iolayers_drop cause);
 const char *iolayers_table_name(enum iolayers_table_id t);
 const char *iolayers_drop_name(enum iolayers_drop cause);
-bool iolayers_table_empty(enum iolayers_table_id t);
 unsigned int iolayers_table_bound(enum iolayers_table_id t);
 
 extern unsigned int iolayers_max_flows;
+
+/**
+ * struct iolayers_table_count - A table's number of entries, on a cache
+ *	line of its own (bio and request counts change on every I/O, the
+ *	task count is read by every syscall).
+ * @nr: entries now
+ */
+struct iolayers_table_count {
+	atomic_t nr;
+} ____cacheline_aligned_in_smp;
+
+extern struct iolayers_table_count iolayers_table_nr[IOLAYERS_NR_TABLES];
+
+/**
+ * iolayers_table_empty() - Is a table empty (a cheap early-out for probes)?
+ * @t: the table
+ *
+ * Inline: every probe of every task asks it first.
+ *
+ * Return: true when it holds no entry right now.
+ */
+static inline bool iolayers_table_empty(enum iolayers_table_id t)
+{
+	return !atomic_read(&iolayers_table_nr[t].nr);
+}
 
 #endif /* _IOLAYERS_TABLE_H */
