@@ -60,6 +60,8 @@ static int stats_show(struct seq_file *m, void *v)
 		if (p->krp)
 			seq_printf(m, "%10lu", READ_ONCE(p->krp->nmissed) +
 				   READ_ONCE(p->krp->kp.nmissed));
+		else if (p->ops)
+			seq_printf(m, "%10lu", atomic_long_read(&p->missed));
 		else
 			seq_printf(m, "%10s", "-");
 		/* Self-accounting: handler runs, and the sampled mean time. */

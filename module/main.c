@@ -22,10 +22,10 @@ struct iolayers_probe iolayers_probes[IOLAYERS_NR_PROBES] = {
 		.name = "sys_exit", .layer = "SYSCALL", .kind = "tracepoint",
 	},
 	[IOLAYERS_P_VFS_READ] = {
-		.name = "vfs_read", .layer = "VFS", .kind = "kretprobe",
+		.name = "vfs_read", .layer = "VFS", .kind = "fentry",
 	},
 	[IOLAYERS_P_VFS_READV] = {
-		.name = "vfs_readv", .layer = "VFS", .kind = "kretprobe",
+		.name = "vfs_readv", .layer = "VFS", .kind = "fentry",
 	},
 	[IOLAYERS_P_EXT4_READ] = {
 		.name = "ext4_file_read_iter", .layer = "FS", .kind = "kretprobe",

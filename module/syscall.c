@@ -175,8 +175,15 @@ static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 	rcu_read_lock();
 	f = iolayers_flow_find(current->pid);
 	if (f) {
+		u64 now = ktime_get_ns();
+
 		iolayers_hit(IOLAYERS_P_SYS_EXIT);
-		iolayers_flow_finish(f, ret, ktime_get_ns());
+		/* VFS ends here (vfs.c): vfs_read's value is the syscall's. */
+		if (f->vfs_start_ns) {
+			f->vfs_ns = now - f->vfs_start_ns;
+			f->vfs_ret = ret;
+		}
+		iolayers_flow_finish(f, ret, now);
 	}
 	rcu_read_unlock();
 }

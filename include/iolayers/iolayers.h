@@ -3,6 +3,7 @@
 #ifndef _IOLAYERS_IOLAYERS_H
 #define _IOLAYERS_IOLAYERS_H
 
+#include <linux/atomic.h>
 #include <linux/types.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -11,6 +12,7 @@
 
 struct tracepoint;
 struct kretprobe;
+struct ftrace_ops;
 
 /**
  * enum iolayers_probe_id - Every probe point iolayers can attach.
@@ -85,6 +87,9 @@ enum iolayers_probe_state {
  * @state: attachment state
  * @err: errno of a failed registration, 0 otherwise
  * @krp: for kretprobes, the kretprobe (its nmissed counters are shown)
+ * @ops: for function entries (kind "fentry"), the ftrace_ops
+ * @missed: for function entries, callbacks skipped by ftrace's recursion
+ *	guard (shown as nmissed)
  * @tp: for tracepoints, the tracepoint found by name
  */
 struct iolayers_probe {
@@ -94,6 +99,8 @@ struct iolayers_probe {
 	enum iolayers_probe_state state;
 	int err;
 	struct kretprobe *krp;
+	struct ftrace_ops *ops;
+	atomic_long_t missed;
 	struct tracepoint *tp;
 };
 
@@ -228,6 +235,8 @@ void iolayers_tracepoint_attach_tp(struct iolayers_probe *p, struct tracepoint *
 void iolayers_tracepoint_detach(struct iolayers_probe *p, void *probe, void *data);
 
 void iolayers_kretprobe_attach(struct iolayers_probe *p, struct kretprobe *krp);
+void iolayers_fentry_attach(struct iolayers_probe *p, struct ftrace_ops *ops);
+void iolayers_fentry_detach(struct iolayers_probe *p);
 void iolayers_kretprobe_detach(struct iolayers_probe *p);
 
 int iolayers_syscall_index(int nr);

@@ -206,7 +206,7 @@ check "readv: req and ret are the iovecs' 4096 bytes" \
 # Python's os.preadv is preadv2 with glibc >= 2.26.
 check "preadv: at 8192 4096 bytes, at EOF 0, both asked 4096" \
 	test "$(flows_where "$IOLAYERS_D/flows" 'col("syscall") ~ /^preadv2?$/ && col("pos") == 8192 && col("req") == 4096 && col("ret") == 4096' | wc -l)-$(flows_where "$IOLAYERS_D/flows" 'col("syscall") ~ /^preadv2?$/ && col("req") == 4096 && col("ret") == 0' | wc -l)" = 1-1
-if grep -Eq '^vfs_readv +VFS +kretprobe +attached' "$IOLAYERS_D/layers"; then
+if grep -Eq '^vfs_readv +VFS +fentry +attached' "$IOLAYERS_D/layers"; then
 	check "readv family: VFS layer timed (vfs_readv attached)" \
 		test "$(flows_where "$IOLAYERS_D/flows" 'col("syscall") ~ /readv/ && col("vfs_ns") == "-"' | wc -l)" -eq 0
 else
