@@ -21,8 +21,8 @@ static void iolayers_vfs_entry(enum iolayers_probe_id id)
 	IOLAYERS_COST_SCOPE(id);
 	struct iolayers_task_flow *f;
 
-	if (iolayers_empty || iolayers_table_empty(IOLAYERS_T_TASK))
-		return;	/* empty=1: the floor of the mechanism */
+	if (iolayers_table_empty(IOLAYERS_T_TASK))
+		return;
 	rcu_read_lock();
 	f = iolayers_flow_find(current->pid);
 	if (f && !f->vfs_start_ns) {	/* in a followed read(), not nested */
@@ -36,8 +36,11 @@ static void iolayers_vfs_entry(enum iolayers_probe_id id)
 static void notrace iolayers_vfs_fentry(unsigned long ip, unsigned long parent_ip,
 					enum iolayers_probe_id id)
 {
-	int bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	int bit;
 
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
 		atomic_long_inc(&iolayers_probes[id].missed);
 		return;

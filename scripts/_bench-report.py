@@ -36,6 +36,12 @@ for line in open(log, errors="replace"):
         # A tracer that saw fewer reads than fio did measured nothing useful.
         if seen != "-" and int(seen) < int(reads):
             fails.append("%s %s round %s: the tracer saw %s of %s reads" % (w, t, r, seen, reads))
+# A counting boot whose runs lack counts, or count nothing, measured nothing.
+if "counting 1" in info:
+    for r in runs:
+        if not r["kernel_insns"] or not r["user_insns"] or r["kernel_insns"] < 0:
+            fails.append("%s %s round %s: no instruction counts" % (
+                r["workload"], r["tracer"], r["round"]))
 if not runs or fails:
     sys.exit("bench: no runs, or failed runs: %s" % fails)
 with open(base + "-runs.csv", "w", newline="") as fh:

@@ -37,6 +37,7 @@ run() {
 	if [ "$2" != none ]; then
 		check "round $1: insmod $2" insmod "$ko" pid=$p $arg
 	fi
+	sleep 1	# let a new tracer settle (bench.sh)
 	read -r s0 k0 u0 <<<"$("$IOLAYERS_INSN_MARK" "$IOLAYERS_ICOUNT_FILE")"
 	kill -CONT $p
 	wait $p

@@ -53,6 +53,7 @@ run() {
 		done
 		;;
 	esac
+	sleep 1	# let a new tracer settle (bench.sh)
 	cat /proc/kallsyms >"$IOLAYERS_COUNT_DIR/kallsyms-$1"
 	a=$(mark)
 	kill -CONT $p
