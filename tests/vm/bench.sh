@@ -59,21 +59,22 @@ used_kb() {
 }
 
 # fio_args WORKLOAD: the fio job, reads of data (64 MiB) or big (256 MiB).
+# Counting, a fixed number of reads; otherwise a fixed time.
 fio_args() {
+	local small="--filename=/mnt/data --size=64m --rw=randread --bs=4k"
+	local cached="--time_based --runtime=$runtime" uncached="--number_ios=400"
+	local jobs2="--time_based --runtime=$runtime"
+
 	if [ -n "$icount" ]; then
-		case $1 in
-		4k-cached) echo "--filename=/mnt/data --size=64m --rw=randread --bs=4k --number_ios=$n_cached --io_size=$((n_cached * 4))k" ;;
-		4k-uncached) echo "--filename=/mnt/data --size=64m --rw=randread --bs=4k --number_ios=$n_uncached" ;;
-		128m) echo "--filename=/mnt/big --size=256m --rw=randread --bs=128m --io_size=256m" ;;
-		4k-numjobs2) echo "--filename=/mnt/data --size=64m --rw=randread --bs=4k --numjobs=2 --number_ios=$((n_cached / 2))" ;;
-		esac
-		return
+		cached="--number_ios=$n_cached --io_size=$((n_cached * 4))k"
+		uncached="--number_ios=$n_uncached"
+		jobs2="--number_ios=$((n_cached / 2))"
 	fi
 	case $1 in
-	4k-cached) echo "--filename=/mnt/data --size=64m --rw=randread --bs=4k --time_based --runtime=$runtime" ;;
-	4k-uncached) echo "--filename=/mnt/data --size=64m --rw=randread --bs=4k --number_ios=400" ;;
+	4k-cached) echo "$small $cached" ;;
+	4k-uncached) echo "$small $uncached" ;;
 	128m) echo "--filename=/mnt/big --size=256m --rw=randread --bs=128m --io_size=256m" ;;
-	4k-numjobs2) echo "--filename=/mnt/data --size=64m --rw=randread --bs=4k --numjobs=2 --time_based --runtime=$runtime" ;;
+	4k-numjobs2) echo "$small --numjobs=2 $jobs2" ;;
 	esac
 }
 
