@@ -135,7 +135,6 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 void iolayers_flow_exit(pid_t tid)
 {
 	struct iolayers_task_flow *f;
-
 	int cpu;
 
 	rcu_read_lock();

@@ -167,6 +167,36 @@ fio_tmpfs() {
 	FIO="$d/ld-linux-x86-64.so.2 --library-path $d $d/fio"
 }
 
+# insn_totals: "seq kernel user", the instruction counter's running
+# totals at a marker executed now (run-vm -I).
+insn_totals() {
+	"$IOLAYERS_INSN_MARK" "$IOLAYERS_ICOUNT_FILE"
+}
+
+# bpftrace_start TRACER PID: start a bpftrace twin (bpftrace,
+# bpftrace-fast or bpftrace-floor) following PID, its output in
+# /tmp/bt.out, BT its pid. Returns once its BEGIN line is printed (bpftrace
+# runs BEGIN after every probe is attached); 1, with its output on stderr,
+# when it ended first or was not ready within 10 minutes.
+bpftrace_start() {
+	local bt i
+	case $1 in
+	bpftrace) bt=iolayers.bt ;;
+	bpftrace-fast) bt=iolayers-fast.bt ;;
+	bpftrace-floor) bt=iolayers-floor.bt ;;
+	*) return 1 ;;
+	esac
+	BPFTRACE_MAP_KEYS_MAX=65536 bpftrace "$IOLAYERS_REPO/scripts/$bt" "$2" >/tmp/bt.out 2>&1 &
+	BT=$!
+	for i in $(seq 1 6000); do
+		grep -q '^iolayers-bt: ready' /tmp/bt.out && return 0
+		kill -0 $BT 2>/dev/null || break
+		sleep 0.1
+	done
+	cat /tmp/bt.out >&2
+	return 1
+}
+
 # spread N...: (max - min) / median of the values, in percent.
 spread() {
 	printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 }

@@ -38,10 +38,10 @@ run() {
 		check "round $1: insmod $2" insmod "$ko" pid=$p $arg
 	fi
 	sleep 1	# let a new tracer settle (bench.sh)
-	read -r s0 k0 u0 <<<"$("$IOLAYERS_INSN_MARK" "$IOLAYERS_ICOUNT_FILE")"
+	read -r s0 k0 u0 <<<"$(insn_totals)"
 	kill -CONT $p
 	wait $p
-	read -r s1 k1 u1 <<<"$("$IOLAYERS_INSN_MARK" "$IOLAYERS_ICOUNT_FILE")"
+	read -r s1 k1 u1 <<<"$(insn_totals)"
 	reads=$(python3 -c 'import json; print(json.load(open("/tmp/ab.json"))["jobs"][0]["read"]["total_ios"])')
 	case $2 in
 	base | new)

@@ -80,7 +80,7 @@ fio_args() {
 
 # attach TRACER PID: sets DETACH (a command) and ATTACH_S; 1 on failure.
 attach() {
-	local t0 t1 i
+	local t0 t1
 	t0=$(date +%s.%N)
 	case $1 in
 	none) DETACH=true ;;
@@ -92,21 +92,7 @@ attach() {
 		DETACH="rmmod iolayers_badcase"
 		;;
 	bpftrace|bpftrace-fast|bpftrace-floor)
-		case $1 in
-		bpftrace) bt=$IOLAYERS_REPO/scripts/iolayers.bt ;;
-		bpftrace-fast) bt=$IOLAYERS_REPO/scripts/iolayers-fast.bt ;;
-		bpftrace-floor) bt=$IOLAYERS_REPO/scripts/iolayers-floor.bt ;;
-		esac
-		BPFTRACE_MAP_KEYS_MAX=65536 bpftrace "$bt" "$2" >/tmp/bt.out 2>&1 &
-		BT=$!
-		# Ready once the BEGIN probe printed its line: bpftrace runs
-		# BEGIN after every probe is attached.
-		for i in $(seq 1 6000); do
-			grep -q '^iolayers-bt: ready' /tmp/bt.out && break
-			kill -0 $BT 2>/dev/null || return 1
-			sleep 0.1
-		done
-		grep -q '^iolayers-bt: ready' /tmp/bt.out || return 1
+		bpftrace_start "$1" "$2" || return 1
 		DETACH="kill -INT $BT; wait $BT"
 		;;
 	esac
@@ -119,13 +105,6 @@ uncache() {
 	python3 -c 'import os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
-}
-
-# count: "kernel user" running totals of the instruction counter.
-count() {
-	local seq k u
-	read -r seq k u <<<"$("$IOLAYERS_INSN_MARK" "$IOLAYERS_ICOUNT_FILE")"
-	echo "$k $u"
 }
 
 run() {
@@ -155,10 +134,10 @@ run() {
 	# one run counted 20 % more than the next ones (make ab, round 1).
 	sleep 1
 	mem1=$(used_kb)
-	[ -z "$icount" ] || read -r k0 u0 <<<"$(count)"
+	[ -z "$icount" ] || read -r _ k0 u0 <<<"$(insn_totals)"
 	kill -CONT $p
 	wait $p
-	[ -z "$icount" ] || { read -r k1 u1 <<<"$(count)"; ins="$((k1 - k0)) $((u1 - u0))"; }
+	[ -z "$icount" ] || { read -r _ k1 u1 <<<"$(insn_totals)"; ins="$((k1 - k0)) $((u1 - u0))"; }
 	case $tr in
 	iolayers|iolayers-noflows) seen=$(awk '$1 == "syscall" { print $2 }' "$IOLAYERS_D/summary") ;;
 	esac

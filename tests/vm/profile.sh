@@ -21,15 +21,9 @@ echo 0 >/proc/sys/kernel/kptr_restrict
 cat /mnt/data >/dev/null
 fio_tmpfs
 
-mark() {
-	local seq rest
-	read -r seq rest <<<"$("$IOLAYERS_INSN_MARK" "$IOLAYERS_ICOUNT_FILE")"
-	echo "$seq"
-}
-
 # run TRACER: one fio run, stopped until the tracer is attached.
 run() {
-	local p a b bt
+	local p a b
 	FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=p --ioengine=sync --invalidate=0 --thread \
 		--eta=never --output-format=json --output=/tmp/p.json --filename=/mnt/data \
 		--size=64m --rw=randread --bs=4k --number_ios='"$reads --io_size=$((reads * 4))k" &
@@ -39,26 +33,14 @@ run() {
 	none) ;;
 	iolayers) insmod "$ko" pid=$p || return 1 ;;
 	floor) insmod "$ko" pid=$p empty=1 || return 1 ;;
-	bpftrace*)
-		case $1 in
-		bpftrace) bt=iolayers.bt ;;
-		bpftrace-fast) bt=iolayers-fast.bt ;;
-		bpftrace-floor) bt=iolayers-floor.bt ;;
-		esac
-		BPFTRACE_MAP_KEYS_MAX=65536 bpftrace "$IOLAYERS_REPO/scripts/$bt" $p >/tmp/bt.out 2>&1 &
-		BT=$!
-		until grep -q '^iolayers-bt: ready' /tmp/bt.out; do
-			kill -0 $BT 2>/dev/null || { cat /tmp/bt.out; return 1; }
-			sleep 0.2
-		done
-		;;
+	bpftrace*) bpftrace_start "$1" $p || return 1 ;;
 	esac
 	sleep 1	# let a new tracer settle (bench.sh)
 	cat /proc/kallsyms >"$IOLAYERS_COUNT_DIR/kallsyms-$1"
-	a=$(mark)
+	read -r a _ <<<"$(insn_totals)"
 	kill -CONT $p
 	wait $p
-	b=$(mark)
+	read -r b _ <<<"$(insn_totals)"
 	echo "PROFILE_RUN $1 $(python3 -c 'import json; print(json.load(open("/tmp/p.json"))["jobs"][0]["read"]["total_ios"])') $a $b"
 	case $1 in
 	iolayers)
