@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Page cache state of a read: pages the reader adds to the page cache
- * (mm_filemap_add_to_page_cache) and I/O waits (sched_switch) during its
- * FS call.
+ * (mm_filemap_add_to_page_cache) and I/O waits (sched_switch) from its FS
+ * call's entry to the syscall's exit (fs.c).
  */
 
 #include <linux/mm.h>
@@ -30,7 +30,7 @@ static void iolayers_add_to_page_cache(void *data, struct folio *folio)
 	f = iolayers_flow_find(current->pid);
 	if (f)
 		iolayers_hit(IOLAYERS_P_ADD_TO_PAGE_CACHE);
-	if (f && f->fs_depth > 0 && !f->direct && folio->mapping == f->mapping) {
+	if (f && f->fs_reached && !f->direct && folio->mapping == f->mapping) {
 		first = max_t(u64, folio->index, f->first_index);
 		last = min_t(u64, folio->index + folio_nr_pages(folio) - 1, f->last_index);
 		in = last >= first ? last - first + 1 : 0;
@@ -54,7 +54,7 @@ static void iolayers_sched_switch(void *data, bool preempt, struct task_struct *
 		return;
 	rcu_read_lock();
 	f = iolayers_flow_find(prev->pid);
-	if (f && f->fs_depth > 0) {
+	if (f && f->fs_reached) {
 		iolayers_hit(IOLAYERS_P_SCHED_SWITCH);
 		f->iowait = true;
 	}

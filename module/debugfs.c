@@ -8,7 +8,6 @@
 #include <linux/ktime.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/kprobes.h>
 #include <linux/math64.h>
 #include <linux/seq_file.h>
 #include <iolayers/iolayers.h>
@@ -56,11 +55,8 @@ static int stats_show(struct seq_file *m, void *v)
 		u64 calls, timed, ns;
 
 		seq_printf(m, "%-28s %12llu ", p->name, iolayers_hits_sum(i));
-		/* Instances missed for lack of a free one, plus reentrancy. */
-		if (p->krp)
-			seq_printf(m, "%10lu", READ_ONCE(p->krp->nmissed) +
-				   READ_ONCE(p->krp->kp.nmissed));
-		else if (p->ops)
+		/* Function entries refused by the recursion guard. */
+		if (p->ops)
 			seq_printf(m, "%10lu", atomic_long_read(&p->missed));
 		else
 			seq_printf(m, "%10s", "-");

@@ -52,24 +52,6 @@ bool iolayers_follows(struct task_struct *task)
 }
 
 /**
- * iolayers_floor_follows() - Is current followed? The floor's (empty=1)
- *	decision to arm a function's return probe, as the full run arms it
- *	for the followed tasks' reads.
- *
- * Context: a probe handler, any task context.
- * Return: true when current is followed.
- */
-bool iolayers_floor_follows(void)
-{
-	bool follows;
-
-	rcu_read_lock();
-	follows = iolayers_follows(current);
-	rcu_read_unlock();
-	return follows;
-}
-
-/**
  * iolayers_filter_any() - Is any filter set (pid or comm)?
  *
  * Return: true when something can be followed.

@@ -47,9 +47,10 @@ static struct iolayers_task_flow *iolayers_flow_current(pid_t tid)
  * iolayers_flow_find() - Find the read() in flight of a task.
  * @tid: the thread id
  *
- * Context: the task itself (or the scheduler switching it out), under
- * rcu_read_lock(); the entry stays valid until it is unlocked, and for the
- * task itself until it exits.
+ * Context: the task itself (or the scheduler switching it out), in an RCU
+ * read-side critical section (rcu_read_lock(), or preemption disabled);
+ * the entry stays valid until it ends, and for the task itself until it
+ * exits.
  * Return: the entry, or NULL when the task has no followed read() in
  * flight.
  */

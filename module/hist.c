@@ -57,34 +57,38 @@ const char *iolayers_layer_name(enum iolayers_layer layer)
 }
 
 /**
- * iolayers_hist_record() - Add one sample to this CPU's histogram of a layer.
- * @layer: the layer
- * @cache: the cache state of the read the sample belongs to
- * @ns: the latency in ns
- * @bytes: bytes the operation moved
+ * iolayers_hist_record() - Add one read's samples to this CPU's histograms.
+ * @cache: the cache state of the read
+ * @s: one sample per layer the read reached
+ * @n: how many
  *
- * Only this_cpu operations: safe against interrupts on this CPU for the
- * counters; min and max use cmpxchg so a nested sample is not lost.
+ * One pass under one per-CPU pointer, with plain additions: the only
+ * writers are reads ending in their own task (sys_exit), and preemption
+ * is disabled here, so nothing else writes this CPU's histograms while
+ * they are updated (no interrupt records). Readers sum them unlocked.
  *
- * Context: any, including hard interrupt.
+ * Context: task context (the read's sys_exit), preemptible or not.
  */
-void iolayers_hist_record(enum iolayers_layer layer, enum iolayers_cache cache,
-			  u64 ns, u64 bytes)
+void iolayers_hist_record(enum iolayers_cache cache, const struct iolayers_sample *s,
+			  unsigned int n)
 {
-	u64 old;
+	struct iolayers_hist_cpu *hc = get_cpu_ptr(iolayers_hists);
+	unsigned int i;
 
-	this_cpu_inc(iolayers_hists->h[layer][cache].buckets[iolayers_log2_bucket(ns)]);
-	this_cpu_inc(iolayers_hists->h[layer][cache].count);
-	this_cpu_add(iolayers_hists->h[layer][cache].sum_ns, ns);
-	this_cpu_add(iolayers_hists->h[layer][cache].bytes, bytes);
-	do {
-		old = this_cpu_read(iolayers_hists->h[layer][cache].max_ns);
-	} while (ns > old &&
-		 this_cpu_cmpxchg(iolayers_hists->h[layer][cache].max_ns, old, ns) != old);
-	do {
-		old = this_cpu_read(iolayers_hists->h[layer][cache].min_ns);
-	} while (ns < old &&
-		 this_cpu_cmpxchg(iolayers_hists->h[layer][cache].min_ns, old, ns) != old);
+	for (i = 0; i < n; i++) {
+		struct iolayers_hist *h = &hc->h[s[i].layer][cache];
+		u64 ns = s[i].ns;
+
+		h->buckets[iolayers_log2_bucket(ns)]++;
+		h->count++;
+		h->sum_ns += ns;
+		h->bytes += s[i].bytes;
+		if (ns > h->max_ns)
+			h->max_ns = ns;
+		if (ns < h->min_ns)
+			h->min_ns = ns;
+	}
+	put_cpu_ptr(iolayers_hists);
 }
 
 /**

@@ -28,10 +28,10 @@ struct iolayers_probe iolayers_probes[IOLAYERS_NR_PROBES] = {
 		.name = "vfs_readv", .layer = "VFS", .kind = "fentry",
 	},
 	[IOLAYERS_P_EXT4_READ] = {
-		.name = "ext4_file_read_iter", .layer = "FS", .kind = "kretprobe",
+		.name = "ext4_file_read_iter", .layer = "FS", .kind = "fentry",
 	},
 	[IOLAYERS_P_FILEMAP_READ] = {
-		.name = "filemap_read", .layer = "FS", .kind = "kretprobe",
+		.name = "filemap_read", .layer = "FS", .kind = "fentry",
 	},
 	[IOLAYERS_P_ADD_TO_PAGE_CACHE] = {
 		.name = "mm_filemap_add_to_page_cache", .layer = "CACHE", .kind = "tracepoint",
@@ -271,14 +271,14 @@ const char *iolayers_probe_state_name(enum iolayers_probe_state state)
 /**
  * iolayers_stats_reset() - Zero every counter and histogram (`reset`).
  *
- * kretprobe nmissed counts are the kernel's and are not reset.
- *
  * Context: process context.
  */
 void iolayers_stats_reset(void)
 {
-	int cpu;
+	int cpu, i;
 
+	for (i = 0; i < IOLAYERS_NR_PROBES; i++)
+		atomic_long_set(&iolayers_probes[i].missed, 0);
 	for_each_possible_cpu(cpu) {
 		memset(per_cpu_ptr(&iolayers_hits, cpu), 0, sizeof(iolayers_hits));
 		memset(per_cpu_ptr(&iolayers_costs, cpu), 0, sizeof(iolayers_costs));

@@ -130,6 +130,8 @@ static void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now
 	const struct iolayers_blk_acc *blk = &f->blk;
 	enum iolayers_cache cache;
 	unsigned long flags;
+	struct iolayers_sample s[IOLAYERS_NR_LAYERS];
+	unsigned int n = 0;
 	u64 range = 0;
 
 	/* Completions fold into f->blk only before this: it is final now. */
@@ -141,20 +143,23 @@ static void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now
 		range = ((f->fs_pos + f->fs_ret - 1) >> PAGE_SHIFT) - f->first_index + 1;
 	cache = iolayers_cache_decide(f->fs_reached, iolayers_fs_available(), f->direct,
 				      range, f->added_pages, f->iowait);
-	iolayers_hist_record(IOLAYERS_L_SYSCALL, cache, now - f->start_ns, ret > 0 ? ret : 0);
+	s[n++] = (struct iolayers_sample){ IOLAYERS_L_SYSCALL, now - f->start_ns,
+					   ret > 0 ? ret : 0 };
 	if (f->vfs_start_ns)
-		iolayers_hist_record(IOLAYERS_L_VFS, cache, f->vfs_ns,
-				     f->vfs_ret > 0 ? f->vfs_ret : 0);
+		s[n++] = (struct iolayers_sample){ IOLAYERS_L_VFS, f->vfs_ns,
+						   f->vfs_ret > 0 ? f->vfs_ret : 0 };
 	if (f->fs_reached)
-		iolayers_hist_record(IOLAYERS_L_FS, cache, f->fs_ns,
-				     f->fs_ret > 0 ? f->fs_ret : 0);
+		s[n++] = (struct iolayers_sample){ IOLAYERS_L_FS, f->fs_ns,
+						   f->fs_ret > 0 ? f->fs_ret : 0 };
 	if (blk->nr_rqs) {
-		iolayers_hist_record(IOLAYERS_L_QUEUE, cache, blk->queue_ns, blk->rq_bytes);
-		iolayers_hist_record(IOLAYERS_L_SERVICE, cache, blk->service_ns, blk->rq_bytes);
+		s[n++] = (struct iolayers_sample){ IOLAYERS_L_QUEUE, blk->queue_ns, blk->rq_bytes };
+		s[n++] = (struct iolayers_sample){ IOLAYERS_L_SERVICE, blk->service_ns,
+						   blk->rq_bytes };
 		if (blk->device_at)
-			iolayers_hist_record(IOLAYERS_L_DEVICE, cache, blk->device_ns,
-					     blk->rq_bytes);
+			s[n++] = (struct iolayers_sample){ IOLAYERS_L_DEVICE, blk->device_ns,
+							   blk->rq_bytes };
 	}
+	iolayers_hist_record(cache, s, n);
 	iolayers_flow_store(f, ret, now, cache);
 }
 
@@ -178,10 +183,14 @@ static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 		u64 now = ktime_get_ns();
 
 		iolayers_hit(IOLAYERS_P_SYS_EXIT);
-		/* VFS ends here (vfs.c): vfs_read's value is the syscall's. */
+		/* VFS and FS end here (vfs.c, fs.c): their value is the syscall's. */
 		if (f->vfs_start_ns) {
 			f->vfs_ns = now - f->vfs_start_ns;
 			f->vfs_ret = ret;
+		}
+		if (f->fs_reached) {
+			f->fs_ns = now - f->fs_start_ns;
+			f->fs_ret = ret;
 		}
 		iolayers_flow_finish(f, ret, now);
 	}

@@ -67,22 +67,6 @@ int iolayers_parse_comm(const char *val, char *out)
 }
 
 /**
- * iolayers_log2_bucket() - Histogram bucket of a value.
- * @value: a latency in ns or a size in bytes
- *
- * Bucket 0 holds 0 and 1; bucket i (i >= 1) holds [2^i, 2^(i+1)).
- *
- * Context: any.
- * Return: bucket index in 0..IOLAYERS_HIST_BUCKETS-1.
- */
-unsigned int iolayers_log2_bucket(u64 value)
-{
-	if (value < 2)
-		return 0;
-	return min_t(unsigned int, ilog2(value), IOLAYERS_HIST_BUCKETS - 1);
-}
-
-/**
  * iolayers_hist_percentile() - Interpolated percentile of a log2 histogram.
  * @h: the histogram (summed over CPUs)
  * @pct: the percentile, 0..100

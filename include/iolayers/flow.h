@@ -65,16 +65,16 @@ struct iolayers_blk_acc {
  * @pos: file position argument of the p* calls, -1 for the current one
  * @start_ns: ktime_get_ns() at sys_enter
  * @vfs_start_ns: at vfs_read's entry, 0 when not reached
- * @vfs_ns: vfs_read latency
- * @vfs_ret: what vfs_read returned
- * @fs_ns: FS layer latency, 0 when not reached
- * @fs_ret: what the outermost FS call returned
+ * @vfs_ns: VFS latency, from vfs_read's entry to the syscall's exit
+ * @vfs_ret: what vfs_read returned (the syscall's value)
+ * @fs_ns: FS latency, from the outermost FS call's entry to the syscall's
+ *	exit; 0 when not reached
+ * @fs_ret: what the outermost FS call returned (the syscall's value)
  * @fs_start_ns: ktime_get_ns() at the outermost FS call's entry
- * @fs_depth: 1 while the outermost FS call runs (ext4_file_read_iter calls
- *	filemap_read; nested calls are not tracked)
- * @fs_reached: the read went through the FS layer
+ * @fs_reached: the read entered the FS layer (set at the outermost call:
+ *	ext4_file_read_iter calls filemap_read, nested calls are not tracked)
  * @direct: the FS call had IOCB_DIRECT
- * @iowait: the task slept in I/O wait during the FS call
+ * @iowait: the task slept in I/O wait after the FS call's entry
  * @mapping: the file's page cache, to match page additions
  * @fs_pos: file position at the outermost FS call's entry
  * @first_index: first page of the FS call's range
@@ -107,7 +107,6 @@ struct iolayers_task_flow {
 	u64 fs_ns;
 	long fs_ret;
 	u64 fs_start_ns;
-	int fs_depth;
 	bool fs_reached;
 	bool direct;
 	bool iowait;

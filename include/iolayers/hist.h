@@ -3,6 +3,8 @@
 #ifndef _IOLAYERS_HIST_H
 #define _IOLAYERS_HIST_H
 
+#include <linux/log2.h>
+#include <linux/minmax.h>
 #include <linux/types.h>
 #include <uapi/iolayers.h>
 
@@ -68,8 +70,37 @@ struct iolayers_hist {
 	u64 bytes;
 };
 
-void iolayers_hist_record(enum iolayers_layer layer, enum iolayers_cache cache,
-			  u64 ns, u64 bytes);
+/**
+ * struct iolayers_sample - One layer's latency in one read.
+ * @layer: the layer
+ * @ns: its latency
+ * @bytes: bytes it moved
+ */
+struct iolayers_sample {
+	enum iolayers_layer layer;
+	u64 ns;
+	u64 bytes;
+};
+
+/**
+ * iolayers_log2_bucket() - Histogram bucket of a value.
+ * @value: a latency in ns or a size in bytes
+ *
+ * Bucket 0 holds 0 and 1; bucket i (i >= 1) holds [2^i, 2^(i+1)). Inline:
+ * it runs for every layer of every read.
+ *
+ * Context: any.
+ * Return: bucket index in 0..IOLAYERS_HIST_BUCKETS-1.
+ */
+static inline unsigned int iolayers_log2_bucket(u64 value)
+{
+	if (value < 2)
+		return 0;
+	return min_t(unsigned int, ilog2(value), IOLAYERS_HIST_BUCKETS - 1);
+}
+
+void iolayers_hist_record(enum iolayers_cache cache, const struct iolayers_sample *s,
+			  unsigned int n);
 void iolayers_hist_reset(void);
 void iolayers_hist_sum(enum iolayers_layer layer, int cache, struct iolayers_hist *out);
 int iolayers_hist_init(void);

@@ -8,21 +8,22 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/trace_recursion.h>
 #include <iolayers/compat.h>
 
 struct tracepoint;
-struct kretprobe;
 struct ftrace_ops;
+struct ftrace_regs;
 
 /**
  * enum iolayers_probe_id - Every probe point iolayers can attach.
  * @IOLAYERS_P_SYS_ENTER: tracepoint raw_syscalls:sys_enter (SYSCALL layer)
  * @IOLAYERS_P_SYS_EXIT: tracepoint raw_syscalls:sys_exit (SYSCALL layer)
- * @IOLAYERS_P_VFS_READ: kretprobe on vfs_read (VFS layer)
- * @IOLAYERS_P_VFS_READV: kretprobe on vfs_readv (VFS layer of the readv
- *	family)
- * @IOLAYERS_P_EXT4_READ: kretprobe on ext4_file_read_iter (FS layer)
- * @IOLAYERS_P_FILEMAP_READ: kretprobe on filemap_read (FS layer, any
+ * @IOLAYERS_P_VFS_READ: function entry of vfs_read (VFS layer)
+ * @IOLAYERS_P_VFS_READV: function entry of vfs_readv (VFS layer of the
+ *	readv family)
+ * @IOLAYERS_P_EXT4_READ: function entry of ext4_file_read_iter (FS layer)
+ * @IOLAYERS_P_FILEMAP_READ: function entry of filemap_read (FS layer, any
  *	page-cache file system)
  * @IOLAYERS_P_ADD_TO_PAGE_CACHE: tracepoint mm_filemap_add_to_page_cache
  *	(cache state)
@@ -83,10 +84,9 @@ enum iolayers_probe_state {
  * struct iolayers_probe - One probe point and its attachment state.
  * @name: kernel symbol or tracepoint name
  * @layer: layer it belongs to (SYSCALL, VFS, FS, BLOCK, DEVICE)
- * @kind: "kretprobe" or "tracepoint"
+ * @kind: "fentry" (an ftrace callback at a function's entry) or "tracepoint"
  * @state: attachment state
  * @err: errno of a failed registration, 0 otherwise
- * @krp: for kretprobes, the kretprobe (its nmissed counters are shown)
  * @ops: for function entries (kind "fentry"), the ftrace_ops
  * @missed: for function entries, callbacks skipped by ftrace's recursion
  *	guard (shown as nmissed)
@@ -98,7 +98,6 @@ struct iolayers_probe {
 	const char *kind;
 	enum iolayers_probe_state state;
 	int err;
-	struct kretprobe *krp;
 	struct ftrace_ops *ops;
 	atomic_long_t missed;
 	struct tracepoint *tp;
@@ -111,8 +110,7 @@ DECLARE_PER_CPU(u64 [IOLAYERS_NR_PROBES], iolayers_hits);
 
 /**
  * struct iolayers_cost - Self-accounting of one probe's handlers on a CPU.
- * @calls: handler runs, whether or not the event was followed (a
- *	kretprobe's entry and return handlers each count)
+ * @calls: handler runs, whether or not the event was followed
  * @timed: the runs that were timed, one in %IOLAYERS_COST_EVERY
  * @ns: their total time (local_clock(), so it includes one clock read)
  *
@@ -192,7 +190,6 @@ int iolayers_filter_set_comm(const char *val);
 int iolayers_filter_set_children(const char *val);
 int iolayers_filter_show(char *buf, size_t size, int which);
 bool iolayers_filter_any(void);
-bool iolayers_floor_follows(void);
 
 /**
  * iolayers_hit() - Count one hit of a probe on this CPU.
@@ -226,7 +223,6 @@ const char *iolayers_probe_state_name(enum iolayers_probe_state state);
 int iolayers_parse_pid(const char *val, pid_t *out);
 int iolayers_parse_comm(const char *val, char *out);
 bool iolayers_expired(u64 born_ns, u64 now_ns, u64 max_age_ns);
-unsigned int iolayers_log2_bucket(u64 value);
 
 struct tracepoint *iolayers_tracepoint_find(const char *name);
 void iolayers_tracepoint_attach(struct iolayers_probe *p, void *probe, void *data);
@@ -234,10 +230,56 @@ void iolayers_tracepoint_attach_tp(struct iolayers_probe *p, struct tracepoint *
 				   void *probe, void *data);
 void iolayers_tracepoint_detach(struct iolayers_probe *p, void *probe, void *data);
 
-void iolayers_kretprobe_attach(struct iolayers_probe *p, struct kretprobe *krp);
 void iolayers_fentry_attach(struct iolayers_probe *p, struct ftrace_ops *ops);
 void iolayers_fentry_detach(struct iolayers_probe *p);
-void iolayers_kretprobe_detach(struct iolayers_probe *p);
+
+/**
+ * iolayers_fentry_run() - The body of every function entry callback.
+ * @ip: the traced function, as passed to the callback
+ * @parent_ip: its caller
+ * @fregs: the callback's registers (the function's arguments)
+ * @id: the probe point, whose @missed counts a refused entry
+ * @handler: what to run (inlined: a constant at every call site)
+ *
+ * Nothing runs under empty=1 (the floor of the mechanism). ftrace calls
+ * our callbacks directly (no FTRACE_OPS_FL_RECURSION): its recursion
+ * guard is taken here, and it disables preemption until
+ * ftrace_test_recursion_unlock(), so @handler is an RCU read-side critical
+ * section without rcu_read_lock() (one RCU flavour since 5.0, and the
+ * table's RCU list walks accept a preempt-disabled reader).
+ */
+static __always_inline void
+iolayers_fentry_run(unsigned long ip, unsigned long parent_ip, struct ftrace_regs *fregs,
+		    enum iolayers_probe_id id,
+		    void (*handler)(struct ftrace_regs *fregs, enum iolayers_probe_id id))
+{
+	int bit;
+
+	if (iolayers_empty)
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0) {
+		atomic_long_inc(&iolayers_probes[id].missed);
+		return;
+	}
+	handler(fregs, id);
+	ftrace_test_recursion_unlock(bit);
+}
+
+/**
+ * IOLAYERS_DEFINE_FENTRY() - Define a function entry probe's callback and
+ *	its ftrace_ops, @name_ops, for iolayers_fentry_attach().
+ * @name: prefix of the two definitions
+ * @id: the probe point (one callback per function: no lookup by address)
+ * @handler: void handler(struct ftrace_regs *, enum iolayers_probe_id)
+ */
+#define IOLAYERS_DEFINE_FENTRY(name, id, handler)				\
+static void notrace name##_fentry(unsigned long ip, unsigned long parent_ip,	\
+				  struct ftrace_ops *op, struct ftrace_regs *fregs) \
+{										\
+	iolayers_fentry_run(ip, parent_ip, fregs, id, handler);			\
+}										\
+static struct ftrace_ops name##_ops = { .func = name##_fentry }
 
 int iolayers_syscall_index(int nr);
 void iolayers_syscall_register(void);

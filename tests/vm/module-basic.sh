@@ -60,7 +60,7 @@ check "layers: sys_exit attached" \
 	grep -Eq '^sys_exit +SYSCALL +tracepoint +attached$' "$IOLAYERS_D/layers"
 check "layers: vfs_read attached" grep -Eq '^vfs_read +VFS +fentry +attached$' "$IOLAYERS_D/layers"
 check "layers: ext4_file_read_iter attached" \
-	grep -Eq '^ext4_file_read_iter +FS +kretprobe +attached$' "$IOLAYERS_D/layers"
+	grep -Eq '^ext4_file_read_iter +FS +fentry +attached$' "$IOLAYERS_D/layers"
 check "layers: mm_filemap_add_to_page_cache attached" \
 	grep -Eq '^mm_filemap_add_to_page_cache +CACHE +tracepoint +attached$' "$IOLAYERS_D/layers"
 check "layers: block_rq_issue attached" \
