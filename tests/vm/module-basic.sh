@@ -36,7 +36,7 @@ check "pid of no process refused" refused "pid=$nopid" "invalid pid '$nopid': no
 fio_reader() {
 	dd if=/dev/zero of="/mnt/$1" bs=1M count=32 oflag=direct status=none
 	fio --name="$1" --filename="/mnt/$1" --size=32m --rw=randread --bs=4k \
-		--direct=1 --ioengine=psync --thread --time_based --runtime=600 \
+		--direct=1 --ioengine=psync --thread --time_based --runtime=3600 \
 		>/dev/null 2>&1 &
 	echo $!
 }
@@ -127,7 +127,10 @@ check "block_rq_issue hits >= 90% of disk reads ($blk, $ios)" test $((blk * 10))
 # Self-accounting (stats: calls timed timed_ns): a probe's handlers run for
 # every event, followed or not, so calls >= hits; one run in 64 per CPU is
 # timed, so timed is within ncpu of calls / 64; the estimated time in our
-# handlers (mean x calls) cannot exceed the CPU time the guest had.
+# handlers (mean x calls) cannot exceed the CPU time the guest had. Timed
+# runs must have taken time once there are a few: a single one can read
+# 0 ns (the debug kernel's sched_clock, marked unstable under TCG, clamps
+# its deltas; seen once with the host's cores shared by three guests).
 wall_ns=$(awk -v a="$loaded_at" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", (b - a) * 1e9 }')
 cost_report=$(awk -v ncpu="$(nproc)" -v wall="$wall_ns" '
 	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -135,7 +138,7 @@ cost_report=$(awk -v ncpu="$(nproc)" -v wall="$wall_ns" '
 	{
 		calls = $c["calls"]; timed = $c["timed"]; ns = $c["timed_ns"]
 		if (calls < $c["hits"] || timed * 64 > calls || timed * 64 < calls - 64 * ncpu ||
-		    (timed > 0 && ns == 0)) {
+		    (timed >= 8 && ns == 0)) {
 			bad++
 			print "bad cost line: " $0 > "/dev/stderr"
 		}

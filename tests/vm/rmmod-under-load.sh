@@ -9,7 +9,7 @@ ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 rounds=${IOLAYERS_ROUNDS:-10}
 dd if=/dev/zero of=/mnt/load bs=1M count=32 oflag=direct status=none
 fio --name=load --filename=/mnt/load --size=32m --rw=randread --bs=4k \
-	--ioengine=psync --thread --numjobs=2 --direct=1 --time_based --runtime=600 \
+	--ioengine=psync --thread --numjobs=2 --direct=1 --time_based --runtime=3600 \
 	>/dev/null 2>&1 &
 f=$!
 check "fio is reading" wait_reading "$f"
