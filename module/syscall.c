@@ -132,6 +132,8 @@ static void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now
 	unsigned long flags;
 	struct iolayers_sample s[IOLAYERS_NR_LAYERS];
 	unsigned int n = 0;
+	/* Every layer's value is the syscall's: VFS and FS end at sys_exit. */
+	u64 bytes = ret > 0 ? ret : 0;
 	u64 range = 0;
 
 	/* Completions fold into f->blk only before this: it is final now. */
@@ -139,18 +141,15 @@ static void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now
 	f->ended = true;
 	spin_unlock_irqrestore(&f->lock, flags);
 
-	if (f->fs_reached && f->fs_ret > 0)
-		range = ((f->fs_pos + f->fs_ret - 1) >> PAGE_SHIFT) - f->first_index + 1;
+	if (f->fs_reached && bytes)
+		range = ((f->fs_pos + bytes - 1) >> PAGE_SHIFT) - f->first_index + 1;
 	cache = iolayers_cache_decide(f->fs_reached, iolayers_fs_available(), f->direct,
 				      range, f->added_pages, f->iowait);
-	s[n++] = (struct iolayers_sample){ IOLAYERS_L_SYSCALL, now - f->start_ns,
-					   ret > 0 ? ret : 0 };
+	s[n++] = (struct iolayers_sample){ IOLAYERS_L_SYSCALL, now - f->start_ns, bytes };
 	if (f->vfs_start_ns)
-		s[n++] = (struct iolayers_sample){ IOLAYERS_L_VFS, f->vfs_ns,
-						   f->vfs_ret > 0 ? f->vfs_ret : 0 };
+		s[n++] = (struct iolayers_sample){ IOLAYERS_L_VFS, f->vfs_ns, bytes };
 	if (f->fs_reached)
-		s[n++] = (struct iolayers_sample){ IOLAYERS_L_FS, f->fs_ns,
-						   f->fs_ret > 0 ? f->fs_ret : 0 };
+		s[n++] = (struct iolayers_sample){ IOLAYERS_L_FS, f->fs_ns, bytes };
 	if (blk->nr_rqs) {
 		s[n++] = (struct iolayers_sample){ IOLAYERS_L_QUEUE, blk->queue_ns, blk->rq_bytes };
 		s[n++] = (struct iolayers_sample){ IOLAYERS_L_SERVICE, blk->service_ns,
@@ -183,15 +182,11 @@ static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 		u64 now = ktime_get_ns();
 
 		iolayers_hit(IOLAYERS_P_SYS_EXIT);
-		/* VFS and FS end here (vfs.c, fs.c): their value is the syscall's. */
-		if (f->vfs_start_ns) {
+		/* VFS and FS end here (vfs.c, fs.c). */
+		if (f->vfs_start_ns)
 			f->vfs_ns = now - f->vfs_start_ns;
-			f->vfs_ret = ret;
-		}
-		if (f->fs_reached) {
+		if (f->fs_reached)
 			f->fs_ns = now - f->fs_start_ns;
-			f->fs_ret = ret;
-		}
 		iolayers_flow_finish(f, ret, now);
 	}
 	rcu_read_unlock();

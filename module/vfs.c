@@ -13,7 +13,7 @@
  * VFS ends where the syscall's exit begins: after vfs_read() returns, the
  * read family only drops the file reference (fdput_pos) before sys_exit,
  * so no return probe is armed (it was a kretprobe, twice the mechanism's
- * cost). sys_exit sets the flow's vfs_ns and vfs_ret.
+ * cost). sys_exit sets the flow's vfs_ns.
  */
 static void iolayers_vfs_entry(struct ftrace_regs *fregs, enum iolayers_probe_id id)
 {

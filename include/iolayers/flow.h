@@ -66,10 +66,8 @@ struct iolayers_blk_acc {
  * @start_ns: ktime_get_ns() at sys_enter
  * @vfs_start_ns: at vfs_read's entry, 0 when not reached
  * @vfs_ns: VFS latency, from vfs_read's entry to the syscall's exit
- * @vfs_ret: what vfs_read returned (the syscall's value)
  * @fs_ns: FS latency, from the outermost FS call's entry to the syscall's
  *	exit; 0 when not reached
- * @fs_ret: what the outermost FS call returned (the syscall's value)
  * @fs_start_ns: ktime_get_ns() at the outermost FS call's entry
  * @fs_reached: the read entered the FS layer (set at the outermost call:
  *	ext4_file_read_iter calls filemap_read, nested calls are not tracked)
@@ -103,9 +101,7 @@ struct iolayers_task_flow {
 	u64 start_ns;
 	u64 vfs_start_ns;
 	u64 vfs_ns;
-	long vfs_ret;
 	u64 fs_ns;
-	long fs_ret;
 	u64 fs_start_ns;
 	bool fs_reached;
 	bool direct;
