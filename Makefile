@@ -4,7 +4,7 @@
 #   make            build iolayers.ko against KDIR and the reader
 #   make check      every test: static checks, reader tests, VM tests on the
 #                   stock Debian 6.1 and 6.12 kernels and the debug kernel, KUnit
-#   make demo       seed 000's two fio scenarios in a VM: summary, one MISS
+#   make demo       fio's 4 KiB and 128 MiB random reads in a VM: summary, one MISS
 #                   read through all five layers, the reader's views, an SVG
 #   make bench      overhead against the bpftrace twin and the empty-handler
 #                   floor, in one VM boot per kernel

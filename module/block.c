@@ -7,6 +7,8 @@
  * request's queue, service and device latency into the flows it carries.
  */
 
+#define pr_fmt(fmt) "iolayers: " fmt
+
 #include <linux/blk-mq.h>
 #include <linux/blk_types.h>
 #include <linux/ktime.h>
@@ -16,6 +18,15 @@
 #include <iolayers/iolayers.h>
 #include <iolayers/flow.h>
 #include <iolayers/table.h>
+#include <iolayers/layers.h>
+#include <iolayers/probe.h>
+
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_bio_queue);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_block_split);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_insert);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_issue);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_requeue);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_complete);
 
 /**
  * enum iolayers_blk_counter - BLOCK layer events shown in `stats`.
@@ -100,7 +111,7 @@ void iolayers_block_reset(void)
 /* Prototype of DEFINE_EVENT(block_bio, block_bio_queue) since 5.11. */
 static void iolayers_bio_queue(void *data, struct bio *bio)
 {
-	IOLAYERS_COST_SCOPE(IOLAYERS_P_BLOCK_BIO_QUEUE);
+	IOLAYERS_COST_SCOPE(&iolayers_pc_bio_queue);
 	struct iolayers_task_flow *f;
 	struct iolayers_bio *b;
 	unsigned long flags;
@@ -113,7 +124,7 @@ static void iolayers_bio_queue(void *data, struct bio *bio)
 	f = iolayers_flow_find(current->pid);
 	if (!f)
 		goto out;
-	iolayers_hit(IOLAYERS_P_BLOCK_BIO_QUEUE);
+	iolayers_hit(&iolayers_pc_bio_queue);
 	b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
 	if (b && iolayers_table_del(IOLAYERS_T_BIO, b))
 		iolayers_table_drop(IOLAYERS_T_BIO, IOLAYERS_DROP_STALE);
@@ -142,7 +153,7 @@ out:
  */
 static void iolayers_block_split(void *data, struct bio *split, unsigned int new_sector)
 {
-	IOLAYERS_COST_SCOPE(IOLAYERS_P_BLOCK_SPLIT);
+	IOLAYERS_COST_SCOPE(&iolayers_pc_block_split);
 	struct iolayers_bio *parent, *b;
 
 	if (iolayers_empty)
@@ -153,7 +164,7 @@ static void iolayers_block_split(void *data, struct bio *split, unsigned int new
 	parent = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)split->bi_private);
 	if (!parent || parent->sector != split->bi_iter.bi_sector)
 		goto out;
-	iolayers_hit(IOLAYERS_P_BLOCK_SPLIT);
+	iolayers_hit(&iolayers_pc_block_split);
 	b = iolayers_table_add(IOLAYERS_T_BIO, (unsigned long)split);
 	if (b) {
 		b->flow = parent->flow;
@@ -249,7 +260,7 @@ struct iolayers_rq *iolayers_rq_bind(struct request *rq)
 /* Prototype of DEFINE_EVENT(block_rq, block_rq_insert). */
 static void iolayers_rq_insert(void *data, struct request *rq)
 {
-	IOLAYERS_COST_SCOPE(IOLAYERS_P_BLOCK_RQ_INSERT);
+	IOLAYERS_COST_SCOPE(&iolayers_pc_rq_insert);
 	struct iolayers_rq *r;
 
 	if (iolayers_empty)
@@ -257,7 +268,7 @@ static void iolayers_rq_insert(void *data, struct request *rq)
 	rcu_read_lock();
 	r = iolayers_rq_bind(rq);
 	if (r) {
-		iolayers_hit(IOLAYERS_P_BLOCK_RQ_INSERT);
+		iolayers_hit(&iolayers_pc_rq_insert);
 		if (!r->first_issue_ns)
 			r->insert_ns = ktime_get_ns();
 	}
@@ -267,7 +278,7 @@ static void iolayers_rq_insert(void *data, struct request *rq)
 /* Prototype of DEFINE_EVENT(block_rq, block_rq_issue). */
 static void iolayers_rq_issue(void *data, struct request *rq)
 {
-	IOLAYERS_COST_SCOPE(IOLAYERS_P_BLOCK_RQ_ISSUE);
+	IOLAYERS_COST_SCOPE(&iolayers_pc_rq_issue);
 	struct iolayers_rq *r;
 	u64 now;
 
@@ -276,7 +287,7 @@ static void iolayers_rq_issue(void *data, struct request *rq)
 	rcu_read_lock();
 	r = iolayers_rq_bind(rq);
 	if (r) {
-		iolayers_hit(IOLAYERS_P_BLOCK_RQ_ISSUE);
+		iolayers_hit(&iolayers_pc_rq_issue);
 		now = ktime_get_ns();
 		if (!r->first_issue_ns) {
 			r->first_issue_ns = now;
@@ -291,7 +302,7 @@ static void iolayers_rq_issue(void *data, struct request *rq)
 /* Prototype of TRACE_EVENT(block_rq_requeue). */
 static void iolayers_rq_requeue(void *data, struct request *rq)
 {
-	IOLAYERS_COST_SCOPE(IOLAYERS_P_BLOCK_RQ_REQUEUE);
+	IOLAYERS_COST_SCOPE(&iolayers_pc_rq_requeue);
 	struct iolayers_rq *r;
 
 	if (iolayers_empty)
@@ -299,7 +310,7 @@ static void iolayers_rq_requeue(void *data, struct request *rq)
 	rcu_read_lock();
 	r = iolayers_rq_find(rq);
 	if (r) {
-		iolayers_hit(IOLAYERS_P_BLOCK_RQ_REQUEUE);
+		iolayers_hit(&iolayers_pc_rq_requeue);
 		iolayers_blk_count(IOLAYERS_BLK_RQ_REQUEUED, 1);
 		r->requeues++;
 		r->requeued = true;
@@ -334,7 +345,7 @@ static void iolayers_rq_fold(const struct iolayers_rq *r, unsigned int i, u64 no
 static void iolayers_rq_complete(void *data, struct request *rq, blk_status_t error,
 				 unsigned int nr_bytes)
 {
-	IOLAYERS_COST_SCOPE(IOLAYERS_P_BLOCK_RQ_COMPLETE);
+	IOLAYERS_COST_SCOPE(&iolayers_pc_rq_complete);
 	struct iolayers_rq *r;
 	unsigned int i;
 	u64 now;
@@ -345,7 +356,7 @@ static void iolayers_rq_complete(void *data, struct request *rq, blk_status_t er
 	r = iolayers_rq_find(rq);
 	if (!r || !r->issue_ns)
 		goto out;
-	iolayers_hit(IOLAYERS_P_BLOCK_RQ_COMPLETE);
+	iolayers_hit(&iolayers_pc_rq_complete);
 	if (nr_bytes < blk_rq_bytes(rq)) {
 		/* More completions of this request follow, from a later sector. */
 		iolayers_blk_count(IOLAYERS_BLK_RQ_PARTIAL, 1);
@@ -385,46 +396,31 @@ static void iolayers_expire_fn(struct work_struct *work)
 	schedule_delayed_work(&iolayers_expire_work, HZ);
 }
 
-/**
- * iolayers_block_register() - Attach the BLOCK layer's tracepoints.
- *
- * Context: process context, may sleep.
- */
-void iolayers_block_register(void)
+static void iolayers_block_start(void)
 {
-	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_COMPLETE],
-				   iolayers_rq_complete, NULL);
-	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_REQUEUE],
-				   iolayers_rq_requeue, NULL);
-	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_ISSUE],
-				   iolayers_rq_issue, NULL);
-	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_INSERT],
-				   iolayers_rq_insert, NULL);
-	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_BLOCK_SPLIT],
-				   iolayers_block_split, NULL);
-	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_BLOCK_BIO_QUEUE],
-				   iolayers_bio_queue, NULL);
 	schedule_delayed_work(&iolayers_expire_work, HZ);
 }
 
-/**
- * iolayers_block_unregister() - Detach the BLOCK layer's tracepoints.
- *
- * Context: process context, may sleep.
- */
-void iolayers_block_unregister(void)
+static void iolayers_block_stop(void)
 {
 	cancel_delayed_work_sync(&iolayers_expire_work);
-	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_BLOCK_BIO_QUEUE],
-				   iolayers_bio_queue, NULL);
-	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_BLOCK_SPLIT],
-				   iolayers_block_split, NULL);
-	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_INSERT],
-				   iolayers_rq_insert, NULL);
-	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_ISSUE],
-				   iolayers_rq_issue, NULL);
-	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_REQUEUE],
-				   iolayers_rq_requeue, NULL);
-	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_BLOCK_RQ_COMPLETE],
-				   iolayers_rq_complete, NULL);
 }
+
+static struct iolayers_probe iolayers_block_probes[] = {
+	IOLAYERS_TRACEPOINT("block_bio_queue", iolayers_bio_queue, iolayers_pc_bio_queue),
+	IOLAYERS_TRACEPOINT("block_split", iolayers_block_split, iolayers_pc_block_split),
+	/* Often skipped for NVMe without an I/O scheduler. */
+	IOLAYERS_TRACEPOINT("block_rq_insert", iolayers_rq_insert, iolayers_pc_rq_insert),
+	IOLAYERS_TRACEPOINT("block_rq_issue", iolayers_rq_issue, iolayers_pc_rq_issue),
+	IOLAYERS_TRACEPOINT("block_rq_requeue", iolayers_rq_requeue, iolayers_pc_rq_requeue),
+	IOLAYERS_TRACEPOINT("block_rq_complete", iolayers_rq_complete, iolayers_pc_rq_complete),
+};
+
+/* The BLOCK layer: bios and requests of followed reads, and their expiry. */
+struct iolayers_layer_probes iolayers_block_layer = {
+	.name = "BLOCK",
+	.probes = iolayers_block_probes,
+	.nr_probes = ARRAY_SIZE(iolayers_block_probes),
+	.start = iolayers_block_start,
+	.stop = iolayers_block_stop,
+};

@@ -5,6 +5,8 @@
  * call's entry to the syscall's exit (fs.c).
  */
 
+#define pr_fmt(fmt) "iolayers: " fmt
+
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/percpu.h>
@@ -12,13 +14,18 @@
 #include <linux/sched.h>
 #include <iolayers/iolayers.h>
 #include <iolayers/flow.h>
+#include <iolayers/layers.h>
+#include <iolayers/probe.h>
+
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_add_to_page_cache);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_sched_switch);
 
 static DEFINE_PER_CPU(u64, iolayers_ra_pages);
 
 /* Prototype of DEFINE_EVENT(mm_filemap_op_page_cache, mm_filemap_add_to_page_cache). */
 static void iolayers_add_to_page_cache(void *data, struct folio *folio)
 {
-	IOLAYERS_COST_SCOPE(IOLAYERS_P_ADD_TO_PAGE_CACHE);
+	IOLAYERS_COST_SCOPE(&iolayers_pc_add_to_page_cache);
 	struct iolayers_task_flow *f;
 	u64 first, last, in;
 
@@ -29,7 +36,7 @@ static void iolayers_add_to_page_cache(void *data, struct folio *folio)
 	rcu_read_lock();
 	f = iolayers_flow_find(current->pid);
 	if (f)
-		iolayers_hit(IOLAYERS_P_ADD_TO_PAGE_CACHE);
+		iolayers_hit(&iolayers_pc_add_to_page_cache);
 	if (f && f->fs_reached && !f->direct && folio->mapping == f->mapping) {
 		first = max_t(u64, folio->index, f->first_index);
 		last = min_t(u64, folio->index + folio_nr_pages(folio) - 1, f->last_index);
@@ -45,7 +52,7 @@ static void iolayers_add_to_page_cache(void *data, struct folio *folio)
 static void iolayers_sched_switch(void *data, bool preempt, struct task_struct *prev,
 				  struct task_struct *next, unsigned int prev_state)
 {
-	IOLAYERS_COST_SCOPE(IOLAYERS_P_SCHED_SWITCH);
+	IOLAYERS_COST_SCOPE(&iolayers_pc_sched_switch);
 	struct iolayers_task_flow *f;
 
 	if (iolayers_empty)
@@ -55,7 +62,7 @@ static void iolayers_sched_switch(void *data, bool preempt, struct task_struct *
 	rcu_read_lock();
 	f = iolayers_flow_find(prev->pid);
 	if (f && f->fs_reached) {
-		iolayers_hit(IOLAYERS_P_SCHED_SWITCH);
+		iolayers_hit(&iolayers_pc_sched_switch);
 		f->iowait = true;
 	}
 	rcu_read_unlock();
@@ -71,28 +78,15 @@ u64 iolayers_ra_pages_sum(void)
 	return IOLAYERS_PERCPU_SUM(iolayers_ra_pages);
 }
 
-/**
- * iolayers_cache_register() - Attach the cache-state tracepoints.
- *
- * Context: process context, may sleep.
- */
-void iolayers_cache_register(void)
-{
-	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_ADD_TO_PAGE_CACHE],
-				   iolayers_add_to_page_cache, NULL);
-	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_SCHED_SWITCH],
-				   iolayers_sched_switch, NULL);
-}
+static struct iolayers_probe iolayers_cache_probes[] = {
+	IOLAYERS_TRACEPOINT("mm_filemap_add_to_page_cache", iolayers_add_to_page_cache,
+			    iolayers_pc_add_to_page_cache),
+	IOLAYERS_TRACEPOINT("sched_switch", iolayers_sched_switch, iolayers_pc_sched_switch),
+};
 
-/**
- * iolayers_cache_unregister() - Detach the cache-state tracepoints.
- *
- * Context: process context, may sleep.
- */
-void iolayers_cache_unregister(void)
-{
-	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_SCHED_SWITCH],
-				   iolayers_sched_switch, NULL);
-	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_ADD_TO_PAGE_CACHE],
-				   iolayers_add_to_page_cache, NULL);
-}
+/* What tells a read's cache state: pages it added, I/O it waited for. */
+struct iolayers_layer_probes iolayers_cache_layer = {
+	.name = "CACHE",
+	.probes = iolayers_cache_probes,
+	.nr_probes = ARRAY_SIZE(iolayers_cache_probes),
+};

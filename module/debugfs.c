@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The /sys/kernel/debug/iolayers/ files. */
 
+#define pr_fmt(fmt) "iolayers: " fmt
+
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -13,6 +15,8 @@
 #include <iolayers/iolayers.h>
 #include <iolayers/flow.h>
 #include <iolayers/hist.h>
+#include <iolayers/probe.h>
+#include <iolayers/settings.h>
 #include <iolayers/table.h>
 #include <uapi/iolayers.h>
 
@@ -28,18 +32,7 @@ DEFINE_SHOW_ATTRIBUTE(version);
 
 static int layers_show(struct seq_file *m, void *v)
 {
-	int i;
-
-	seq_printf(m, "%-28s %-8s %-11s %s\n", "probe", "layer", "kind", "state");
-	for (i = 0; i < IOLAYERS_NR_PROBES; i++) {
-		const struct iolayers_probe *p = &iolayers_probes[i];
-
-		seq_printf(m, "%-28s %-8s %-11s %s", p->name, p->layer, p->kind,
-			   iolayers_probe_state_name(p->state));
-		if (p->state == IOLAYERS_PROBE_FAILED || p->err)
-			seq_printf(m, ": %d", p->err);
-		seq_putc(m, '\n');
-	}
+	iolayers_probes_show_layers(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(layers);
@@ -48,26 +41,7 @@ static int stats_show(struct seq_file *m, void *v)
 {
 	int i, t, d, occupancy, high;
 
-	seq_printf(m, "%-28s %12s %10s %12s %10s %14s %8s\n", "probe", "hits", "nmissed",
-		   "calls", "timed", "timed_ns", "avg_ns");
-	for (i = 0; i < IOLAYERS_NR_PROBES; i++) {
-		const struct iolayers_probe *p = &iolayers_probes[i];
-		u64 calls, timed, ns;
-
-		seq_printf(m, "%-28s %12llu ", p->name, iolayers_hits_sum(i));
-		/* Function entries refused by the recursion guard. */
-		if (p->ops)
-			seq_printf(m, "%10lu", atomic_long_read(&p->missed));
-		else
-			seq_printf(m, "%10s", "-");
-		/* Self-accounting: handler runs, and the sampled mean time. */
-		calls = iolayers_cost_sum(i, &timed, &ns);
-		seq_printf(m, " %12llu %10llu %14llu ", calls, timed, ns);
-		if (timed)
-			seq_printf(m, "%8llu\n", div64_u64(ns, timed));
-		else
-			seq_printf(m, "%8s\n", "-");
-	}
+	iolayers_probes_show_stats(m);
 	seq_printf(m, "\n%-8s %10s %10s %10s", "table", "entries", "high", "bound");
 	for (d = 0; d < IOLAYERS_NR_DROPS; d++)
 		seq_printf(m, " %10s", iolayers_drop_name(d));
@@ -85,7 +59,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "%-20s %12d\n", "flows_in_flight", iolayers_flows_in_flight());
 	seq_printf(m, "%-20s %12llu\n", "readahead_pages", iolayers_ra_pages_sum());
 	/* What one clock read costs: each timed handler run includes about one. */
-	seq_printf(m, "%-20s %12llu\n", "clock_ns", iolayers_clock_ns);
+	seq_printf(m, "%-20s %12llu\n", "clock_ns", iolayers_clock_cost_ns());
 	for (i = 0; iolayers_block_counter_name(i); i++)
 		seq_printf(m, "%-20s %12llu\n", iolayers_block_counter_name(i),
 			   iolayers_block_counter(i));
@@ -172,8 +146,7 @@ static int hist_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(hist);
 
-static const char * const iolayers_syscall_names[] = { "read", "pread64", "readv",
-						       "preadv", "preadv2" };
+static const char * const iolayers_syscall_names[] = IOLAYERS_SYSCALL_NAMES;
 
 static void flow_line(struct seq_file *m, const struct iolayers_flow_rec *r)
 {
@@ -301,68 +274,12 @@ static const struct file_operations slow_fops = {
 	.release = flows_release,
 };
 
-/* Writable settings: a getter into a buffer and a setter of the text. */
-struct iolayers_setting {
-	int (*show)(char *buf, size_t size, int which);
-	int (*set)(const char *val);
-	int which;
-};
-
-static u64 iolayers_last_reset_ns;
-
-static int iolayers_slow_show(char *buf, size_t size, int which)
-{
-	return snprintf(buf, size, "%llu\n", div_u64(READ_ONCE(iolayers_slow_ns), NSEC_PER_USEC));
-}
-
-static int iolayers_slow_store(const char *val)
-{
-	unsigned int us;
-
-	if (kstrtouint(val, 10, &us)) {
-		pr_err("iolayers: invalid slow_us '%s': want 0..%u\n", val, UINT_MAX);
-		return -EINVAL;
-	}
-	WRITE_ONCE(iolayers_slow_ns, (u64)us * NSEC_PER_USEC);
-	return 0;
-}
-
-static int iolayers_reset_show(char *buf, size_t size, int which)
-{
-	return snprintf(buf, size, "%llu\n", READ_ONCE(iolayers_last_reset_ns));
-}
-
-static int iolayers_reset_store(const char *val)
-{
-	bool on;
-
-	if (kstrtobool(val, &on) || !on) {
-		pr_err("iolayers: invalid reset '%s': write 1 to reset\n", val);
-		return -EINVAL;
-	}
-	iolayers_stats_reset();
-	WRITE_ONCE(iolayers_last_reset_ns, ktime_get_ns());
-	return 0;
-}
-
-static const struct iolayers_setting iolayers_settings[] = {
-	{ iolayers_filter_show, iolayers_filter_set_pid, 0 },
-	{ iolayers_filter_show, iolayers_filter_set_comm, 1 },
-	{ iolayers_filter_show, iolayers_filter_set_children, 2 },
-	{ iolayers_slow_show, iolayers_slow_store, 0 },
-	{ iolayers_reset_show, iolayers_reset_store, 0 },
-};
-
-static const char * const iolayers_setting_files[] = {
-	IOLAYERS_FILE_PID, IOLAYERS_FILE_COMM, IOLAYERS_FILE_CHILDREN,
-	IOLAYERS_FILE_SLOW_US, IOLAYERS_FILE_RESET,
-};
-
+/* A setting's file (settings.c): read its value, write a new one. */
 static ssize_t setting_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
 {
 	const struct iolayers_setting *st = file->private_data;
 	char buf[32];
-	int len = st->show(buf, sizeof(buf), st->which);
+	int len = iolayers_setting_show(st, buf, sizeof(buf));
 
 	return simple_read_from_buffer(ubuf, count, ppos, buf, min_t(int, len, sizeof(buf) - 1));
 }
@@ -375,8 +292,8 @@ static ssize_t setting_write(struct file *file, const char __user *ubuf, size_t 
 	int ret;
 
 	if (*ppos || count >= sizeof(buf)) {
-		pr_err("iolayers: invalid write of %zu bytes at offset %lld: want one short value\n",
-		       count, *ppos);
+		pr_err_ratelimited("invalid write of %zu bytes at offset %lld: want one short value\n",
+				   count, *ppos);
 		return -EINVAL;
 	}
 	if (copy_from_user(buf, ubuf, count))
@@ -384,7 +301,7 @@ static ssize_t setting_write(struct file *file, const char __user *ubuf, size_t 
 	buf[count] = '\0';
 	if (count && buf[count - 1] == '\n')
 		buf[count - 1] = '\0';		/* echo's newline */
-	ret = st->set(buf);
+	ret = iolayers_setting_set(st, buf);
 	return ret ? ret : count;
 }
 
@@ -416,9 +333,10 @@ void iolayers_debugfs_init(void)
 	debugfs_create_file(IOLAYERS_FILE_HIST, 0400, iolayers_dir, NULL, &hist_fops);
 	debugfs_create_file(IOLAYERS_FILE_FLOWS, 0400, iolayers_dir, NULL, &flows_fops);
 	debugfs_create_file(IOLAYERS_FILE_SLOW, 0400, iolayers_dir, NULL, &slow_fops);
-	for (i = 0; i < ARRAY_SIZE(iolayers_settings); i++)
-		debugfs_create_file(iolayers_setting_files[i], 0600, iolayers_dir,
-				    (void *)&iolayers_settings[i], &setting_fops);
+	for (i = 0; i < iolayers_nr_settings; i++)
+		if (iolayers_settings[i].file)
+			debugfs_create_file(iolayers_settings[i].name, 0600, iolayers_dir,
+					    (void *)&iolayers_settings[i], &setting_fops);
 }
 
 /**

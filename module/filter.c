@@ -6,6 +6,8 @@
  * already in flight keeps its flow until its own sys_exit.
  */
 
+#define pr_fmt(fmt) "iolayers: " fmt
+
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -14,6 +16,11 @@
 #include <iolayers/iolayers.h>
 #include <iolayers/flow.h>
 #include <iolayers/table.h>
+#include <iolayers/layers.h>
+#include <iolayers/probe.h>
+
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_process_fork);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_process_exit);
 
 static pid_t iolayers_target_tgid;
 /* The comm filter as two words, compared without a lock; all 0 when off. */
@@ -75,13 +82,13 @@ int iolayers_filter_set_pid(const char *val)
 	pid_t pid;
 
 	if (iolayers_parse_pid(val, &pid)) {
-		pr_err("iolayers: invalid pid '%s': want a process id in 1..%d\n",
-		       val, (int)PID_MAX_LIMIT);
+		pr_err_ratelimited("invalid pid '%s': want a process id in 1..%d\n",
+				   val, (int)PID_MAX_LIMIT);
 		return -EINVAL;
 	}
 	p = find_get_pid(pid);
 	if (!p) {
-		pr_err("iolayers: invalid pid '%d': no such process\n", pid);
+		pr_err_ratelimited("invalid pid '%d': no such process\n", pid);
 		return -EINVAL;
 	}
 	put_pid(p);
@@ -101,8 +108,8 @@ int iolayers_filter_set_comm(const char *val)
 	u64 c[TASK_COMM_LEN / sizeof(u64)];
 
 	if (iolayers_parse_comm(val, (char *)c)) {
-		pr_err("iolayers: invalid comm '%s': want a task name of at most %d bytes\n",
-		       val, TASK_COMM_LEN - 1);
+		pr_err_ratelimited("invalid comm '%s': want a task name of at most %d bytes\n",
+				   val, TASK_COMM_LEN - 1);
 		return -EINVAL;
 	}
 	/* Off first, so a half-written name never matches. */
@@ -126,7 +133,7 @@ int iolayers_filter_set_children(const char *val)
 	bool on;
 
 	if (!val || kstrtobool(val, &on)) {
-		pr_err("iolayers: invalid children '%s': want 0 or 1\n", val ? val : "");
+		pr_err_ratelimited("invalid children '%s': want 0 or 1\n", val ? val : "");
 		return -EINVAL;
 	}
 	WRITE_ONCE(iolayers_children, on);
@@ -136,34 +143,50 @@ int iolayers_filter_set_children(const char *val)
 }
 
 /**
- * iolayers_filter_show() - One filter's value as text.
+ * iolayers_filter_show_pid() - The pid filter as text.
  * @buf: where to write it, with a newline
  * @size: bytes available at @buf
- * @which: 0 the pid, 1 the comm, 2 children
  *
  * Return: the length written (as snprintf()).
  */
-int iolayers_filter_show(char *buf, size_t size, int which)
+int iolayers_filter_show_pid(char *buf, size_t size)
+{
+	return snprintf(buf, size, "%d\n", READ_ONCE(iolayers_target_tgid));
+}
+
+/**
+ * iolayers_filter_show_comm() - The comm filter as text (empty when off).
+ * @buf: where to write it, with a newline
+ * @size: bytes available at @buf
+ *
+ * Return: the length written (as snprintf()).
+ */
+int iolayers_filter_show_comm(char *buf, size_t size)
 {
 	u64 c[TASK_COMM_LEN / sizeof(u64) + 1] = { 0 };
 
-	switch (which) {
-	case 0:
-		return snprintf(buf, size, "%d\n", READ_ONCE(iolayers_target_tgid));
-	case 1:
-		c[0] = READ_ONCE(iolayers_comm[0]);
-		c[1] = READ_ONCE(iolayers_comm[1]);
-		return snprintf(buf, size, "%.*s\n", TASK_COMM_LEN - 1, (char *)c);
-	default:
-		return snprintf(buf, size, "%d\n", READ_ONCE(iolayers_children));
-	}
+	c[0] = READ_ONCE(iolayers_comm[0]);
+	c[1] = READ_ONCE(iolayers_comm[1]);
+	return snprintf(buf, size, "%.*s\n", TASK_COMM_LEN - 1, (char *)c);
+}
+
+/**
+ * iolayers_filter_show_children() - The children setting as text (0 or 1).
+ * @buf: where to write it, with a newline
+ * @size: bytes available at @buf
+ *
+ * Return: the length written (as snprintf()).
+ */
+int iolayers_filter_show_children(char *buf, size_t size)
+{
+	return snprintf(buf, size, "%d\n", READ_ONCE(iolayers_children));
 }
 
 /* Prototype of TRACE_EVENT(sched_process_fork). */
 static void iolayers_process_fork(void *data, struct task_struct *parent,
 				  struct task_struct *child)
 {
-	IOLAYERS_COST_SCOPE(IOLAYERS_P_PROCESS_FORK);
+	IOLAYERS_COST_SCOPE(&iolayers_pc_process_fork);
 
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
@@ -171,7 +194,7 @@ static void iolayers_process_fork(void *data, struct task_struct *parent,
 		return;		/* a thread: followed through its tgid already */
 	rcu_read_lock();
 	if (iolayers_follows(parent) && !iolayers_table_find(IOLAYERS_T_TGID, child->tgid)) {
-		iolayers_hit(IOLAYERS_P_PROCESS_FORK);
+		iolayers_hit(&iolayers_pc_process_fork);
 		iolayers_table_add(IOLAYERS_T_TGID, child->tgid);
 	}
 	rcu_read_unlock();
@@ -184,7 +207,7 @@ static void iolayers_process_fork(void *data, struct task_struct *parent,
  */
 static void iolayers_process_exit(void *data, struct task_struct *p)
 {
-	IOLAYERS_COST_SCOPE(IOLAYERS_P_PROCESS_EXIT);
+	IOLAYERS_COST_SCOPE(&iolayers_pc_process_exit);
 	struct iolayers_entry *e;
 
 	if (iolayers_empty)
@@ -196,34 +219,22 @@ static void iolayers_process_exit(void *data, struct task_struct *p)
 	rcu_read_lock();
 	e = iolayers_table_find(IOLAYERS_T_TGID, p->tgid);
 	if (e) {
-		iolayers_hit(IOLAYERS_P_PROCESS_EXIT);
+		iolayers_hit(&iolayers_pc_process_exit);
 		iolayers_table_del(IOLAYERS_T_TGID, e);
 	}
 	rcu_read_unlock();
 }
 
-/**
- * iolayers_filter_register() - Attach the fork/exit tracepoints (children=).
- *
- * Context: process context, may sleep.
- */
-void iolayers_filter_register(void)
-{
-	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_PROCESS_EXIT],
-				   iolayers_process_exit, NULL);
-	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_PROCESS_FORK],
-				   iolayers_process_fork, NULL);
-}
+static struct iolayers_probe iolayers_filter_probes[] = {
+	IOLAYERS_TRACEPOINT("sched_process_fork", iolayers_process_fork,
+			    iolayers_pc_process_fork),
+	IOLAYERS_TRACEPOINT("sched_process_exit", iolayers_process_exit,
+			    iolayers_pc_process_exit),
+};
 
-/**
- * iolayers_filter_unregister() - Detach them.
- *
- * Context: process context, may sleep.
- */
-void iolayers_filter_unregister(void)
-{
-	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_PROCESS_FORK],
-				   iolayers_process_fork, NULL);
-	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_PROCESS_EXIT],
-				   iolayers_process_exit, NULL);
-}
+/* Who is followed: children forked after load, tasks that exit. */
+struct iolayers_layer_probes iolayers_filter_layer = {
+	.name = "FILTER",
+	.probes = iolayers_filter_probes,
+	.nr_probes = ARRAY_SIZE(iolayers_filter_probes),
+};

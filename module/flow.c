@@ -5,6 +5,8 @@
  * `slow`.
  */
 
+#define pr_fmt(fmt) "iolayers: " fmt
+
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>

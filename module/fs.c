@@ -4,6 +4,8 @@
  * from their entry (an ftrace callback) to the syscall's exit.
  */
 
+#define pr_fmt(fmt) "iolayers: " fmt
+
 #include <linux/fs.h>
 #include <linux/ftrace.h>
 #include <linux/ktime.h>
@@ -11,6 +13,11 @@
 #include <iolayers/iolayers.h>
 #include <iolayers/flow.h>
 #include <iolayers/compat.h>
+#include <iolayers/layers.h>
+#include <iolayers/probe.h>
+
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_ext4_read);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_filemap_read);
 
 /*
  * The outermost FS call of a followed read() describes the range and
@@ -23,9 +30,10 @@
  * return probe is armed: on 6.1 the kretprobe's return trampoline and
  * kprobe dispatch were half the floor (Documentation/benchmarks.rst).
  */
-static void iolayers_fs_entry(struct ftrace_regs *fregs, enum iolayers_probe_id id)
+static void iolayers_fs_entry(struct ftrace_regs *fregs,
+			      struct iolayers_probe_pcpu __percpu *pcpu)
 {
-	IOLAYERS_COST_SCOPE(id);
+	IOLAYERS_COST_SCOPE(pcpu);
 	struct kiocb *iocb;
 	struct iov_iter *iter;
 	struct iolayers_task_flow *f;
@@ -37,7 +45,7 @@ static void iolayers_fs_entry(struct ftrace_regs *fregs, enum iolayers_probe_id 
 	f = iolayers_flow_find(current->pid);
 	if (!f)
 		return;
-	iolayers_hit(id);
+	iolayers_hit(pcpu);
 	if (f->fs_reached)
 		return;	/* nested in the flow's outer FS call */
 	/* Both functions take (struct kiocb *, struct iov_iter *). */
@@ -53,33 +61,25 @@ static void iolayers_fs_entry(struct ftrace_regs *fregs, enum iolayers_probe_id 
 	f->fs_start_ns = ktime_get_ns();
 }
 
-IOLAYERS_DEFINE_FENTRY(iolayers_ext4, IOLAYERS_P_EXT4_READ, iolayers_fs_entry);
-IOLAYERS_DEFINE_FENTRY(iolayers_filemap, IOLAYERS_P_FILEMAP_READ, iolayers_fs_entry);
+IOLAYERS_DEFINE_FENTRY(iolayers_ext4_fentry, iolayers_pc_ext4_read, iolayers_fs_entry)
+IOLAYERS_DEFINE_FENTRY(iolayers_filemap_fentry, iolayers_pc_filemap_read, iolayers_fs_entry)
 
-/**
- * iolayers_fs_register() - Attach the FS layer's probes.
- *
+/*
  * ext4_file_read_iter resolves only while ext4 is loaded; filemap_read
- * (built in) still gives other page-cache file systems an FS layer.
- *
- * Context: process context, may sleep.
+ * (built in) gives every page-cache file system an FS layer, ext4's too.
  */
-void iolayers_fs_register(void)
-{
-	iolayers_fentry_attach(&iolayers_probes[IOLAYERS_P_EXT4_READ], &iolayers_ext4_ops);
-	iolayers_fentry_attach(&iolayers_probes[IOLAYERS_P_FILEMAP_READ], &iolayers_filemap_ops);
-}
+static struct iolayers_probe iolayers_fs_probes[] = {
+	IOLAYERS_FENTRY("ext4_file_read_iter", iolayers_ext4_fentry, iolayers_pc_ext4_read,
+			.optional = true),
+	IOLAYERS_FENTRY("filemap_read", iolayers_filemap_fentry, iolayers_pc_filemap_read),
+};
 
-/**
- * iolayers_fs_unregister() - Detach the FS layer's probes.
- *
- * Context: process context, may sleep.
- */
-void iolayers_fs_unregister(void)
-{
-	iolayers_fentry_detach(&iolayers_probes[IOLAYERS_P_FILEMAP_READ]);
-	iolayers_fentry_detach(&iolayers_probes[IOLAYERS_P_EXT4_READ]);
-}
+/* The FS layer: from the outermost FS call's entry to sys_exit. */
+struct iolayers_layer_probes iolayers_fs_layer = {
+	.name = "FS",
+	.probes = iolayers_fs_probes,
+	.nr_probes = ARRAY_SIZE(iolayers_fs_probes),
+};
 
 /**
  * iolayers_fs_available() - Is at least one FS layer probe attached?
@@ -88,6 +88,5 @@ void iolayers_fs_unregister(void)
  */
 bool iolayers_fs_available(void)
 {
-	return iolayers_probes[IOLAYERS_P_EXT4_READ].state == IOLAYERS_PROBE_ATTACHED ||
-	       iolayers_probes[IOLAYERS_P_FILEMAP_READ].state == IOLAYERS_PROBE_ATTACHED;
+	return iolayers_layer_attached(&iolayers_fs_layer);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Per-CPU log2 latency histograms, summed only when read. */
 
+#define pr_fmt(fmt) "iolayers: " fmt
+
 #include <linux/percpu.h>
 #include <linux/cpumask.h>
 #include <linux/string.h>
@@ -16,23 +18,8 @@ struct iolayers_hist_cpu {
 
 static struct iolayers_hist_cpu __percpu *iolayers_hists;
 
-static const char * const iolayers_layer_names[IOLAYERS_NR_LAYERS] = {
-	[IOLAYERS_L_SYSCALL] = "syscall",
-	[IOLAYERS_L_VFS] = "vfs",
-	[IOLAYERS_L_FS] = "fs",
-	[IOLAYERS_L_QUEUE] = "queue",
-	[IOLAYERS_L_SERVICE] = "service",
-	[IOLAYERS_L_DEVICE] = "device",
-};
-
-static const char * const iolayers_cache_names[IOLAYERS_NR_CACHE] = {
-	[IOLAYERS_C_HIT] = "HIT",
-	[IOLAYERS_C_MISS] = "MISS",
-	[IOLAYERS_C_PARTIAL] = "PARTIAL",
-	[IOLAYERS_C_DIRECT] = "DIRECT",
-	[IOLAYERS_C_OTHER] = "other",
-	[IOLAYERS_C_UNK] = "UNK",
-};
+static const char * const iolayers_layer_names[IOLAYERS_NR_LAYERS] = IOLAYERS_LAYER_NAMES;
+static const char * const iolayers_cache_names[IOLAYERS_NR_CACHE] = IOLAYERS_CACHE_NAMES;
 
 /**
  * iolayers_cache_name() - Name of a cache state as shown in debugfs.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* SYSCALL layer: the read family through raw_syscalls sys_enter/sys_exit. */
 
+#define pr_fmt(fmt) "iolayers: " fmt
+
 #include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
@@ -14,6 +16,11 @@
 #include <iolayers/iolayers.h>
 #include <iolayers/flow.h>
 #include <iolayers/hist.h>
+#include <iolayers/layers.h>
+#include <iolayers/probe.h>
+
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_sys_enter);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_sys_exit);
 
 /* The 64-bit read family; compat (32-bit) tasks are not followed. */
 static bool iolayers_read_syscall(long nr)
@@ -87,7 +94,7 @@ static noinline void iolayers_read_start(struct pt_regs *regs, long id)
 	struct iolayers_task_flow *f;
 	unsigned long args[6];
 
-	iolayers_hit(IOLAYERS_P_SYS_ENTER);
+	iolayers_hit(&iolayers_pc_sys_enter);
 	f = iolayers_flow_start(current->pid);
 	if (!f)
 		return;
@@ -109,7 +116,7 @@ static noinline void iolayers_read_start(struct pt_regs *regs, long id)
  */
 static void iolayers_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	IOLAYERS_COST_SCOPE(IOLAYERS_P_SYS_ENTER);
+	IOLAYERS_COST_SCOPE(&iolayers_pc_sys_enter);
 
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
@@ -143,8 +150,9 @@ static void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now
 
 	if (f->fs_reached && bytes)
 		range = ((f->fs_pos + bytes - 1) >> PAGE_SHIFT) - f->first_index + 1;
-	cache = iolayers_cache_decide(f->fs_reached, iolayers_fs_available(), f->direct,
-				      range, f->added_pages, f->iowait);
+	/* Whether the FS layer is there matters only to a read that missed it. */
+	cache = iolayers_cache_decide(f->fs_reached, !f->fs_reached && iolayers_fs_available(),
+				      f->direct, range, f->added_pages, f->iowait);
 	s[n++] = (struct iolayers_sample){ IOLAYERS_L_SYSCALL, now - f->start_ns, bytes };
 	if (f->vfs_start_ns)
 		s[n++] = (struct iolayers_sample){ IOLAYERS_L_VFS, f->vfs_ns, bytes };
@@ -168,7 +176,7 @@ static void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now
  */
 static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
-	IOLAYERS_COST_SCOPE(IOLAYERS_P_SYS_EXIT);
+	IOLAYERS_COST_SCOPE(&iolayers_pc_sys_exit);
 	struct iolayers_task_flow *f;
 
 	if (iolayers_empty)
@@ -181,7 +189,7 @@ static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 	if (f) {
 		u64 now = ktime_get_ns();
 
-		iolayers_hit(IOLAYERS_P_SYS_EXIT);
+		iolayers_hit(&iolayers_pc_sys_exit);
 		/* VFS and FS end here (vfs.c, fs.c). */
 		if (f->vfs_start_ns)
 			f->vfs_ns = now - f->vfs_start_ns;
@@ -192,28 +200,14 @@ static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 	rcu_read_unlock();
 }
 
-/**
- * iolayers_syscall_register() - Attach the SYSCALL layer's tracepoints.
- *
- * Context: process context, may sleep.
- */
-void iolayers_syscall_register(void)
-{
-	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_SYS_EXIT],
-				   iolayers_sys_exit, NULL);
-	iolayers_tracepoint_attach(&iolayers_probes[IOLAYERS_P_SYS_ENTER],
-				   iolayers_sys_enter, NULL);
-}
+static struct iolayers_probe iolayers_syscall_probes[] = {
+	IOLAYERS_TRACEPOINT("sys_enter", iolayers_sys_enter, iolayers_pc_sys_enter),
+	IOLAYERS_TRACEPOINT("sys_exit", iolayers_sys_exit, iolayers_pc_sys_exit),
+};
 
-/**
- * iolayers_syscall_unregister() - Detach the SYSCALL layer's tracepoints.
- *
- * Context: process context, may sleep.
- */
-void iolayers_syscall_unregister(void)
-{
-	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_SYS_ENTER],
-				   iolayers_sys_enter, NULL);
-	iolayers_tracepoint_detach(&iolayers_probes[IOLAYERS_P_SYS_EXIT],
-				   iolayers_sys_exit, NULL);
-}
+/* The SYSCALL layer: a flow starts at sys_enter and ends at sys_exit. */
+struct iolayers_layer_probes iolayers_syscall_layer = {
+	.name = "SYSCALL",
+	.probes = iolayers_syscall_probes,
+	.nr_probes = ARRAY_SIZE(iolayers_syscall_probes),
+};

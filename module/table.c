@@ -6,6 +6,8 @@
  * Nothing here sleeps or allocates with more than GFP_ATOMIC.
  */
 
+#define pr_fmt(fmt) "iolayers: " fmt
+
 #include <linux/atomic.h>
 #include <linux/hash.h>
 #include <linux/hashtable.h>
@@ -18,6 +20,9 @@
 #include <iolayers/table.h>
 
 #define IOLAYERS_TABLE_LOCKS	64
+
+/* Most threads followed at once (max_flows=, settings.c). */
+unsigned int iolayers_max_flows = 4096;
 
 struct iolayers_table {
 	const char *name;

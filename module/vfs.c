@@ -4,10 +4,17 @@
  * to the syscall's exit, inside a syscall's flow.
  */
 
+#define pr_fmt(fmt) "iolayers: " fmt
+
 #include <linux/ftrace.h>
 #include <linux/ktime.h>
 #include <iolayers/iolayers.h>
 #include <iolayers/flow.h>
+#include <iolayers/layers.h>
+#include <iolayers/probe.h>
+
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_vfs_read);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_vfs_readv);
 
 /*
  * VFS ends where the syscall's exit begins: after vfs_read() returns, the
@@ -15,9 +22,10 @@
  * so no return probe is armed (it was a kretprobe, twice the mechanism's
  * cost). sys_exit sets the flow's vfs_ns.
  */
-static void iolayers_vfs_entry(struct ftrace_regs *fregs, enum iolayers_probe_id id)
+static void iolayers_vfs_entry(struct ftrace_regs *fregs,
+			       struct iolayers_probe_pcpu __percpu *pcpu)
 {
-	IOLAYERS_COST_SCOPE(id);
+	IOLAYERS_COST_SCOPE(pcpu);
 	struct iolayers_task_flow *f;
 
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
@@ -25,35 +33,24 @@ static void iolayers_vfs_entry(struct ftrace_regs *fregs, enum iolayers_probe_id
 	/* An RCU reader already (iolayers_fentry_run()). */
 	f = iolayers_flow_find(current->pid);
 	if (f && !f->vfs_start_ns) {	/* in a followed read(), not nested */
-		iolayers_hit(id);
+		iolayers_hit(pcpu);
 		f->vfs_start_ns = ktime_get_ns();
 	}
 }
 
-IOLAYERS_DEFINE_FENTRY(iolayers_vfs_read, IOLAYERS_P_VFS_READ, iolayers_vfs_entry);
-/* The readv family's VFS entry (static in fs/read_write.c; may be inlined). */
-IOLAYERS_DEFINE_FENTRY(iolayers_vfs_readv, IOLAYERS_P_VFS_READV, iolayers_vfs_entry);
+IOLAYERS_DEFINE_FENTRY(iolayers_vfs_read_fentry, iolayers_pc_vfs_read, iolayers_vfs_entry)
+IOLAYERS_DEFINE_FENTRY(iolayers_vfs_readv_fentry, iolayers_pc_vfs_readv, iolayers_vfs_entry)
 
-/**
- * iolayers_vfs_register() - Attach the VFS layer's probes.
- *
- * A missing symbol disables the layer (state MISSING) without failing.
- *
- * Context: process context, may sleep.
- */
-void iolayers_vfs_register(void)
-{
-	iolayers_fentry_attach(&iolayers_probes[IOLAYERS_P_VFS_READ], &iolayers_vfs_read_ops);
-	iolayers_fentry_attach(&iolayers_probes[IOLAYERS_P_VFS_READV], &iolayers_vfs_readv_ops);
-}
+static struct iolayers_probe iolayers_vfs_probes[] = {
+	IOLAYERS_FENTRY("vfs_read", iolayers_vfs_read_fentry, iolayers_pc_vfs_read),
+	/* The readv family's (static in fs/read_write.c; may be inlined). */
+	IOLAYERS_FENTRY("vfs_readv", iolayers_vfs_readv_fentry, iolayers_pc_vfs_readv,
+			.optional = true),
+};
 
-/**
- * iolayers_vfs_unregister() - Detach the VFS layer's probes.
- *
- * Context: process context, may sleep.
- */
-void iolayers_vfs_unregister(void)
-{
-	iolayers_fentry_detach(&iolayers_probes[IOLAYERS_P_VFS_READV]);
-	iolayers_fentry_detach(&iolayers_probes[IOLAYERS_P_VFS_READ]);
-}
+/* The VFS layer: from vfs_read's (or vfs_readv's) entry to sys_exit. */
+struct iolayers_layer_probes iolayers_vfs_layer = {
+	.name = "VFS",
+	.probes = iolayers_vfs_probes,
+	.nr_probes = ARRAY_SIZE(iolayers_vfs_probes),
+};

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdint.h>
+#include "../include/uapi/iolayers.h"
 
 #define IL_MAX_PROBES	64
 #define IL_NAME_LEN	32
@@ -36,14 +37,9 @@ struct il_counter {
 	uint64_t value;
 };
 
-/* Layers and cache states, in the module's order (include/iolayers/hist.h). */
-#define IL_NLAYERS	6
-#define IL_NCACHE	6
-#define IL_BUCKETS	64
-extern const char *const il_layer_names[IL_NLAYERS];
-extern const char *const il_cache_names[IL_NCACHE];
-enum { IL_SYSCALL, IL_VFS, IL_FS, IL_QUEUE, IL_SERVICE, IL_DEVICE };
-enum { IL_HIT, IL_MISS, IL_PARTIAL, IL_DIRECT, IL_OTHER, IL_UNK };
+/* Layers and cache states: enum iolayers_layer and iolayers_cache (uapi). */
+extern const char *const il_layer_names[IOLAYERS_NR_LAYERS];
+extern const char *const il_cache_names[IOLAYERS_NR_CACHE];
 
 /** struct il_hist - One (layer, cache state) histogram of `hist`, in ns. */
 struct il_hist {
@@ -52,7 +48,7 @@ struct il_hist {
 	uint64_t min_ns;		/* UINT64_MAX when empty */
 	uint64_t max_ns;
 	uint64_t bytes;
-	uint64_t buckets[IL_BUCKETS];	/* bucket i: [2^i, 2^(i+1)), 0: [0, 2) */
+	uint64_t buckets[IOLAYERS_HIST_BUCKETS];	/* bucket i: [2^i, 2^(i+1)), 0: [0, 2) */
 };
 
 /** struct il_flow - One line of `flows` or `slow`; -1 where "-". */
@@ -63,8 +59,8 @@ struct il_flow {
 	char comm[IL_NAME_LEN];
 	char syscall[IL_NAME_LEN];
 	int64_t fd, pos, req, ret;
-	int cache;			/* IL_HIT... */
-	int64_t lat[IL_NLAYERS];	/* ns per layer */
+	int cache;			/* IOLAYERS_C_HIT... */
+	int64_t lat[IOLAYERS_NR_LAYERS];	/* ns per layer */
 	int64_t bios, rqs, bio_bytes, rq_bytes, ra_bytes, requeues, errors;
 	int64_t vfs_off, fs_off, queue_off, issue_off, device_off, done_off;
 };
@@ -86,7 +82,7 @@ struct il_snapshot {
 	struct il_probe probes[IL_MAX_PROBES];
 	int ncounters;
 	struct il_counter counters[IL_MAX_COUNTERS];
-	struct il_hist hist[IL_NLAYERS][IL_NCACHE];
+	struct il_hist hist[IOLAYERS_NR_LAYERS][IOLAYERS_NR_CACHE];
 	struct il_flows flows;
 	struct il_flows slow;
 };

@@ -320,7 +320,7 @@ int main(int argc, char **argv)
 		const struct il_flow *f = il_pick_flow(&s.flows, env.flow, env.cache);
 		const struct il_flow *g = il_pick_flow(&s.slow, env.flow, env.cache);
 
-		if (!f || (g && !env.flow && g->lat[IL_SYSCALL] > f->lat[IL_SYSCALL]))
+		if (!f || (g && !env.flow && g->lat[IOLAYERS_L_SYSCALL] > f->lat[IOLAYERS_L_SYSCALL]))
 			f = g;
 		if (f) {
 			il_view_timeline(stdout, f);

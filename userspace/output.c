@@ -11,7 +11,7 @@
 #include "iolayers.h"
 
 /* What btt users call these. */
-static const char *const layer_alias[IL_NLAYERS] = {
+static const char *const layer_alias[IOLAYERS_NR_LAYERS] = {
 	"", "", "", "Q2I-like", "I2C-like", "D2C-like",
 };
 
@@ -22,7 +22,7 @@ static uint64_t bucket_lo(int i)
 
 static uint64_t bucket_hi(int i)
 {
-	return i == IL_BUCKETS - 1 ? UINT64_MAX : ((uint64_t)2 << i) - 1;
+	return i == IOLAYERS_HIST_BUCKETS - 1 ? UINT64_MAX : ((uint64_t)2 << i) - 1;
 }
 
 /* "123ns", "45.6us", "7.89ms", "1.23s": 3 significant digits. */
@@ -51,14 +51,14 @@ void il_layer_hist(const struct il_snapshot *s, int layer, unsigned int mask, st
 
 	memset(out, 0, sizeof(*out));
 	out->min_ns = UINT64_MAX;
-	for (c = 0; c < IL_NCACHE; c++)
+	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
 		if (mask & (1U << c))
 			il_hist_merge(out, &s->hist[layer][c]);
 }
 
 uint64_t il_cache_reads(const struct il_snapshot *s, int cache)
 {
-	return s->hist[IL_SYSCALL][cache].count;
+	return s->hist[IOLAYERS_L_SYSCALL][cache].count;
 }
 
 static void print_filters(FILE *out, const struct il_snapshot *s)
@@ -136,18 +136,18 @@ void il_view_cache_line(FILE *out, const struct il_snapshot *s)
 	uint64_t files = 0, n;
 	int c;
 
-	for (c = 0; c < IL_NCACHE; c++)
-		if (c != IL_OTHER)
+	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
+		if (c != IOLAYERS_C_OTHER)
 			files += il_cache_reads(s, c);
 	fprintf(out, "cache:");
-	for (c = 0; c < IL_NCACHE; c++) {
+	for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
 		n = il_cache_reads(s, c);
-		if (c == IL_OTHER || !files)
+		if (c == IOLAYERS_C_OTHER || !files)
 			fprintf(out, " %s %" PRIu64, il_cache_names[c], n);
 		else
 			fprintf(out, " %s %" PRIu64 " (%.1f%%)", il_cache_names[c], n,
 				100.0 * n / files);
-		fputc(c == IL_NCACHE - 1 ? '\n' : ' ', out);
+		fputc(c == IOLAYERS_NR_CACHE - 1 ? '\n' : ' ', out);
 	}
 }
 
@@ -157,10 +157,10 @@ static void table_rows(FILE *out, const struct il_snapshot *s, unsigned int mask
 	char b[5][16];
 	int l;
 
-	il_layer_hist(s, IL_SYSCALL, mask, &sys);
+	il_layer_hist(s, IOLAYERS_L_SYSCALL, mask, &sys);
 	fprintf(out, "  %-8s %-8s %9s %12s %8s %8s %8s %8s %6s\n", "LAYER", "", "COUNT", "BYTES",
 		"P50", "P90", "P99", "MAX", "SHARE");
-	for (l = 0; l < IL_NLAYERS; l++) {
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
 		il_layer_hist(s, l, mask, &h);
 		if (!h.count)
 			continue;
@@ -183,7 +183,7 @@ void il_view_table(FILE *out, const struct il_snapshot *s)
 	int c;
 
 	print_filters(out, s);
-	for (c = 0; c < IL_NCACHE; c++) {
+	for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
 		if (!il_cache_reads(s, c))
 			continue;
 		fprintf(out, "\n%s: %" PRIu64 " reads\n", il_cache_names[c], il_cache_reads(s, c));
@@ -200,7 +200,7 @@ void il_print_log2_hist(FILE *out, const struct il_hist *h, const char *label, i
 	uint64_t max = 0;
 	int i, first = -1, last = -1, j, stars;
 
-	for (i = 0; i < IL_BUCKETS; i++) {
+	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
 		if (!h->buckets[i])
 			continue;
 		if (first < 0)
@@ -236,7 +236,7 @@ void il_view_hist(FILE *out, const struct il_snapshot *s, unsigned int mask, int
 	int l;
 
 	print_filters(out, s);
-	for (l = 0; l < IL_NLAYERS; l++) {
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
 		il_layer_hist(s, l, mask, &h);
 		if (!h.count)
 			continue;
@@ -263,7 +263,7 @@ const struct il_flow *il_pick_flow(const struct il_flows *fl, uint64_t seq, int 
 		}
 		if (cache >= 0 && f->cache != cache)
 			continue;
-		if (!best || f->lat[IL_SYSCALL] > best->lat[IL_SYSCALL])
+		if (!best || f->lat[IOLAYERS_L_SYSCALL] > best->lat[IOLAYERS_L_SYSCALL])
 			best = f;
 	}
 	return best;
@@ -291,7 +291,7 @@ static void tl_line(FILE *out, const char *tree, const char *what, int64_t off, 
 		fprintf(out, "%s%*s %s\n", col, 34 - display_width(col), "", at);
 }
 
-/* Seed 000's ASCII timeline of one read, offsets from sys_enter. */
+/* The ASCII timeline of one read, every layer's start and end as offsets from sys_enter. */
 void il_view_timeline(FILE *out, const struct il_flow *f)
 {
 	char note[160], a[16], b[16], c[16];
@@ -311,31 +311,31 @@ void il_view_timeline(FILE *out, const struct il_flow *f)
 	if (f->queue_off >= 0)
 		tl_line(out, "\u2502   \u251c\u2500 ", "block_bio_queue (first)", f->queue_off, "");
 	if (blk) {
-		snprintf(note, sizeof(note), "Q %s", il_fmt_ns(a, sizeof(a), (double)f->lat[IL_QUEUE]));
+		snprintf(note, sizeof(note), "Q %s", il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_QUEUE]));
 		tl_line(out, "\u2502   \u251c\u2500 ", "block_rq_issue (first)", f->issue_off, note);
 	}
 	if (f->device_off >= 0) {
 		snprintf(note, sizeof(note), "Device %s",
-			 il_fmt_ns(a, sizeof(a), (double)f->lat[IL_DEVICE]));
+			 il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_DEVICE]));
 		tl_line(out, "\u2502   \u251c\u2500 ", "nvme_complete_rq (last)", f->device_off, note);
 	}
 	if (blk) {
 		snprintf(note, sizeof(note), "S %s; %" PRId64 " request%s, %" PRId64 " bytes, "
-			 "readahead %" PRId64, il_fmt_ns(a, sizeof(a), (double)f->lat[IL_SERVICE]),
+			 "readahead %" PRId64, il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_SERVICE]),
 			 f->rqs, f->rqs == 1 ? "" : "s", f->rq_bytes, f->ra_bytes);
 		tl_line(out, "\u2502   \u2514\u2500 ", "block_rq_complete (last)", f->done_off, note);
 	}
 	if (f->fs_off >= 0) {
-		snprintf(note, sizeof(note), "FS %s", il_fmt_ns(a, sizeof(a), (double)f->lat[IL_FS]));
-		tl_line(out, "\u251c\u2500 ", "fs read_iter returns", f->fs_off + f->lat[IL_FS], note);
+		snprintf(note, sizeof(note), "FS %s", il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_FS]));
+		tl_line(out, "\u251c\u2500 ", "fs read_iter returns", f->fs_off + f->lat[IOLAYERS_L_FS], note);
 	}
 	if (f->vfs_off >= 0) {
-		snprintf(note, sizeof(note), "VFS %s", il_fmt_ns(b, sizeof(b), (double)f->lat[IL_VFS]));
-		tl_line(out, "\u251c\u2500 ", "vfs_read returns", f->vfs_off + f->lat[IL_VFS], note);
+		snprintf(note, sizeof(note), "VFS %s", il_fmt_ns(b, sizeof(b), (double)f->lat[IOLAYERS_L_VFS]));
+		tl_line(out, "\u251c\u2500 ", "vfs_read returns", f->vfs_off + f->lat[IOLAYERS_L_VFS], note);
 	}
 	snprintf(note, sizeof(note), "syscall %s",
-		 il_fmt_ns(c, sizeof(c), (double)f->lat[IL_SYSCALL]));
-	tl_line(out, "\u2514\u2500 ", "sys_exit", f->lat[IL_SYSCALL], note);
+		 il_fmt_ns(c, sizeof(c), (double)f->lat[IOLAYERS_L_SYSCALL]));
+	tl_line(out, "\u2514\u2500 ", "sys_exit", f->lat[IOLAYERS_L_SYSCALL], note);
 }
 
 static void ms_col(FILE *out, int64_t ns)
@@ -353,16 +353,16 @@ void il_view_slow(FILE *out, const struct il_flows *fl)
 
 	fprintf(out, "%-10s %-15s %7s %10s %12s %-7s", "END(s)", "COMM", "TID", "BYTES",
 		"OFF", "CACHE");
-	for (l = 0; l < IL_NLAYERS; l++)
-		fprintf(out, " %8s", l == IL_SYSCALL ? "SYS(ms)" : il_layer_names[l]);
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
+		fprintf(out, " %8s", l == IOLAYERS_L_SYSCALL ? "SYS(ms)" : il_layer_names[l]);
 	fputc('\n', out);
 	for (i = 0; i < fl->n; i++) {
 		const struct il_flow *f = &fl->v[i];
 
 		fprintf(out, "%-10.6f %-15s %7" PRId64 " %10" PRId64 " %12" PRId64 " %-7s",
-			(f->start_ns + f->lat[IL_SYSCALL]) / 1e9, f->comm, f->tid, f->ret, f->pos,
+			(f->start_ns + f->lat[IOLAYERS_L_SYSCALL]) / 1e9, f->comm, f->tid, f->ret, f->pos,
 			il_cache_names[f->cache]);
-		for (l = 0; l < IL_NLAYERS; l++)
+		for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 			ms_col(out, f->lat[l]);
 		fputc('\n', out);
 	}
@@ -405,7 +405,7 @@ static void json_hist(FILE *out, const struct il_hist *h)
 			h->min_ns, h->max_ns, il_hist_percentile(h, 50), il_hist_percentile(h, 90),
 			il_hist_percentile(h, 99));
 	fprintf(out, ", \"buckets\": [");
-	for (i = 0; i < IL_BUCKETS; i++) {
+	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
 		if (!h->buckets[i])
 			continue;
 		fprintf(out, "%s{\"low_ns\": %" PRIu64 ", \"high_ns\": %" PRIu64 ", \"count\": %"
@@ -436,13 +436,13 @@ static void json_flows(FILE *out, const struct il_flows *fl)
 		fprintf(out, "\"pos\": %" PRId64 ", ", f->pos);
 		json_i64(out, "req", f->req, 0);
 		fprintf(out, "\"ret\": %" PRId64 ", \"latency_ns\": {", f->ret);
-		for (l = 0; l < IL_NLAYERS; l++) {
+		for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
 			fprintf(out, "\"%s\": ", il_layer_names[l]);
 			if (f->lat[l] < 0)
 				fprintf(out, "null");
 			else
 				fprintf(out, "%" PRId64, f->lat[l]);
-			fprintf(out, "%s", l == IL_NLAYERS - 1 ? "}, " : ", ");
+			fprintf(out, "%s", l == IOLAYERS_NR_LAYERS - 1 ? "}, " : ", ");
 		}
 		json_i64(out, "bios", f->bios, 0);
 		json_i64(out, "requests", f->rqs, 0);
@@ -463,7 +463,7 @@ static void json_flows(FILE *out, const struct il_flows *fl)
 	fprintf(out, "%s]", fl->n ? "\n  " : "");
 }
 
-/* -j: one strict JSON object (schema in Documentation/reader.rst). */
+/* -j: one strict JSON object (schema in Documentation/iolayers.rst, JSON). */
 void il_view_json(FILE *out, const struct il_snapshot *s)
 {
 	struct il_hist h;
@@ -500,15 +500,15 @@ void il_view_json(FILE *out, const struct il_snapshot *s)
 		fprintf(out, ": %" PRIu64, s->counters[i].value);
 	}
 	fprintf(out, "\n  },\n  \"cache\": {");
-	for (c = 0; c < IL_NCACHE; c++)
+	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
 		fprintf(out, "%s\"%s\": %" PRIu64, c ? ", " : "", il_cache_names[c],
 			il_cache_reads(s, c));
 	fprintf(out, "},\n  \"layers\": {");
-	for (l = 0; l < IL_NLAYERS; l++) {
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
 		fprintf(out, "%s\n    \"%s\": {\"all\": ", l ? "," : "", il_layer_names[l]);
 		il_layer_hist(s, l, ~0U, &h);
 		json_hist(out, &h);
-		for (c = 0; c < IL_NCACHE; c++) {
+		for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
 			fprintf(out, ",\n      \"%s\": ", il_cache_names[c]);
 			json_hist(out, &s->hist[l][c]);
 		}
@@ -533,12 +533,12 @@ void il_view_prometheus(FILE *out, const struct il_snapshot *s)
 	fprintf(out, "# HELP iolayers_latency_seconds Per read() latency of each layer "
 		"(queue/service/device: the read's longest request).\n"
 		"# TYPE iolayers_latency_seconds histogram\n");
-	for (l = 0; l < IL_NLAYERS; l++) {
-		for (c = 0; c < IL_NCACHE; c++) {
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
+		for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
 			const struct il_hist *h = &s->hist[l][c];
 			uint64_t cum = 0;
 
-			for (i = 0; i < IL_BUCKETS; i++) {
+			for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
 				cum += h->buckets[i];
 				if (i < PROM_FIRST || i > PROM_LAST)
 					continue;
@@ -557,13 +557,13 @@ void il_view_prometheus(FILE *out, const struct il_snapshot *s)
 	}
 	fprintf(out, "# HELP iolayers_reads_total read() calls of the followed processes by "
 		"cache state.\n# TYPE iolayers_reads_total counter\n");
-	for (c = 0; c < IL_NCACHE; c++)
+	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
 		fprintf(out, "iolayers_reads_total{cache=\"%s\"} %" PRIu64 "\n", il_cache_names[c],
 			il_cache_reads(s, c));
 	fprintf(out, "# HELP iolayers_bytes_total Bytes each layer returned, by cache state.\n"
 		"# TYPE iolayers_bytes_total counter\n");
-	for (l = 0; l < IL_NLAYERS; l++)
-		for (c = 0; c < IL_NCACHE; c++)
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
+		for (c = 0; c < IOLAYERS_NR_CACHE; c++)
 			fprintf(out, "iolayers_bytes_total{layer=\"%s\",cache=\"%s\"} %" PRIu64 "\n",
 				il_layer_names[l], il_cache_names[c], s->hist[l][c].bytes);
 	fprintf(out, "# HELP iolayers_probe_hits_total Events seen per probe point.\n"
@@ -598,7 +598,7 @@ void il_view_prometheus(FILE *out, const struct il_snapshot *s)
 }
 
 /* Layer colours of the SVG, and of its legend. */
-static const char *const svg_colour[IL_NLAYERS] = {
+static const char *const svg_colour[IOLAYERS_NR_LAYERS] = {
 	"#c6dbef", "#6baed6", "#2171b5", "#fdae6b", "#e6550d", "#31a354",
 };
 
@@ -607,7 +607,7 @@ static int cmp_slowest(const void *a, const void *b)
 	const struct il_flow *x = *(const struct il_flow *const *)a;
 	const struct il_flow *y = *(const struct il_flow *const *)b;
 
-	return (x->lat[IL_SYSCALL] < y->lat[IL_SYSCALL]) - (x->lat[IL_SYSCALL] > y->lat[IL_SYSCALL]);
+	return (x->lat[IOLAYERS_L_SYSCALL] < y->lat[IOLAYERS_L_SYSCALL]) - (x->lat[IOLAYERS_L_SYSCALL] > y->lat[IOLAYERS_L_SYSCALL]);
 }
 
 static void svg_seg(FILE *out, double x0, double scale, int64_t off, int64_t len, double y,
@@ -647,8 +647,8 @@ int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
 	if (n > max)
 		n = max;
 	for (i = 0; i < n; i++)
-		if (v[i]->lat[IL_SYSCALL] > tmax)
-			tmax = v[i]->lat[IL_SYSCALL];
+		if (v[i]->lat[IOLAYERS_L_SYSCALL] > tmax)
+			tmax = v[i]->lat[IOLAYERS_L_SYSCALL];
 	scale = width / tmax;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -656,7 +656,7 @@ int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
 		90 + row * (n + 1));
 	fprintf(out, "<text x=\"10\" y=\"18\" font-size=\"14\">iolayers %s: the %d slowest "
 		"reads, each from its sys_enter</text>\n", s->version, n);
-	for (l = 0; l < IL_NLAYERS; l++)
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 		fprintf(out, "<rect x=\"%d\" y=\"28\" width=\"12\" height=\"10\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"37\">%s</text>\n", 10 + 110 * l, svg_colour[l],
 			26 + 110 * l, il_layer_names[l]);
@@ -673,18 +673,18 @@ int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
 		y = 70 + row * i;
 		fprintf(out, "<text x=\"10\" y=\"%.1f\">#%" PRIu64 " %.10s %s %" PRId64 "B</text>\n",
 			y + 12, f->seq, f->comm, il_cache_names[f->cache], f->ret);
-		svg_seg(out, x0, scale, 0, f->lat[IL_SYSCALL], y, 14, IL_SYSCALL, f);
-		svg_seg(out, x0, scale, f->vfs_off, f->lat[IL_VFS], y + 2, 10, IL_VFS, f);
-		svg_seg(out, x0, scale, f->fs_off, f->lat[IL_FS], y + 4, 6, IL_FS, f);
+		svg_seg(out, x0, scale, 0, f->lat[IOLAYERS_L_SYSCALL], y, 14, IOLAYERS_L_SYSCALL, f);
+		svg_seg(out, x0, scale, f->vfs_off, f->lat[IOLAYERS_L_VFS], y + 2, 10, IOLAYERS_L_VFS, f);
+		svg_seg(out, x0, scale, f->fs_off, f->lat[IOLAYERS_L_FS], y + 4, 6, IOLAYERS_L_FS, f);
 		if (f->rqs > 0) {
 			svg_seg(out, x0, scale, f->queue_off, f->issue_off - f->queue_off, y + 5, 4,
-				IL_QUEUE, f);
+				IOLAYERS_L_QUEUE, f);
 			svg_seg(out, x0, scale, f->issue_off, f->done_off - f->issue_off, y + 5, 4,
-				IL_SERVICE, f);
+				IOLAYERS_L_SERVICE, f);
 		}
 		if (f->device_off >= 0)
-			svg_seg(out, x0, scale, f->device_off - f->lat[IL_DEVICE], f->lat[IL_DEVICE],
-				y + 11, 2, IL_DEVICE, f);
+			svg_seg(out, x0, scale, f->device_off - f->lat[IOLAYERS_L_DEVICE], f->lat[IOLAYERS_L_DEVICE],
+				y + 11, 2, IOLAYERS_L_DEVICE, f);
 	}
 	fprintf(out, "</svg>\n");
 	free(v);
@@ -704,8 +704,8 @@ void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
 	*d = *now;
 	d->flows.v = d->slow.v = NULL;
 	d->flows.n = d->slow.n = 0;
-	for (l = 0; l < IL_NLAYERS; l++)
-		for (c = 0; c < IL_NCACHE; c++) {
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
+		for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
 			struct il_hist *h = &d->hist[l][c];
 			const struct il_hist *b = &before->hist[l][c];
 			int lo = -1, hi = -1;
@@ -715,7 +715,7 @@ void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
 			h->count -= b->count;
 			h->sum_ns -= b->sum_ns;
 			h->bytes -= b->bytes;
-			for (i = 0; i < IL_BUCKETS; i++) {
+			for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
 				h->buckets[i] -= b->buckets[i];
 				if (h->buckets[i]) {
 					if (lo < 0)

@@ -9,12 +9,8 @@
 #include "iolayers.h"
 #include "../include/uapi/iolayers.h"
 
-const char *const il_layer_names[IL_NLAYERS] = {
-	"syscall", "vfs", "fs", "queue", "service", "device",
-};
-const char *const il_cache_names[IL_NCACHE] = {
-	"HIT", "MISS", "PARTIAL", "DIRECT", "other", "UNK",
-};
+const char *const il_layer_names[IOLAYERS_NR_LAYERS] = IOLAYERS_LAYER_NAMES;
+const char *const il_cache_names[IOLAYERS_NR_CACHE] = IOLAYERS_CACHE_NAMES;
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -252,7 +248,7 @@ int il_parse_stats(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 
 int il_cache_index(const char *name)
 {
-	return name_index(il_cache_names, IL_NCACHE, name);
+	return name_index(il_cache_names, IOLAYERS_NR_CACHE, name);
 }
 
 static void hist_init(struct il_snapshot *s)
@@ -260,8 +256,8 @@ static void hist_init(struct il_snapshot *s)
 	int l, c;
 
 	memset(s->hist, 0, sizeof(s->hist));
-	for (l = 0; l < IL_NLAYERS; l++)
-		for (c = 0; c < IL_NCACHE; c++)
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
+		for (c = 0; c < IOLAYERS_NR_CACHE; c++)
 			s->hist[l][c].min_ns = UINT64_MAX;
 }
 
@@ -289,7 +285,7 @@ int il_parse_hist(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 				   layer, cache, &t.count, &t.sum_ns, &t.min_ns, &t.max_ns, &t.bytes,
 				   &extra) != 7 || !t.count || t.min_ns > t.max_ns)
 				return fail(err, errlen, "hist: line %d is garbled", lineno);
-			l = name_index(il_layer_names, IL_NLAYERS, layer);
+			l = name_index(il_layer_names, IOLAYERS_NR_LAYERS, layer);
 			c = il_cache_index(cache);
 			if (l < 0 || c < 0)
 				return fail(err, errlen, "hist: line %d: unknown layer or cache state",
@@ -305,10 +301,10 @@ int il_parse_hist(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 		if (!h || sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %c", &lo, &hi, &n,
 				 &extra) != 3)
 			return fail(err, errlen, "hist: line %d is garbled", lineno);
-		for (i = 0; i < IL_BUCKETS; i++)
+		for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++)
 			if (lo == (i ? 1ULL << i : 0))
 				break;
-		if (i == IL_BUCKETS || hi != (i == IL_BUCKETS - 1 ? UINT64_MAX : (2ULL << i) - 1) ||
+		if (i == IOLAYERS_HIST_BUCKETS || hi != (i == IOLAYERS_HIST_BUCKETS - 1 ? UINT64_MAX : (2ULL << i) - 1) ||
 		    h->buckets[i] || !n || n > h->count - in)
 			return fail(err, errlen, "hist: line %d: bad bucket", lineno);
 		h->buckets[i] = n;
@@ -331,10 +327,10 @@ static const struct {
 	COL("seq", COL_U64, seq), COL("start_ns", COL_I64, start_ns), COL("tid", COL_I64, tid), COL("tgid", COL_I64, tgid),
 	COL("comm", COL_STR, comm), COL("syscall", COL_STR, syscall), COL("fd", COL_I64, fd),
 	COL("pos", COL_I64, pos), COL("req", COL_I64, req), COL("ret", COL_I64, ret),
-	COL("cache", COL_CACHE, cache), COL("syscall_ns", COL_I64, lat[IL_SYSCALL]),
-	COL("vfs_ns", COL_I64, lat[IL_VFS]), COL("fs_ns", COL_I64, lat[IL_FS]),
-	COL("queue_ns", COL_I64, lat[IL_QUEUE]), COL("service_ns", COL_I64, lat[IL_SERVICE]),
-	COL("device_ns", COL_I64, lat[IL_DEVICE]), COL("bios", COL_I64, bios),
+	COL("cache", COL_CACHE, cache), COL("syscall_ns", COL_I64, lat[IOLAYERS_L_SYSCALL]),
+	COL("vfs_ns", COL_I64, lat[IOLAYERS_L_VFS]), COL("fs_ns", COL_I64, lat[IOLAYERS_L_FS]),
+	COL("queue_ns", COL_I64, lat[IOLAYERS_L_QUEUE]), COL("service_ns", COL_I64, lat[IOLAYERS_L_SERVICE]),
+	COL("device_ns", COL_I64, lat[IOLAYERS_L_DEVICE]), COL("bios", COL_I64, bios),
 	COL("rqs", COL_I64, rqs), COL("bio_bytes", COL_I64, bio_bytes),
 	COL("rq_bytes", COL_I64, rq_bytes), COL("ra_bytes", COL_I64, ra_bytes),
 	COL("requeues", COL_I64, requeues), COL("errors", COL_I64, errors),
@@ -443,7 +439,7 @@ void il_hist_merge(struct il_hist *into, const struct il_hist *h)
 	into->count += h->count;
 	into->sum_ns += h->sum_ns;
 	into->bytes += h->bytes;
-	for (i = 0; i < IL_BUCKETS; i++)
+	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++)
 		into->buckets[i] += h->buckets[i];
 }
 
@@ -460,7 +456,7 @@ uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct)
 	rank = (h->count * pct + 99) / 100;
 	if (rank < 1)
 		rank = 1;
-	for (i = 0; i < IL_BUCKETS; i++) {
+	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
 		uint64_t c = h->buckets[i];
 
 		if (!c || cum + c < rank) {

@@ -9,50 +9,6 @@
 #include <uapi/iolayers.h>
 
 /**
- * enum iolayers_layer - Layers that have a latency histogram.
- * @IOLAYERS_L_SYSCALL: sys_enter to sys_exit of a read-family syscall
- * @IOLAYERS_L_VFS: vfs_read entry to return
- * @IOLAYERS_L_FS: the file system's read_iter (ext4) or filemap_read
- * @IOLAYERS_L_QUEUE: BLOCK queue latency, insert (or bio queued) to issue;
- *	per read, the longest of its requests'
- * @IOLAYERS_L_SERVICE: BLOCK service latency, issue to completion (longest)
- * @IOLAYERS_L_DEVICE: DEVICE latency, nvme_setup_cmd to nvme_complete_rq
- *	(longest)
- * @IOLAYERS_NR_LAYERS: number of layers
- */
-enum iolayers_layer {
-	IOLAYERS_L_SYSCALL,
-	IOLAYERS_L_VFS,
-	IOLAYERS_L_FS,
-	IOLAYERS_L_QUEUE,
-	IOLAYERS_L_SERVICE,
-	IOLAYERS_L_DEVICE,
-	IOLAYERS_NR_LAYERS,
-};
-
-/**
- * enum iolayers_cache - How the page cache served one read().
- * @IOLAYERS_C_HIT: no page of the range was added and the read did not wait
- *	on I/O
- * @IOLAYERS_C_MISS: every page of the range was added during the read
- * @IOLAYERS_C_PARTIAL: some pages were added, or none but the read waited
- *	on I/O already in flight (e.g. async readahead)
- * @IOLAYERS_C_DIRECT: O_DIRECT, the page cache was bypassed
- * @IOLAYERS_C_OTHER: not a file system read (pipe, socket, procfs, 9p...)
- * @IOLAYERS_C_UNK: undecidable because the FS layer could not be attached
- * @IOLAYERS_NR_CACHE: number of states
- */
-enum iolayers_cache {
-	IOLAYERS_C_HIT,
-	IOLAYERS_C_MISS,
-	IOLAYERS_C_PARTIAL,
-	IOLAYERS_C_DIRECT,
-	IOLAYERS_C_OTHER,
-	IOLAYERS_C_UNK,
-	IOLAYERS_NR_CACHE,
-};
-
-/**
  * struct iolayers_hist - One layer's histogram (per CPU, or a sum of them).
  * @buckets: counts per log2 bucket of latency in ns (see iolayers_log2_bucket())
  * @count: number of samples

@@ -15,6 +15,60 @@
 /* Number of log2 buckets in every histogram: bucket i holds [2^i, 2^(i+1)). */
 #define IOLAYERS_HIST_BUCKETS	64
 
+/**
+ * enum iolayers_layer - Layers that have a latency histogram.
+ * @IOLAYERS_L_SYSCALL: sys_enter to sys_exit of a read-family syscall
+ * @IOLAYERS_L_VFS: vfs_read (or vfs_readv) entry to the syscall's exit
+ * @IOLAYERS_L_FS: the outermost FS call's entry (ext4_file_read_iter or
+ *	filemap_read) to the syscall's exit
+ * @IOLAYERS_L_QUEUE: BLOCK queue latency, insert (or bio queued) to issue;
+ *	per read, the longest of its requests'
+ * @IOLAYERS_L_SERVICE: BLOCK service latency, issue to completion (longest)
+ * @IOLAYERS_L_DEVICE: DEVICE latency, nvme_setup_cmd to nvme_complete_rq
+ *	(longest)
+ * @IOLAYERS_NR_LAYERS: number of layers
+ */
+enum iolayers_layer {
+	IOLAYERS_L_SYSCALL,
+	IOLAYERS_L_VFS,
+	IOLAYERS_L_FS,
+	IOLAYERS_L_QUEUE,
+	IOLAYERS_L_SERVICE,
+	IOLAYERS_L_DEVICE,
+	IOLAYERS_NR_LAYERS,
+};
+
+/**
+ * enum iolayers_cache - How the page cache served one read().
+ * @IOLAYERS_C_HIT: no page of the range was added and the read did not wait
+ *	on I/O
+ * @IOLAYERS_C_MISS: every page of the range was added during the read
+ * @IOLAYERS_C_PARTIAL: some pages were added, or none but the read waited
+ *	on I/O already in flight (e.g. async readahead)
+ * @IOLAYERS_C_DIRECT: O_DIRECT, the page cache was bypassed
+ * @IOLAYERS_C_OTHER: not a file system read (pipe, socket, procfs, 9p...)
+ * @IOLAYERS_C_UNK: undecidable because the FS layer could not be attached
+ * @IOLAYERS_NR_CACHE: number of states
+ */
+enum iolayers_cache {
+	IOLAYERS_C_HIT,
+	IOLAYERS_C_MISS,
+	IOLAYERS_C_PARTIAL,
+	IOLAYERS_C_DIRECT,
+	IOLAYERS_C_OTHER,
+	IOLAYERS_C_UNK,
+	IOLAYERS_NR_CACHE,
+};
+
+/*
+ * Their names in `summary`, `hist` and `flows`, in enum order; and the
+ * read-family syscalls' in the syscall column of `flows` (read, pread64,
+ * readv, preadv, preadv2).
+ */
+#define IOLAYERS_LAYER_NAMES	{ "syscall", "vfs", "fs", "queue", "service", "device" }
+#define IOLAYERS_CACHE_NAMES	{ "HIT", "MISS", "PARTIAL", "DIRECT", "other", "UNK" }
+#define IOLAYERS_SYSCALL_NAMES	{ "read", "pread64", "readv", "preadv", "preadv2" }
+
 #define IOLAYERS_FILE_VERSION	"version"
 #define IOLAYERS_FILE_LAYERS	"layers"
 #define IOLAYERS_FILE_STATS	"stats"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# In-guest part of `make demo`: seed 000's two scenarios (fio randread,
+# In-guest part of `make demo`: fio's 4 KiB and 128 MiB random reads (randread,
 # ioengine=sync, direct=0, bs=4k and bs=128m, on a 256 MiB file after
 # drop_caches), each under iolayers.ko pid=<fio>: the summary, the flow
 # of one MISS read through all five layers, the reader's table.

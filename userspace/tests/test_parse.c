@@ -48,14 +48,14 @@ static void test_real_6_1(void)
 	EXPECT(il_counter(&s, "nope", &v) == -1);
 	EXPECT(s.ncounters == 4 * 7 + 8);
 	/* Histograms: the module's summary has the same counts and p50s. */
-	EXPECT(s.hist[IL_SYSCALL][IL_DIRECT].count == 2823);
-	EXPECT(s.hist[IL_SYSCALL][IL_OTHER].count == 9);
-	EXPECT(il_hist_percentile(&s.hist[IL_SERVICE][IL_DIRECT], 50) == 76061);
-	for (l = IL_QUEUE; l < IL_NLAYERS; l++)
-		EXPECT(s.hist[l][IL_DIRECT].bytes == 11563008);
+	EXPECT(s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_DIRECT].count == 2823);
+	EXPECT(s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_OTHER].count == 9);
+	EXPECT(il_hist_percentile(&s.hist[IOLAYERS_L_SERVICE][IOLAYERS_C_DIRECT], 50) == 76061);
+	for (l = IOLAYERS_L_QUEUE; l < IOLAYERS_NR_LAYERS; l++)
+		EXPECT(s.hist[l][IOLAYERS_C_DIRECT].bytes == 11563008);
 	EXPECT(s.flows.n == 256);
-	EXPECT(s.flows.n && s.flows.v[0].seq == 7278593 && s.flows.v[0].cache == IL_DIRECT);
-	EXPECT(s.flows.n && s.flows.v[0].lat[IL_DEVICE] == 79750 && s.flows.v[0].done_off == 108040);
+	EXPECT(s.flows.n && s.flows.v[0].seq == 7278593 && s.flows.v[0].cache == IOLAYERS_C_DIRECT);
+	EXPECT(s.flows.n && s.flows.v[0].lat[IOLAYERS_L_DEVICE] == 79750 && s.flows.v[0].done_off == 108040);
 	EXPECT(s.flows.n && s.flows.v[0].start_ns == 18946277724LL && s.flows.v[0].pos == 24481792);
 	EXPECT(s.slow.n == 2);
 	il_snapshot_free(&s);
@@ -212,16 +212,16 @@ static void test_hist_and_flows(void)
 			    "layer fs cache HIT count 1 sum_ns 1 min_ns 1 max_ns 1 bytes 5\n"
 			    "                   0                    1            1\n",
 			    err, sizeof(err)) == 0);
-	EXPECT(s.hist[IL_SYSCALL][IL_MISS].count == 3);
-	EXPECT(s.hist[IL_SYSCALL][IL_MISS].buckets[10] == 2);
-	EXPECT(s.hist[IL_SYSCALL][IL_MISS].buckets[11] == 1);
-	EXPECT(s.hist[IL_FS][IL_HIT].buckets[0] == 1);
-	EXPECT(s.hist[IL_VFS][IL_HIT].count == 0);
+	EXPECT(s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].count == 3);
+	EXPECT(s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].buckets[10] == 2);
+	EXPECT(s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].buckets[11] == 1);
+	EXPECT(s.hist[IOLAYERS_L_FS][IOLAYERS_C_HIT].buckets[0] == 1);
+	EXPECT(s.hist[IOLAYERS_L_VFS][IOLAYERS_C_HIT].count == 0);
 	/* rank 2 of 3 is the last sample of bucket 10: 1024 + 1024 * 2 / 2 */
-	EXPECT(il_hist_percentile(&s.hist[IL_SYSCALL][IL_MISS], 50) == 2048);
+	EXPECT(il_hist_percentile(&s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS], 50) == 2048);
 	/* clamped to the exact max; p0 is the first sample's place: 1024 + 1024 / 2 */
-	EXPECT(il_hist_percentile(&s.hist[IL_SYSCALL][IL_MISS], 100) == 3500);
-	EXPECT(il_hist_percentile(&s.hist[IL_SYSCALL][IL_MISS], 0) == 1536);
+	EXPECT(il_hist_percentile(&s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS], 100) == 3500);
+	EXPECT(il_hist_percentile(&s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS], 0) == 1536);
 
 	EXPECT(parse_flows_string(&fl,
 				  "seq start_ns tid tgid comm syscall fd pos req ret cache syscall_ns vfs_ns fs_ns "
@@ -232,12 +232,12 @@ static void test_hist_and_flows(void)
 				  "8 200 5 5 fio pread64 3 8192 4096 4096 HIT 90 80 70 - - - 0 0 0 0 0 0 0 5 9 - - - - y\n",
 				  err, sizeof(err)) == 0);
 	EXPECT(fl.n == 2);
-	EXPECT(fl.n == 2 && fl.v[0].seq == 7 && fl.v[0].cache == IL_MISS && fl.v[0].lat[IL_DEVICE] == 480);
-	EXPECT(fl.n == 2 && fl.v[1].pos == 8192 && fl.v[1].lat[IL_QUEUE] == -1 && fl.v[1].queue_off == -1);
+	EXPECT(fl.n == 2 && fl.v[0].seq == 7 && fl.v[0].cache == IOLAYERS_C_MISS && fl.v[0].lat[IOLAYERS_L_DEVICE] == 480);
+	EXPECT(fl.n == 2 && fl.v[1].pos == 8192 && fl.v[1].lat[IOLAYERS_L_QUEUE] == -1 && fl.v[1].queue_off == -1);
 	EXPECT(fl.n == 2 && !strcmp(fl.v[1].syscall, "pread64") && fl.v[1].start_ns == 200);
 	EXPECT(il_pick_flow(&fl, 0, -1) == &fl.v[0]);
 	EXPECT(il_pick_flow(&fl, 8, -1) == &fl.v[1]);
-	EXPECT(il_pick_flow(&fl, 0, IL_HIT) == &fl.v[1]);
+	EXPECT(il_pick_flow(&fl, 0, IOLAYERS_C_HIT) == &fl.v[1]);
 	EXPECT(il_pick_flow(&fl, 99, -1) == NULL);
 	free(fl.v);
 }

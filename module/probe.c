@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The probe registry: attaches and detaches every layer's probe points
+ * (tracepoints found by name, also in modules loaded later; function
+ * entries through ftrace), counts their hits and handler cost, and shows
+ * them in `layers` and `stats`.
+ */
+
+#define pr_fmt(fmt) "iolayers: " fmt
+
+#include <linux/ftrace.h>
+#include <linux/kallsyms.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
+#include <linux/printk.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <iolayers/probe.h>
+
+/* empty=1 (settings.c): the floor, every handler returns at once. */
+bool iolayers_empty __read_mostly;
+
+/* The layers handed over at load, in the order `layers` shows them. */
+static struct iolayers_layer_probes *const *iolayers_layers;
+static unsigned int iolayers_nr_layers;
+/* Serialises attaching and detaching against the module notifier. */
+static DEFINE_MUTEX(iolayers_probe_lock);
+static bool iolayers_notifier_on;
+
+/* The cost of one local_clock() read, in ns; see iolayers_clock_calibrate(). */
+static u64 iolayers_clock_ns;
+
+/*
+ * The probe point after @p (the first one when @p is NULL) over all the
+ * layers, @li holding @p's layer; NULL after the last.
+ */
+static struct iolayers_probe *iolayers_probe_next(unsigned int *li, struct iolayers_probe *p)
+{
+	const struct iolayers_layer_probes *l;
+
+	if (p) {
+		l = iolayers_layers[*li];
+		if (++p < l->probes + l->nr_probes)
+			return p;
+		(*li)++;
+	} else {
+		*li = 0;
+	}
+	for (; *li < iolayers_nr_layers; (*li)++)
+		if (iolayers_layers[*li]->nr_probes)
+			return iolayers_layers[*li]->probes;
+	return NULL;
+}
+
+static const char *iolayers_kind_name(enum iolayers_probe_kind kind)
+{
+	return kind == IOLAYERS_FENTRY ? "fentry" : "tracepoint";
+}
+
+static const char *iolayers_state_name(enum iolayers_probe_state state)
+{
+	switch (state) {
+	case IOLAYERS_PROBE_ATTACHED:
+		return "attached";
+	case IOLAYERS_PROBE_MISSING:
+		return "missing";
+	case IOLAYERS_PROBE_FAILED:
+		return "failed";
+	default:
+		return "detached";
+	}
+}
+
+/* A probe point that is not there disables what it measures, not the load. */
+static void iolayers_probe_missing(struct iolayers_probe *p, int err)
+{
+	p->state = IOLAYERS_PROBE_MISSING;
+	p->err = err;
+	if (p->optional)
+		pr_info("%s %s unavailable, optional: the %s layer goes on without it\n",
+			iolayers_kind_name(p->kind), p->name, p->layer);
+	else if (p->kind == IOLAYERS_TRACEPOINT)
+		pr_warn("tracepoint %s not found, %s layer disabled until a module that has it is loaded\n",
+			p->name, p->layer);
+	else
+		pr_warn("function entry %s unavailable (%d), %s layer disabled\n",
+			p->name, err, p->layer);
+}
+
+static void iolayers_probe_failed(struct iolayers_probe *p, int err)
+{
+	p->state = IOLAYERS_PROBE_FAILED;
+	p->err = err;
+	pr_warn("%s %s: registration failed (%d)\n", iolayers_kind_name(p->kind), p->name, err);
+}
+
+/* Function entries: an ftrace_ops per probe point, filtered to its function. */
+
+static void iolayers_fentry_attach(struct iolayers_probe *p)
+{
+	unsigned char name[KSYM_NAME_LEN];
+	int ret;
+
+	p->ops.func = p->func;
+	strscpy(name, p->name, sizeof(name));
+	/* Not there, inlined or notrace: the filter refuses it. */
+	ret = ftrace_set_filter(&p->ops, name, strlen(name), 1);
+	if (ret) {
+		iolayers_probe_missing(p, ret);
+		return;
+	}
+	ret = register_ftrace_function(&p->ops);
+	if (ret) {
+		ftrace_free_filter(&p->ops);
+		iolayers_probe_failed(p, ret);
+		return;
+	}
+	p->err = 0;
+	p->state = IOLAYERS_PROBE_ATTACHED;
+}
+
+/* unregister_ftrace_function() returns once no CPU runs the callback. */
+static void iolayers_fentry_detach(struct iolayers_probe *p)
+{
+	unregister_ftrace_function(&p->ops);
+	ftrace_free_filter(&p->ops);
+}
+
+/**
+ * iolayers_fentry_refused() - Count a function entry ftrace's recursion
+ *	guard refused.
+ * @op: the callback's ftrace_ops, a probe's
+ *
+ * Context: any (a probe callback).
+ */
+void iolayers_fentry_refused(struct ftrace_ops *op)
+{
+	atomic_long_inc(&container_of(op, struct iolayers_probe, ops)->missed);
+}
+
+/* Tracepoints: most are not exported, so they are found by name. */
+
+struct iolayers_tp_lookup {
+	const char *name;
+	struct tracepoint *found;
+};
+
+static void iolayers_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct iolayers_tp_lookup *l = priv;
+
+	if (!l->found && !strcmp(tp->name, l->name))
+		l->found = tp;
+}
+
+static void iolayers_tp_attach(struct iolayers_probe *p, struct tracepoint *tp,
+			       const struct module *owner)
+{
+	int ret = tracepoint_probe_register(tp, p->func, NULL);
+
+	if (ret) {
+		iolayers_probe_failed(p, ret);
+		return;
+	}
+	p->tp = tp;
+	p->owner = owner;
+	p->err = 0;
+	p->state = IOLAYERS_PROBE_ATTACHED;
+}
+
+/*
+ * A core-kernel tracepoint now; one in a module (NVMe's are in nvme_core)
+ * when the module notifier sees it, also for modules already loaded.
+ */
+static void iolayers_tp_attach_core(struct iolayers_probe *p)
+{
+	struct iolayers_tp_lookup l = { .name = p->name };
+
+	for_each_kernel_tracepoint(iolayers_tp_match, &l);
+	if (l.found)
+		iolayers_tp_attach(p, l.found, NULL);
+}
+
+/*
+ * The caller calls tracepoint_synchronize_unregister() before freeing
+ * anything a probe may still use.
+ */
+static void iolayers_tp_detach(struct iolayers_probe *p)
+{
+	tracepoint_probe_unregister(p->tp, p->func, NULL);
+	p->tp = NULL;
+	p->owner = NULL;
+}
+
+static void iolayers_probe_detach(struct iolayers_probe *p)
+{
+	if (p->state != IOLAYERS_PROBE_ATTACHED)
+		return;
+	if (p->kind == IOLAYERS_FENTRY)
+		iolayers_fentry_detach(p);
+	else
+		iolayers_tp_detach(p);
+	p->state = IOLAYERS_PROBE_DETACHED;
+}
+
+static void iolayers_tp_module_coming(struct module *mod)
+{
+	struct iolayers_probe *p;
+	unsigned int li;
+	unsigned int i;
+
+	for (i = 0; i < mod->num_tracepoints; i++) {
+		struct tracepoint *tp = tracepoint_ptr_deref(&mod->tracepoints_ptrs[i]);
+
+		for (p = iolayers_probe_next(&li, NULL); p; p = iolayers_probe_next(&li, p))
+			if (p->kind == IOLAYERS_TRACEPOINT &&
+			    p->state != IOLAYERS_PROBE_ATTACHED && !strcmp(tp->name, p->name)) {
+				iolayers_tp_attach(p, tp, mod);
+				if (p->state == IOLAYERS_PROBE_ATTACHED)
+					pr_info("tracepoint %s of %s attached, %s layer on\n",
+						p->name, mod->name, p->layer);
+			}
+	}
+}
+
+static void iolayers_tp_module_going(struct module *mod)
+{
+	struct iolayers_probe *p;
+	unsigned int li;
+
+	for (p = iolayers_probe_next(&li, NULL); p; p = iolayers_probe_next(&li, p))
+		if (p->state == IOLAYERS_PROBE_ATTACHED && p->owner == mod) {
+			iolayers_probe_detach(p);
+			p->state = IOLAYERS_PROBE_MISSING;
+		}
+}
+
+static int iolayers_tp_module_notify(struct notifier_block *nb, unsigned long val, void *data)
+{
+	struct tp_module *tp_mod = data;
+
+	mutex_lock(&iolayers_probe_lock);
+	if (val == MODULE_STATE_COMING)
+		iolayers_tp_module_coming(tp_mod->mod);
+	else if (val == MODULE_STATE_GOING)
+		iolayers_tp_module_going(tp_mod->mod);
+	mutex_unlock(&iolayers_probe_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block iolayers_tp_module_nb = {
+	.notifier_call = iolayers_tp_module_notify,
+};
+
+/*
+ * Every timed handler run includes about one clock read: measure it once,
+ * as the shortest of 64 back-to-back pairs (an interrupt can only lengthen
+ * a pair), so users can tell handler time from the cost of measuring it.
+ */
+static void iolayers_clock_calibrate(void)
+{
+	u64 best = U64_MAX, t0, t1;
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		preempt_disable();
+		t0 = local_clock();
+		t1 = local_clock();
+		preempt_enable();
+		best = min(best, t1 - t0);
+	}
+	iolayers_clock_ns = best;
+}
+
+/**
+ * iolayers_probes_attach() - Attach every probe point of some layers.
+ * @layers: the layers, in the order a read goes down them; they are
+ *	attached from the last to the first, each layer's table likewise,
+ *	so that nothing starts a flow before the probes below can follow it
+ * @n: entries in @layers
+ *
+ * A probe point that is missing or fails is shown as such in `layers`,
+ * with a pr_warn unless it is optional; it never fails the load.
+ * Tracepoints not in the core kernel are attached when a module that has
+ * them is loaded (or is loaded already), and let go when it goes away.
+ * Called once, before iolayers_probes_detach().
+ *
+ * Context: process context, may sleep.
+ */
+void iolayers_probes_attach(struct iolayers_layer_probes *const *layers, unsigned int n)
+{
+	struct iolayers_layer_probes *l;
+	struct iolayers_probe *p;
+	unsigned int li;
+	int i, k, ret;
+
+	iolayers_clock_calibrate();
+	mutex_lock(&iolayers_probe_lock);
+	iolayers_layers = layers;
+	iolayers_nr_layers = n;
+	for (p = iolayers_probe_next(&li, NULL); p; p = iolayers_probe_next(&li, p))
+		p->layer = layers[li]->name;
+	for (i = n - 1; i >= 0; i--) {
+		l = layers[i];
+		for (k = l->nr_probes - 1; k >= 0; k--) {
+			p = &l->probes[k];
+			if (p->kind == IOLAYERS_FENTRY)
+				iolayers_fentry_attach(p);
+			else
+				iolayers_tp_attach_core(p);
+		}
+		if (l->start)
+			l->start();
+	}
+	mutex_unlock(&iolayers_probe_lock);
+	/* Replays the modules already loaded (takes the lock itself). */
+	ret = register_tracepoint_module_notifier(&iolayers_tp_module_nb);
+	if (ret)
+		pr_warn("tracepoint module notifier failed (%d): no tracepoints of modules\n",
+			ret);
+	iolayers_notifier_on = !ret;
+	mutex_lock(&iolayers_probe_lock);
+	for (p = iolayers_probe_next(&li, NULL); p; p = iolayers_probe_next(&li, p))
+		if (p->kind == IOLAYERS_TRACEPOINT && p->state == IOLAYERS_PROBE_DETACHED)
+			iolayers_probe_missing(p, 0);
+	mutex_unlock(&iolayers_probe_lock);
+}
+
+/**
+ * iolayers_probes_detach() - Detach everything iolayers_probes_attach()
+ *	attached, layers in their order, and wait until no probe runs.
+ *
+ * Context: process context, may sleep.
+ */
+void iolayers_probes_detach(void)
+{
+	struct iolayers_layer_probes *l;
+	struct iolayers_probe *p;
+	unsigned int i;
+
+	if (iolayers_notifier_on)
+		unregister_tracepoint_module_notifier(&iolayers_tp_module_nb);
+	mutex_lock(&iolayers_probe_lock);
+	for (i = 0; i < iolayers_nr_layers; i++) {
+		l = iolayers_layers[i];
+		if (l->stop)
+			l->stop();
+		for (p = l->probes; p < l->probes + l->nr_probes; p++)
+			iolayers_probe_detach(p);
+	}
+	mutex_unlock(&iolayers_probe_lock);
+	/* No probe may still run when the module text and data go away. */
+	tracepoint_synchronize_unregister();
+}
+
+/**
+ * iolayers_layer_attached() - Is any probe point of a layer attached?
+ * @layer: the layer
+ *
+ * Context: any; the answer may change when a module comes or goes.
+ * Return: true when at least one of its probes fires.
+ */
+bool iolayers_layer_attached(const struct iolayers_layer_probes *layer)
+{
+	unsigned int i;
+
+	for (i = 0; i < layer->nr_probes; i++)
+		if (READ_ONCE(layer->probes[i].state) == IOLAYERS_PROBE_ATTACHED)
+			return true;
+	return false;
+}
+
+/**
+ * iolayers_probes_reset() - Zero every probe's counters (`reset`).
+ *
+ * Context: process context; counts racing with it may survive.
+ */
+void iolayers_probes_reset(void)
+{
+	struct iolayers_probe *p;
+	unsigned int li;
+	int cpu;
+
+	for (p = iolayers_probe_next(&li, NULL); p; p = iolayers_probe_next(&li, p)) {
+		atomic_long_set(&p->missed, 0);
+		for_each_possible_cpu(cpu)
+			memset(per_cpu_ptr(p->pcpu, cpu), 0, sizeof(struct iolayers_probe_pcpu));
+	}
+}
+
+/**
+ * iolayers_probes_show_layers() - The `layers` file: every probe point,
+ *	its layer, kind and state.
+ * @m: the seq_file
+ *
+ * Context: process context.
+ */
+void iolayers_probes_show_layers(struct seq_file *m)
+{
+	struct iolayers_probe *p;
+	unsigned int li;
+
+	seq_printf(m, "%-28s %-8s %-11s %s\n", "probe", "layer", "kind", "state");
+	mutex_lock(&iolayers_probe_lock);
+	for (p = iolayers_probe_next(&li, NULL); p; p = iolayers_probe_next(&li, p)) {
+		seq_printf(m, "%-28s %-8s %-11s %s", p->name, p->layer, iolayers_kind_name(p->kind),
+			   iolayers_state_name(p->state));
+		if (p->state == IOLAYERS_PROBE_FAILED || p->err)
+			seq_printf(m, ": %d", p->err);
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&iolayers_probe_lock);
+}
+
+/**
+ * iolayers_probes_show_stats() - The probe part of `stats`: hits, refused
+ *	entries and handler self-accounting per probe point, then the clock's
+ *	cost.
+ * @m: the seq_file
+ *
+ * Context: process context; the per-CPU sums are not atomic with respect
+ * to running probes.
+ */
+void iolayers_probes_show_stats(struct seq_file *m)
+{
+	struct iolayers_probe *p;
+	unsigned int li;
+
+	seq_printf(m, "%-28s %12s %10s %12s %10s %14s %8s\n", "probe", "hits", "nmissed",
+		   "calls", "timed", "timed_ns", "avg_ns");
+	for (p = iolayers_probe_next(&li, NULL); p; p = iolayers_probe_next(&li, p)) {
+		u64 hits = 0, calls = 0, timed = 0, ns = 0;
+		int cpu;
+
+		for_each_possible_cpu(cpu) {
+			const struct iolayers_probe_pcpu *c = per_cpu_ptr(p->pcpu, cpu);
+
+			hits += READ_ONCE(c->hits);
+			calls += READ_ONCE(c->calls);
+			timed += READ_ONCE(c->timed);
+			ns += READ_ONCE(c->ns);
+		}
+		seq_printf(m, "%-28s %12llu ", p->name, hits);
+		/* Function entries refused by the recursion guard. */
+		if (p->kind == IOLAYERS_FENTRY)
+			seq_printf(m, "%10lu", atomic_long_read(&p->missed));
+		else
+			seq_printf(m, "%10s", "-");
+		/* Self-accounting: handler runs, and the sampled mean time. */
+		seq_printf(m, " %12llu %10llu %14llu ", calls, timed, ns);
+		if (timed)
+			seq_printf(m, "%8llu\n", div64_u64(ns, timed));
+		else
+			seq_printf(m, "%8s\n", "-");
+	}
+}
+
+/**
+ * iolayers_clock_cost_ns() - What one local_clock() read costs here.
+ *
+ * Measured at load: each timed handler run includes about one.
+ *
+ * Return: nanoseconds.
+ */
+u64 iolayers_clock_cost_ns(void)
+{
+	return iolayers_clock_ns;
+}

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The settings: one table, parsed, range-checked and shown the same way
+ * whether a value comes as a module parameter at load or is written to
+ * its debugfs file at runtime.
+ */
+
+#define pr_fmt(fmt) "iolayers: " fmt
+
+#include <linux/kernel.h>
+#include <linux/kstrtox.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/moduleparam.h>
+#include <linux/printk.h>
+#include <iolayers/iolayers.h>
+#include <iolayers/flow.h>
+#include <iolayers/probe.h>
+#include <iolayers/settings.h>
+#include <iolayers/table.h>
+#include <uapi/iolayers.h>
+
+static u64 iolayers_last_reset_ns;
+
+static int iolayers_reset_set(const char *val)
+{
+	bool on;
+
+	if (kstrtobool(val, &on) || !on) {
+		pr_err_ratelimited("invalid reset '%s': write 1 to reset\n", val);
+		return -EINVAL;
+	}
+	iolayers_stats_reset();
+	WRITE_ONCE(iolayers_last_reset_ns, ktime_get_ns());
+	return 0;
+}
+
+static int iolayers_reset_show(char *buf, size_t size)
+{
+	return snprintf(buf, size, "%llu\n", READ_ONCE(iolayers_last_reset_ns));
+}
+
+/* Indexes of the settings that are module parameters. */
+enum {
+	IOLAYERS_S_PID,
+	IOLAYERS_S_COMM,
+	IOLAYERS_S_CHILDREN,
+	IOLAYERS_S_FLOWS,
+	IOLAYERS_S_SLOW_US,
+	IOLAYERS_S_EXPIRE_MS,
+	IOLAYERS_S_MAX_FLOWS,
+	IOLAYERS_S_EMPTY,
+	IOLAYERS_S_RESET,
+	IOLAYERS_NR_SETTINGS,
+};
+
+/*
+ * Every setting; iolayers_nr_settings entries.
+ * Ranges: at most an hour for times, 65536 kept flows per CPU, 2^20
+ * followed threads.
+ */
+const struct iolayers_setting iolayers_settings[] = {
+	[IOLAYERS_S_PID] = {
+		.name = IOLAYERS_FILE_PID, .kind = IOLAYERS_SET_CUSTOM, .file = true,
+		.set = iolayers_filter_set_pid, .show = iolayers_filter_show_pid,
+	},
+	[IOLAYERS_S_COMM] = {
+		.name = IOLAYERS_FILE_COMM, .kind = IOLAYERS_SET_CUSTOM, .file = true,
+		.set = iolayers_filter_set_comm, .show = iolayers_filter_show_comm,
+	},
+	[IOLAYERS_S_CHILDREN] = {
+		.name = IOLAYERS_FILE_CHILDREN, .kind = IOLAYERS_SET_CUSTOM, .file = true,
+		.set = iolayers_filter_set_children, .show = iolayers_filter_show_children,
+	},
+	[IOLAYERS_S_FLOWS] = {
+		.name = "flows", .kind = IOLAYERS_SET_UINT, .var = &iolayers_flows_kept,
+		.lo = 0, .hi = 65536,
+	},
+	[IOLAYERS_S_SLOW_US] = {
+		.name = IOLAYERS_FILE_SLOW_US, .kind = IOLAYERS_SET_US, .var = &iolayers_slow_ns,
+		.lo = 0, .hi = 3600000000U, .file = true,
+	},
+	[IOLAYERS_S_EXPIRE_MS] = {
+		.name = "expire_ms", .kind = IOLAYERS_SET_UINT, .var = &iolayers_expire_ms,
+		.lo = 100, .hi = 3600000,
+	},
+	[IOLAYERS_S_MAX_FLOWS] = {
+		.name = "max_flows", .kind = IOLAYERS_SET_UINT, .var = &iolayers_max_flows,
+		.lo = 1, .hi = 1U << 20,
+	},
+	[IOLAYERS_S_EMPTY] = {
+		.name = "empty", .kind = IOLAYERS_SET_BOOL, .var = &iolayers_empty,
+	},
+	[IOLAYERS_S_RESET] = {
+		.name = IOLAYERS_FILE_RESET, .kind = IOLAYERS_SET_CUSTOM, .file = true,
+		.set = iolayers_reset_set, .show = iolayers_reset_show,
+	},
+};
+
+const unsigned int iolayers_nr_settings = ARRAY_SIZE(iolayers_settings);
+
+/**
+ * iolayers_setting_set() - Parse, check and apply a value of a setting.
+ * @s: the setting
+ * @val: the text (a module parameter's, or a write without its newline)
+ *
+ * Context: process context.
+ * Return: 0, or -EINVAL with a ratelimited pr_err naming the value and
+ * what is accepted.
+ */
+int iolayers_setting_set(const struct iolayers_setting *s, const char *val)
+{
+	unsigned int v;
+	bool on;
+
+	switch (s->kind) {
+	case IOLAYERS_SET_CUSTOM:
+		return s->set(val);
+	case IOLAYERS_SET_BOOL:
+		if (!val || kstrtobool(val, &on)) {
+			pr_err_ratelimited("invalid %s '%s': want 0 or 1\n", s->name,
+					   val ? val : "");
+			return -EINVAL;
+		}
+		WRITE_ONCE(*(bool *)s->var, on);
+		return 0;
+	default:
+		break;
+	}
+	if (!val || kstrtouint(val, 10, &v) || v < s->lo || v > s->hi) {
+		pr_err_ratelimited("invalid %s '%s': want %u..%u\n", s->name, val ? val : "",
+				   s->lo, s->hi);
+		return -EINVAL;
+	}
+	if (s->kind == IOLAYERS_SET_US)
+		WRITE_ONCE(*(u64 *)s->var, (u64)v * NSEC_PER_USEC);
+	else
+		WRITE_ONCE(*(unsigned int *)s->var, v);
+	return 0;
+}
+
+/**
+ * iolayers_setting_show() - A setting's value as text, with a newline.
+ * @s: the setting
+ * @buf: where to write it
+ * @size: bytes available at @buf
+ *
+ * Return: the length written (as snprintf()).
+ */
+int iolayers_setting_show(const struct iolayers_setting *s, char *buf, size_t size)
+{
+	switch (s->kind) {
+	case IOLAYERS_SET_CUSTOM:
+		return s->show(buf, size);
+	case IOLAYERS_SET_BOOL:
+		return snprintf(buf, size, "%d\n", READ_ONCE(*(bool *)s->var));
+	case IOLAYERS_SET_US:
+		return snprintf(buf, size, "%llu\n",
+				div_u64(READ_ONCE(*(u64 *)s->var), NSEC_PER_USEC));
+	default:
+		return snprintf(buf, size, "%u\n", READ_ONCE(*(unsigned int *)s->var));
+	}
+}
+
+static int iolayers_param_set(const char *val, const struct kernel_param *kp)
+{
+	return iolayers_setting_set(kp->arg, val);
+}
+
+static int iolayers_param_get(char *buf, const struct kernel_param *kp)
+{
+	return iolayers_setting_show(kp->arg, buf, PAGE_SIZE);
+}
+
+static const struct kernel_param_ops iolayers_param_ops = {
+	.set = iolayers_param_set,
+	.get = iolayers_param_get,
+};
+
+/* Each parameter's argument is its setting. */
+#define IOLAYERS_SETTING_ARG(idx) ((void *)&iolayers_settings[idx])
+
+module_param_cb(pid, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_PID), 0400);
+MODULE_PARM_DESC(pid, "Process (tgid) whose reads are followed, with all its threads; pid= or comm= is required");
+module_param_cb(comm, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_COMM), 0400);
+MODULE_PARM_DESC(comm, "Also follow every process with this name (e.g. fio)");
+module_param_cb(children, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_CHILDREN), 0400);
+MODULE_PARM_DESC(children, "1: also follow processes a followed one forks after load");
+module_param_cb(flows, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_FLOWS), 0400);
+MODULE_PARM_DESC(flows, "Completed reads kept per CPU for `flows` and `slow`; 0: histograms only (default 256)");
+module_param_cb(slow_us, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_SLOW_US), 0400);
+MODULE_PARM_DESC(slow_us, "Reads at least this slow (syscall latency, us) also go to `slow` (default 10000)");
+module_param_cb(expire_ms, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_EXPIRE_MS), 0400);
+MODULE_PARM_DESC(expire_ms, "Bio and request entries older than this are dropped and counted (default 10000)");
+module_param_cb(max_flows, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_MAX_FLOWS), 0400);
+MODULE_PARM_DESC(max_flows, "Most threads followed at once (each from its first read() to its exit); reads of more are dropped and counted (default 4096)");
+/*
+ * empty=1: every probe point attached, every handler returns at once: the
+ * cost of the mechanism alone (trampolines, tracepoint calls), for `make
+ * bench`.
+ */
+module_param_cb(empty, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_EMPTY), 0400);
+MODULE_PARM_DESC(empty, "1: attach every probe with handlers that return at once (overhead floor, nothing measured)");
