@@ -9,6 +9,7 @@
 
 /* The code under test is compiled into this test module. */
 #include "../module/util.c"
+#include <iolayers/cache.h>
 
 static void iolayers_parse_test_pid_valid(struct kunit *test)
 {

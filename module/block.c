@@ -114,7 +114,6 @@ static void iolayers_bio_queue(void *data, struct bio *bio)
 	IOLAYERS_COST_SCOPE(&iolayers_pc_bio_queue);
 	struct iolayers_task_flow *f;
 	struct iolayers_bio *b;
-	unsigned long flags;
 
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
@@ -136,12 +135,7 @@ static void iolayers_bio_queue(void *data, struct bio *bio)
 	b->sector = bio->bi_iter.bi_sector;
 	b->queue_ns = b->e.born_ns;
 	b->bytes = bio->bi_iter.bi_size;
-	spin_lock_irqsave(&f->lock, flags);
-	f->blk.nr_bios++;
-	f->blk.bio_bytes += b->bytes;
-	if (!f->blk.queue_at)
-		f->blk.queue_at = b->queue_ns;
-	spin_unlock_irqrestore(&f->lock, flags);
+	iolayers_flow_add_bio(f, b->bytes, b->queue_ns);
 out:
 	rcu_read_unlock();
 }
@@ -319,23 +313,10 @@ static void iolayers_rq_requeue(void *data, struct request *rq)
 	rcu_read_unlock();
 }
 
-/* Fold a completed request into one flow it carried. */
+/* Fold a completed request into one flow it carried, or count it late. */
 static void iolayers_rq_fold(const struct iolayers_rq *r, unsigned int i, u64 now, bool error)
 {
-	struct iolayers_task_flow *f = iolayers_flow_get(&r->flows[i]);
-	unsigned long flags;
-	bool late = true;
-
-	if (f) {
-		spin_lock_irqsave(&f->lock, flags);
-		/* Still that read(), not the task's next one? */
-		if (f->seq == r->flows[i].seq && !f->ended) {
-			iolayers_blk_fold(&f->blk, r, i, now, error);
-			late = false;
-		}
-		spin_unlock_irqrestore(&f->lock, flags);
-	}
-	if (late) {
+	if (!iolayers_flow_fold_rq(r, i, now, error)) {
 		iolayers_blk_count(IOLAYERS_BLK_RQ_LATE, 1);
 		iolayers_blk_count(IOLAYERS_BLK_LATE_BYTES, r->bytes[i]);
 	}

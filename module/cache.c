@@ -13,6 +13,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <iolayers/iolayers.h>
+#include <iolayers/cache.h>
 #include <iolayers/flow.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
@@ -37,12 +38,12 @@ static void iolayers_add_to_page_cache(void *data, struct folio *folio)
 	f = iolayers_flow_find(current->pid);
 	if (f)
 		iolayers_hit(&iolayers_pc_add_to_page_cache);
-	if (f && f->fs_reached && !f->direct && folio->mapping == f->mapping) {
-		first = max_t(u64, folio->index, f->first_index);
-		last = min_t(u64, folio->index + folio_nr_pages(folio) - 1, f->last_index);
+	if (f && f->rd.fs.reached && !f->rd.fs.direct && folio->mapping == f->rd.fs.mapping) {
+		first = max_t(u64, folio->index, f->rd.fs.first_index);
+		last = min_t(u64, folio->index + folio_nr_pages(folio) - 1, f->rd.fs.last_index);
 		in = last >= first ? last - first + 1 : 0;
-		f->added_pages += in;
-		f->ra_pages += folio_nr_pages(folio) - in;
+		f->rd.cache.added_pages += in;
+		f->rd.cache.ra_pages += folio_nr_pages(folio) - in;
 		this_cpu_add(iolayers_ra_pages, folio_nr_pages(folio) - in);
 	}
 	rcu_read_unlock();
@@ -61,11 +62,35 @@ static void iolayers_sched_switch(void *data, bool preempt, struct task_struct *
 		return;
 	rcu_read_lock();
 	f = iolayers_flow_find(prev->pid);
-	if (f && f->fs_reached) {
+	if (f && f->rd.fs.reached) {
 		iolayers_hit(&iolayers_pc_sched_switch);
-		f->iowait = true;
+		f->rd.cache.iowait = true;
 	}
 	rcu_read_unlock();
+}
+
+/**
+ * iolayers_cache_state() - The cache state of a read that has returned.
+ * @f: its flow, ended
+ * @bytes: what the read returned (0 for an error)
+ *
+ * The range is the pages of the bytes the FS call returned; the pages the
+ * reader added to it, and whether it waited for I/O, come from this
+ * file's probes; iolayers_cache_decide() says what they mean.
+ *
+ * Context: the task itself, under rcu_read_lock().
+ * Return: the state.
+ */
+enum iolayers_cache iolayers_cache_state(const struct iolayers_task_flow *f, u64 bytes)
+{
+	u64 range = 0;
+
+	if (!f->rd.fs.reached)	/* the FS layer's presence tells OTHER from UNK */
+		return iolayers_cache_decide(false, iolayers_fs_available(), false, 0, 0, false);
+	if (bytes)
+		range = ((f->rd.fs.pos + bytes - 1) >> PAGE_SHIFT) - f->rd.fs.first_index + 1;
+	return iolayers_cache_decide(true, true, f->rd.fs.direct, range, f->rd.cache.added_pages,
+				     f->rd.cache.iowait);
 }
 
 /**

@@ -13,6 +13,7 @@
 #include <linux/math64.h>
 #include <linux/seq_file.h>
 #include <iolayers/iolayers.h>
+#include <iolayers/cache.h>
 #include <iolayers/flow.h>
 #include <iolayers/hist.h>
 #include <iolayers/probe.h>

@@ -120,11 +120,76 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 	f->ended = false;
 	memset(&f->blk, 0, sizeof(f->blk));
 	spin_unlock_irqrestore(&f->lock, flags);
-	/* One read()'s state: every field from nr on. */
-	memset((char *)f + offsetof(struct iolayers_task_flow, nr), 0,
-	       sizeof(*f) - offsetof(struct iolayers_task_flow, nr));
-	f->start_ns = ktime_get_ns();
+	memset(&f->rd, 0, sizeof(f->rd));
+	f->rd.sys.start_ns = ktime_get_ns();
 	return f;
+}
+
+/**
+ * iolayers_flow_end() - The read() of a flow has returned.
+ * @f: the flow, at its sys_exit
+ *
+ * From here on its BLOCK and DEVICE part (@f->blk) is final: requests
+ * completing later are late (iolayers_flow_fold_rq()).
+ *
+ * Context: the task itself, under rcu_read_lock().
+ */
+void iolayers_flow_end(struct iolayers_task_flow *f)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&f->lock, flags);
+	f->ended = true;
+	spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/**
+ * iolayers_flow_add_bio() - Count a bio the flow's task queued.
+ * @f: the flow
+ * @bytes: the bio's size
+ * @queue_ns: when it was queued
+ *
+ * Context: the task itself, under rcu_read_lock(), any context.
+ */
+void iolayers_flow_add_bio(struct iolayers_task_flow *f, u32 bytes, u64 queue_ns)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&f->lock, flags);
+	f->blk.nr_bios++;
+	f->blk.bio_bytes += bytes;
+	if (!f->blk.queue_at)
+		f->blk.queue_at = queue_ns;
+	spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/**
+ * iolayers_flow_fold_rq() - Fold a completed request into one flow it
+ *	carried, if that read() is still in flight.
+ * @r: the request's entry
+ * @i: the flow's slot in @r
+ * @now: the completion time
+ * @error: the request failed
+ *
+ * Context: any (the completion interrupt, usually), under rcu_read_lock().
+ * Return: false when the read has returned already, or its task's entry
+ * is gone or on its next read(): the request is late.
+ */
+bool iolayers_flow_fold_rq(const struct iolayers_rq *r, unsigned int i, u64 now, bool error)
+{
+	struct iolayers_task_flow *f = iolayers_flow_get(&r->flows[i]);
+	unsigned long flags;
+	bool folded = false;
+
+	if (!f)
+		return false;
+	spin_lock_irqsave(&f->lock, flags);
+	if (f->seq == r->flows[i].seq && !f->ended) {
+		iolayers_blk_fold(&f->blk, r, i, now, error);
+		folded = true;
+	}
+	spin_unlock_irqrestore(&f->lock, flags);
+	return folded;
 }
 
 /**
@@ -235,18 +300,18 @@ void iolayers_flow_store(const struct iolayers_task_flow *f, long ret, u64 now,
 	r->tid = current->pid;
 	r->tgid = current->tgid;
 	memcpy(r->comm, current->comm, sizeof(r->comm));
-	r->nr = f->nr;
-	r->fd = f->fd;
-	r->pos = f->pos;
-	r->req = f->req;
+	r->nr = f->rd.sys.nr;
+	r->fd = f->rd.sys.fd;
+	r->pos = f->rd.sys.pos;
+	r->req = f->rd.sys.req;
 	r->ret = ret;
 	r->cache = cache;
-	r->sys_ns = now - f->start_ns;
-	r->vfs_off = iolayers_offset(f->vfs_start_ns, f->start_ns);
-	r->vfs_ns = f->vfs_ns;
-	r->fs_off = f->fs_reached ? iolayers_offset(f->fs_start_ns, f->start_ns) : -1;
-	r->fs_ns = f->fs_ns;
-	r->ra_bytes = f->ra_pages << PAGE_SHIFT;
+	r->sys_ns = now - f->rd.sys.start_ns;
+	r->vfs_off = iolayers_offset(f->rd.vfs.start_ns, f->rd.sys.start_ns);
+	r->vfs_ns = f->rd.vfs.ns;
+	r->fs_off = f->rd.fs.reached ? iolayers_offset(f->rd.fs.start_ns, f->rd.sys.start_ns) : -1;
+	r->fs_ns = f->rd.fs.ns;
+	r->ra_bytes = f->rd.cache.ra_pages << PAGE_SHIFT;
 	r->blk = f->blk;
 	iolayers_ring_advance(ring);
 	spin_unlock(&ring->lock);

@@ -46,19 +46,19 @@ static void iolayers_fs_entry(struct ftrace_regs *fregs,
 	if (!f)
 		return;
 	iolayers_hit(pcpu);
-	if (f->fs_reached)
+	if (f->rd.fs.reached)
 		return;	/* nested in the flow's outer FS call */
 	/* Both functions take (struct kiocb *, struct iov_iter *). */
 	iocb = (struct kiocb *)iolayers_fregs_arg(fregs, 0);
 	iter = (struct iov_iter *)iolayers_fregs_arg(fregs, 1);
 	len = iov_iter_count(iter);
-	f->fs_reached = true;
-	f->direct = iocb->ki_flags & IOCB_DIRECT;
-	f->mapping = iocb->ki_filp->f_mapping;
-	f->fs_pos = iocb->ki_pos;
-	f->first_index = iocb->ki_pos >> PAGE_SHIFT;
-	f->last_index = len ? (iocb->ki_pos + len - 1) >> PAGE_SHIFT : f->first_index;
-	f->fs_start_ns = ktime_get_ns();
+	f->rd.fs.reached = true;
+	f->rd.fs.direct = iocb->ki_flags & IOCB_DIRECT;
+	f->rd.fs.mapping = iocb->ki_filp->f_mapping;
+	f->rd.fs.pos = iocb->ki_pos;
+	f->rd.fs.first_index = iocb->ki_pos >> PAGE_SHIFT;
+	f->rd.fs.last_index = len ? (iocb->ki_pos + len - 1) >> PAGE_SHIFT : f->rd.fs.first_index;
+	f->rd.fs.start_ns = ktime_get_ns();
 }
 
 IOLAYERS_DEFINE_FENTRY(iolayers_ext4_fentry, iolayers_pc_ext4_read, iolayers_fs_entry)

@@ -14,6 +14,7 @@
 #include <asm/syscall.h>
 #include <asm/unistd.h>
 #include <iolayers/iolayers.h>
+#include <iolayers/cache.h>
 #include <iolayers/flow.h>
 #include <iolayers/hist.h>
 #include <iolayers/layers.h>
@@ -99,15 +100,15 @@ static noinline void iolayers_read_start(struct pt_regs *regs, long id)
 	if (!f)
 		return;
 	syscall_get_arguments(current, regs, args);
-	f->nr = id;
-	f->fd = (int)args[0];
+	f->rd.sys.nr = id;
+	f->rd.sys.fd = (int)args[0];
 	if (id == __NR_read || id == __NR_pread64)
-		f->req = args[2];
+		f->rd.sys.req = args[2];
 	else
-		f->req = iolayers_iov_bytes((const struct iovec __user *)args[1], args[2]);
-	f->pos = (id == __NR_read || id == __NR_readv) ? -1 : (s64)args[3];
+		f->rd.sys.req = iolayers_iov_bytes((const struct iovec __user *)args[1], args[2]);
+	f->rd.sys.pos = (id == __NR_read || id == __NR_readv) ? -1 : (s64)args[3];
 	if (id == __NR_preadv2 && (s64)args[3] == -1)
-		f->pos = -1;
+		f->rd.sys.pos = -1;
 }
 
 /*
@@ -136,28 +137,19 @@ static void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now
 {
 	const struct iolayers_blk_acc *blk = &f->blk;
 	enum iolayers_cache cache;
-	unsigned long flags;
 	struct iolayers_sample s[IOLAYERS_NR_LAYERS];
 	unsigned int n = 0;
 	/* Every layer's value is the syscall's: VFS and FS end at sys_exit. */
 	u64 bytes = ret > 0 ? ret : 0;
-	u64 range = 0;
 
 	/* Completions fold into f->blk only before this: it is final now. */
-	spin_lock_irqsave(&f->lock, flags);
-	f->ended = true;
-	spin_unlock_irqrestore(&f->lock, flags);
-
-	if (f->fs_reached && bytes)
-		range = ((f->fs_pos + bytes - 1) >> PAGE_SHIFT) - f->first_index + 1;
-	/* Whether the FS layer is there matters only to a read that missed it. */
-	cache = iolayers_cache_decide(f->fs_reached, !f->fs_reached && iolayers_fs_available(),
-				      f->direct, range, f->added_pages, f->iowait);
-	s[n++] = (struct iolayers_sample){ IOLAYERS_L_SYSCALL, now - f->start_ns, bytes };
-	if (f->vfs_start_ns)
-		s[n++] = (struct iolayers_sample){ IOLAYERS_L_VFS, f->vfs_ns, bytes };
-	if (f->fs_reached)
-		s[n++] = (struct iolayers_sample){ IOLAYERS_L_FS, f->fs_ns, bytes };
+	iolayers_flow_end(f);
+	cache = iolayers_cache_state(f, bytes);
+	s[n++] = (struct iolayers_sample){ IOLAYERS_L_SYSCALL, now - f->rd.sys.start_ns, bytes };
+	if (f->rd.vfs.start_ns)
+		s[n++] = (struct iolayers_sample){ IOLAYERS_L_VFS, f->rd.vfs.ns, bytes };
+	if (f->rd.fs.reached)
+		s[n++] = (struct iolayers_sample){ IOLAYERS_L_FS, f->rd.fs.ns, bytes };
 	if (blk->nr_rqs) {
 		s[n++] = (struct iolayers_sample){ IOLAYERS_L_QUEUE, blk->queue_ns, blk->rq_bytes };
 		s[n++] = (struct iolayers_sample){ IOLAYERS_L_SERVICE, blk->service_ns,
@@ -191,10 +183,10 @@ static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 
 		iolayers_hit(&iolayers_pc_sys_exit);
 		/* VFS and FS end here (vfs.c, fs.c). */
-		if (f->vfs_start_ns)
-			f->vfs_ns = now - f->vfs_start_ns;
-		if (f->fs_reached)
-			f->fs_ns = now - f->fs_start_ns;
+		if (f->rd.vfs.start_ns)
+			f->rd.vfs.ns = now - f->rd.vfs.start_ns;
+		if (f->rd.fs.reached)
+			f->rd.fs.ns = now - f->rd.fs.start_ns;
 		iolayers_flow_finish(f, ret, now);
 	}
 	rcu_read_unlock();

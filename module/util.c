@@ -105,33 +105,6 @@ u64 iolayers_hist_percentile(const struct iolayers_hist *h, unsigned int pct)
 }
 
 /**
- * iolayers_cache_decide() - The cache state of one finished read().
- * @fs_reached: the read went through the FS layer (a file system read)
- * @fs_available: the FS layer's probes are attached
- * @direct: the FS call had IOCB_DIRECT
- * @range_pages: pages in the byte range the FS call returned
- * @added_pages: pages of that range the reading task added to the page
- *	cache during the call
- * @iowait: the task slept in I/O wait during the FS call
- *
- * Context: any.
- * Return: the state; see &enum iolayers_cache.
- */
-enum iolayers_cache iolayers_cache_decide(bool fs_reached, bool fs_available, bool direct,
-					  u64 range_pages, u64 added_pages, bool iowait)
-{
-	if (!fs_reached)
-		return fs_available ? IOLAYERS_C_OTHER : IOLAYERS_C_UNK;
-	if (direct)
-		return IOLAYERS_C_DIRECT;
-	if (!added_pages && !iowait)
-		return IOLAYERS_C_HIT;
-	if (range_pages && added_pages >= range_pages)
-		return IOLAYERS_C_MISS;
-	return IOLAYERS_C_PARTIAL;
-}
-
-/**
  * iolayers_rq_add_bio() - Add a bound bio to its request's entry.
  * @r: the request's entry
  * @b: the bio's entry (its flow and bytes)

@@ -32,9 +32,9 @@ static void iolayers_vfs_entry(struct ftrace_regs *fregs,
 		return;
 	/* An RCU reader already (iolayers_fentry_run()). */
 	f = iolayers_flow_find(current->pid);
-	if (f && !f->vfs_start_ns) {	/* in a followed read(), not nested */
+	if (f && !f->rd.vfs.start_ns) {	/* in a followed read(), not nested */
 		iolayers_hit(pcpu);
-		f->vfs_start_ns = ktime_get_ns();
+		f->rd.vfs.start_ns = ktime_get_ns();
 	}
 }
 

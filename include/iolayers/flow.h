@@ -49,41 +49,100 @@ struct iolayers_blk_acc {
 };
 
 /**
- * struct iolayers_task_flow - A followed thread's read-family syscall.
- * @e: table entry, keyed by the thread id
- * @lock: protects @seq, @ended and @blk against completions on other CPUs
- * @seq: unique id of the flow (also of its record in `flows`)
- * @ended: no read() in flight: sys_exit has taken the flow's final state
- *	(later completions are counted as late), or none started yet
- * @blk: the BLOCK and DEVICE layers' part
- * @tid: the task (thread id) making the syscall
- * @task: that task, to tell it from others in a CPU's flow hand-off
- *	(never dereferenced)
+ * struct iolayers_read_sys - The SYSCALL layer's part of a read().
  * @nr: syscall number
  * @fd: file descriptor argument
  * @req: bytes requested (the iovecs' sum for the readv family)
  * @pos: file position argument of the p* calls, -1 for the current one
  * @start_ns: ktime_get_ns() at sys_enter
- * @vfs_start_ns: at vfs_read's entry, 0 when not reached
- * @vfs_ns: VFS latency, from vfs_read's entry to the syscall's exit
- * @fs_ns: FS latency, from the outermost FS call's entry to the syscall's
- *	exit; 0 when not reached
- * @fs_start_ns: ktime_get_ns() at the outermost FS call's entry
- * @fs_reached: the read entered the FS layer (set at the outermost call:
+ */
+struct iolayers_read_sys {
+	int nr;
+	int fd;
+	u64 req;
+	s64 pos;
+	u64 start_ns;
+};
+
+/**
+ * struct iolayers_read_vfs - The VFS layer's part of a read().
+ * @start_ns: at vfs_read's (or vfs_readv's) entry, 0 when not reached
+ * @ns: its latency, from that entry to the syscall's exit
+ */
+struct iolayers_read_vfs {
+	u64 start_ns;
+	u64 ns;
+};
+
+/**
+ * struct iolayers_read_fs - The FS layer's part of a read().
+ * @reached: the read entered the FS layer (set at the outermost call:
  *	ext4_file_read_iter calls filemap_read, nested calls are not tracked)
  * @direct: the FS call had IOCB_DIRECT
- * @iowait: the task slept in I/O wait after the FS call's entry
  * @mapping: the file's page cache, to match page additions
- * @fs_pos: file position at the outermost FS call's entry
+ * @pos: file position at the outermost FS call's entry
  * @first_index: first page of the FS call's range
  * @last_index: last page of the FS call's requested range
+ * @start_ns: ktime_get_ns() at the outermost FS call's entry
+ * @ns: its latency, from that entry to the syscall's exit; 0 when not
+ *	reached
+ */
+struct iolayers_read_fs {
+	bool reached;
+	bool direct;
+	const void *mapping;
+	s64 pos;
+	u64 first_index;
+	u64 last_index;
+	u64 start_ns;
+	u64 ns;
+};
+
+/**
+ * struct iolayers_read_cache - What the cache-state probes saw of a read().
+ * @iowait: the task slept in I/O wait after the FS call's entry
  * @added_pages: pages of the range added to the page cache during the call
  * @ra_pages: pages outside the range added during the call (readahead)
+ */
+struct iolayers_read_cache {
+	bool iowait;
+	u64 added_pages;
+	u64 ra_pages;
+};
+
+/**
+ * struct iolayers_read_state - One read()'s state, one part per layer that
+ *	writes it (from the reader's own context); zeroed as a whole at its
+ *	sys_enter.
+ * @sys: SYSCALL (syscall.c)
+ * @vfs: VFS (vfs.c)
+ * @fs: FS (fs.c)
+ * @cache: cache state (cache.c)
+ */
+struct iolayers_read_state {
+	struct iolayers_read_sys sys;
+	struct iolayers_read_vfs vfs;
+	struct iolayers_read_fs fs;
+	struct iolayers_read_cache cache;
+};
+
+/**
+ * struct iolayers_task_flow - A followed thread's read-family syscall.
+ * @e: table entry, keyed by the thread id
+ * @lock: protects @seq, @ended and @blk against completions on other CPUs
+ *	(taken in flow.c only)
+ * @seq: unique id of the flow (also of its record in `flows`)
+ * @ended: no read() in flight: sys_exit has taken the flow's final state
+ *	(later completions are counted as late), or none started yet
+ * @blk: the BLOCK and DEVICE layers' part, folded in from any context
+ * @tid: the task (thread id) making the syscall
+ * @task: that task, to tell it from others in a CPU's flow hand-off
+ *	(never dereferenced)
+ * @rd: the read()'s own state, written by the reader's context only
  *
  * The entry is added at the thread's first followed read() and kept
  * between reads (idle while @ended): each sys_enter starts a new flow in
- * it, and it is removed when the thread exits. Every field from @nr
- * on belongs to one read() and is zeroed at its sys_enter.
+ * it, and it is removed when the thread exits.
  */
 struct iolayers_task_flow {
 	struct iolayers_entry e;
@@ -93,25 +152,7 @@ struct iolayers_task_flow {
 	struct iolayers_blk_acc blk;
 	pid_t tid;
 	const struct task_struct *task;
-	/* One read()'s state, zeroed at its sys_enter: keep @nr first. */
-	int nr;
-	int fd;
-	u64 req;
-	s64 pos;
-	u64 start_ns;
-	u64 vfs_start_ns;
-	u64 vfs_ns;
-	u64 fs_ns;
-	u64 fs_start_ns;
-	bool fs_reached;
-	bool direct;
-	bool iowait;
-	const void *mapping;
-	s64 fs_pos;
-	u64 first_index;
-	u64 last_index;
-	u64 added_pages;
-	u64 ra_pages;
+	struct iolayers_read_state rd;
 };
 
 /**
@@ -230,6 +271,9 @@ struct iolayers_flow_rec {
 struct iolayers_task_flow *iolayers_flow_start(pid_t tid);
 struct iolayers_task_flow *iolayers_flow_find(pid_t tid);
 struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref);
+void iolayers_flow_end(struct iolayers_task_flow *f);
+void iolayers_flow_add_bio(struct iolayers_task_flow *f, u32 bytes, u64 queue_ns);
+bool iolayers_flow_fold_rq(const struct iolayers_rq *r, unsigned int i, u64 now, bool error);
 void iolayers_flow_exit(pid_t tid);
 int iolayers_flows_in_flight(void);
 struct iolayers_rq *iolayers_rq_bind(struct request *rq);

@@ -64,7 +64,5 @@ void iolayers_hist_exit(void);
 const char *iolayers_layer_name(enum iolayers_layer layer);
 const char *iolayers_cache_name(enum iolayers_cache cache);
 u64 iolayers_hist_percentile(const struct iolayers_hist *h, unsigned int pct);
-enum iolayers_cache iolayers_cache_decide(bool fs_reached, bool fs_available, bool direct,
-					  u64 range_pages, u64 added_pages, bool iowait);
 
 #endif /* _IOLAYERS_HIST_H */

@@ -46,7 +46,6 @@ bool iolayers_expired(u64 born_ns, u64 now_ns, u64 max_age_ns);
 
 int iolayers_syscall_index(int nr);
 bool iolayers_fs_available(void);
-u64 iolayers_ra_pages_sum(void);
 void iolayers_block_expire(void);
 u64 iolayers_block_counter(int which);
 const char *iolayers_block_counter_name(int which);

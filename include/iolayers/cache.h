@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The cache state of a read: HIT, MISS, PARTIAL, DIRECT, other or UNK. */
+#ifndef _IOLAYERS_CACHE_H
+#define _IOLAYERS_CACHE_H
+
+#include <linux/types.h>
+#include <uapi/iolayers.h>
+
+struct iolayers_task_flow;
+
+/**
+ * iolayers_cache_decide() - The cache state of one finished read().
+ * @fs_reached: the read went through the FS layer (a file system read)
+ * @fs_available: the FS layer's probes are attached
+ * @direct: the FS call had IOCB_DIRECT
+ * @range_pages: pages in the byte range the FS call returned
+ * @added_pages: pages of that range the reading task added to the page
+ *	cache during the call
+ * @iowait: the task slept in I/O wait during the FS call
+ *
+ * Inline: it runs at every read's end.
+ *
+ * Context: any.
+ * Return: the state; see &enum iolayers_cache.
+ */
+static inline enum iolayers_cache
+iolayers_cache_decide(bool fs_reached, bool fs_available, bool direct, u64 range_pages,
+		      u64 added_pages, bool iowait)
+{
+	if (!fs_reached)
+		return fs_available ? IOLAYERS_C_OTHER : IOLAYERS_C_UNK;
+	if (direct)
+		return IOLAYERS_C_DIRECT;
+	if (!added_pages && !iowait)
+		return IOLAYERS_C_HIT;
+	if (range_pages && added_pages >= range_pages)
+		return IOLAYERS_C_MISS;
+	return IOLAYERS_C_PARTIAL;
+}
+
+enum iolayers_cache iolayers_cache_state(const struct iolayers_task_flow *f, u64 bytes);
+u64 iolayers_ra_pages_sum(void);
+
+#endif /* _IOLAYERS_CACHE_H */
