@@ -98,6 +98,8 @@ void il_snapshot_free(struct il_snapshot *s);
 int il_cache_index(const char *name);
 void il_hist_merge(struct il_hist *into, const struct il_hist *h);
 uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct);
+uint64_t il_bucket_lo(int i);
+uint64_t il_bucket_hi(int i);
 
 /* output.c: the views. */
 const char *il_fmt_ns(char *buf, size_t len, double ns);

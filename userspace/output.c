@@ -15,16 +15,6 @@ static const char *const layer_alias[IOLAYERS_NR_LAYERS] = {
 	"", "", "", "Q2I-like", "I2C-like", "D2C-like",
 };
 
-static uint64_t bucket_lo(int i)
-{
-	return i ? (uint64_t)1 << i : 0;
-}
-
-static uint64_t bucket_hi(int i)
-{
-	return i == IOLAYERS_HIST_BUCKETS - 1 ? UINT64_MAX : ((uint64_t)2 << i) - 1;
-}
-
 /* "123ns", "45.6us", "7.89ms", "1.23s": 3 significant digits. */
 const char *il_fmt_ns(char *buf, size_t len, double ns)
 {
@@ -42,23 +32,6 @@ const char *il_fmt_ns(char *buf, size_t len, double ns)
 	else
 		snprintf(buf, len, "%.2f%s", ns, unit[u]);
 	return buf;
-}
-
-/* A layer's histogram over the cache states in @mask (bit per state). */
-void il_layer_hist(const struct il_snapshot *s, int layer, unsigned int mask, struct il_hist *out)
-{
-	int c;
-
-	memset(out, 0, sizeof(*out));
-	out->min_ns = UINT64_MAX;
-	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
-		if (mask & (1U << c))
-			il_hist_merge(out, &s->hist[layer][c]);
-}
-
-uint64_t il_cache_reads(const struct il_snapshot *s, int cache)
-{
-	return s->hist[IOLAYERS_L_SYSCALL][cache].count;
 }
 
 static void print_filters(FILE *out, const struct il_snapshot *s)
@@ -216,7 +189,7 @@ void il_print_log2_hist(FILE *out, const struct il_hist *h, const char *label, i
 	}
 	fprintf(out, "%24s : count    distribution\n", ms ? "msecs" : "usecs");
 	for (i = first; i <= last; i++) {
-		uint64_t lo = bucket_lo(i), hi = bucket_hi(i);
+		uint64_t lo = il_bucket_lo(i), hi = il_bucket_hi(i);
 		char range[48];
 
 		snprintf(range, sizeof(range), "%.0f -> %.0f", lo / div, hi / div);
@@ -245,28 +218,6 @@ void il_view_hist(FILE *out, const struct il_snapshot *s, unsigned int mask, int
 			 *layer_alias[l] ? ")" : "", h.count);
 		il_print_log2_hist(out, &h, label, ms);
 	}
-}
-
-/* The flow with @seq, or the slowest (syscall latency) when @seq is 0. */
-const struct il_flow *il_pick_flow(const struct il_flows *fl, uint64_t seq, int cache)
-{
-	const struct il_flow *best = NULL;
-	int i;
-
-	for (i = 0; i < fl->n; i++) {
-		const struct il_flow *f = &fl->v[i];
-
-		if (seq) {
-			if (f->seq == seq)
-				return f;
-			continue;
-		}
-		if (cache >= 0 && f->cache != cache)
-			continue;
-		if (!best || f->lat[IOLAYERS_L_SYSCALL] > best->lat[IOLAYERS_L_SYSCALL])
-			best = f;
-	}
-	return best;
 }
 
 /* Columns a UTF-8 string takes (the tree is drawn with box characters). */
@@ -409,7 +360,7 @@ static void json_hist(FILE *out, const struct il_hist *h)
 		if (!h->buckets[i])
 			continue;
 		fprintf(out, "%s{\"low_ns\": %" PRIu64 ", \"high_ns\": %" PRIu64 ", \"count\": %"
-			PRIu64 "}", first ? "" : ", ", bucket_lo(i), bucket_hi(i), h->buckets[i]);
+			PRIu64 "}", first ? "" : ", ", il_bucket_lo(i), il_bucket_hi(i), h->buckets[i]);
 		first = 0;
 	}
 	fprintf(out, "]}");
@@ -544,7 +495,7 @@ void il_view_prometheus(FILE *out, const struct il_snapshot *s)
 					continue;
 				fprintf(out, "iolayers_latency_seconds_bucket{layer=\"%s\",cache=\"%s\","
 					"le=\"%.9g\"} %" PRIu64 "\n", il_layer_names[l],
-					il_cache_names[c], (double)(bucket_hi(i) + 1) / 1e9, cum);
+					il_cache_names[c], (double)(il_bucket_hi(i) + 1) / 1e9, cum);
 			}
 			fprintf(out, "iolayers_latency_seconds_bucket{layer=\"%s\",cache=\"%s\","
 				"le=\"+Inf\"} %" PRIu64 "\n", il_layer_names[l], il_cache_names[c],
@@ -689,57 +640,4 @@ int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
 	fprintf(out, "</svg>\n");
 	free(v);
 	return 0;
-}
-
-/*
- * @now minus @before, for interval mode: histograms and counters subtract;
- * min/max of a delta are the bounds of its lowest/highest bucket; @d keeps
- * no flows.
- */
-void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
-		       const struct il_snapshot *before)
-{
-	int l, c, i, j;
-
-	*d = *now;
-	d->flows.v = d->slow.v = NULL;
-	d->flows.n = d->slow.n = 0;
-	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
-		for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
-			struct il_hist *h = &d->hist[l][c];
-			const struct il_hist *b = &before->hist[l][c];
-			int lo = -1, hi = -1;
-
-			if (h->count < b->count)	/* reset in between: all of @now */
-				continue;
-			h->count -= b->count;
-			h->sum_ns -= b->sum_ns;
-			h->bytes -= b->bytes;
-			for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
-				h->buckets[i] -= b->buckets[i];
-				if (h->buckets[i]) {
-					if (lo < 0)
-						lo = i;
-					hi = i;
-				}
-			}
-			h->min_ns = lo < 0 ? UINT64_MAX : bucket_lo(lo);
-			h->max_ns = hi < 0 ? 0 : bucket_hi(hi);
-		}
-	for (i = 0; i < d->nprobes; i++)
-		for (j = 0; j < before->nprobes; j++)
-			if (!strcmp(d->probes[i].name, before->probes[j].name)) {
-				struct il_probe *p = &d->probes[i];
-				const struct il_probe *b = &before->probes[j];
-
-				if (p->hits >= b->hits)
-					p->hits -= b->hits;
-				/* -1 (not shown) stays; a reset in between keeps the total. */
-				if (b->calls >= 0 && p->calls >= b->calls && p->timed >= b->timed &&
-				    p->timed_ns >= b->timed_ns) {
-					p->calls -= b->calls;
-					p->timed -= b->timed;
-					p->timed_ns -= b->timed_ns;
-				}
-			}
 }

@@ -426,55 +426,6 @@ int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
 	return 0;
 }
 
-void il_hist_merge(struct il_hist *into, const struct il_hist *h)
-{
-	int i;
-
-	if (!h->count)
-		return;
-	if (!into->count || h->min_ns < into->min_ns)
-		into->min_ns = h->min_ns;
-	if (h->max_ns > into->max_ns)
-		into->max_ns = h->max_ns;
-	into->count += h->count;
-	into->sum_ns += h->sum_ns;
-	into->bytes += h->bytes;
-	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++)
-		into->buckets[i] += h->buckets[i];
-}
-
-/* The module's algorithm (iolayers_hist_percentile()), so both agree. */
-uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct)
-{
-	uint64_t rank, cum = 0, lo, width, v;
-	int i;
-
-	if (!h->count)
-		return 0;
-	if (pct > 100)
-		pct = 100;
-	rank = (h->count * pct + 99) / 100;
-	if (rank < 1)
-		rank = 1;
-	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
-		uint64_t c = h->buckets[i];
-
-		if (!c || cum + c < rank) {
-			cum += c;
-			continue;
-		}
-		lo = i ? 1ULL << i : 0;
-		width = i ? 1ULL << i : 2;
-		v = lo + (uint64_t)((unsigned __int128)width * (rank - cum) / c);
-		if (v < h->min_ns)
-			v = h->min_ns;
-		if (v > h->max_ns)
-			v = h->max_ns;
-		return v;
-	}
-	return h->max_ns;
-}
-
 typedef int (*il_parser)(FILE *, struct il_snapshot *, char *, size_t);
 
 static int parse_file(const char *root, const char *name, il_parser fn,

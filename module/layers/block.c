@@ -391,7 +391,8 @@ static struct iolayers_probe iolayers_block_probes[] = {
 	IOLAYERS_TRACEPOINT("block_bio_queue", iolayers_bio_queue, iolayers_pc_bio_queue),
 	IOLAYERS_TRACEPOINT("block_split", iolayers_block_split, iolayers_pc_block_split),
 	/* Often skipped for NVMe without an I/O scheduler. */
-	IOLAYERS_TRACEPOINT("block_rq_insert", iolayers_rq_insert, iolayers_pc_rq_insert),
+	IOLAYERS_TRACEPOINT("block_rq_insert", iolayers_rq_insert, iolayers_pc_rq_insert,
+			    .optional = true),
 	IOLAYERS_TRACEPOINT("block_rq_issue", iolayers_rq_issue, iolayers_pc_rq_issue),
 	IOLAYERS_TRACEPOINT("block_rq_requeue", iolayers_rq_requeue, iolayers_pc_rq_requeue),
 	IOLAYERS_TRACEPOINT("block_rq_complete", iolayers_rq_complete, iolayers_pc_rq_complete),

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iolayers reader: what it computes from parsed snapshots (merged
+ * histograms, percentiles, interval deltas, picking a flow), apart from
+ * parsing (parse.c) and printing (output.c).
+ */
+
+#include <string.h>
+#include "iolayers.h"
+
+/* The bounds of log2 bucket @i: [2^i, 2^(i+1)), bucket 0 [0, 2). */
+uint64_t il_bucket_lo(int i)
+{
+	return i ? (uint64_t)1 << i : 0;
+}
+
+uint64_t il_bucket_hi(int i)
+{
+	return i == IOLAYERS_HIST_BUCKETS - 1 ? UINT64_MAX : ((uint64_t)2 << i) - 1;
+}
+
+void il_hist_merge(struct il_hist *into, const struct il_hist *h)
+{
+	int i;
+
+	if (!h->count)
+		return;
+	if (!into->count || h->min_ns < into->min_ns)
+		into->min_ns = h->min_ns;
+	if (h->max_ns > into->max_ns)
+		into->max_ns = h->max_ns;
+	into->count += h->count;
+	into->sum_ns += h->sum_ns;
+	into->bytes += h->bytes;
+	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++)
+		into->buckets[i] += h->buckets[i];
+}
+
+/* The module's algorithm (iolayers_hist_percentile()), so both agree. */
+uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct)
+{
+	uint64_t rank, cum = 0, lo, width, v;
+	int i;
+
+	if (!h->count)
+		return 0;
+	if (pct > 100)
+		pct = 100;
+	rank = (h->count * pct + 99) / 100;
+	if (rank < 1)
+		rank = 1;
+	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
+		uint64_t c = h->buckets[i];
+
+		if (!c || cum + c < rank) {
+			cum += c;
+			continue;
+		}
+		lo = i ? 1ULL << i : 0;
+		width = i ? 1ULL << i : 2;
+		v = lo + (uint64_t)((unsigned __int128)width * (rank - cum) / c);
+		if (v < h->min_ns)
+			v = h->min_ns;
+		if (v > h->max_ns)
+			v = h->max_ns;
+		return v;
+	}
+	return h->max_ns;
+}
+
+/* A layer's histogram over the cache states in @mask (bit per state). */
+void il_layer_hist(const struct il_snapshot *s, int layer, unsigned int mask, struct il_hist *out)
+{
+	int c;
+
+	memset(out, 0, sizeof(*out));
+	out->min_ns = UINT64_MAX;
+	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
+		if (mask & (1U << c))
+			il_hist_merge(out, &s->hist[layer][c]);
+}
+
+uint64_t il_cache_reads(const struct il_snapshot *s, int cache)
+{
+	return s->hist[IOLAYERS_L_SYSCALL][cache].count;
+}
+
+/* The flow with @seq, or the slowest (syscall latency) when @seq is 0. */
+const struct il_flow *il_pick_flow(const struct il_flows *fl, uint64_t seq, int cache)
+{
+	const struct il_flow *best = NULL;
+	int i;
+
+	for (i = 0; i < fl->n; i++) {
+		const struct il_flow *f = &fl->v[i];
+
+		if (seq) {
+			if (f->seq == seq)
+				return f;
+			continue;
+		}
+		if (cache >= 0 && f->cache != cache)
+			continue;
+		if (!best || f->lat[IOLAYERS_L_SYSCALL] > best->lat[IOLAYERS_L_SYSCALL])
+			best = f;
+	}
+	return best;
+}
+
+/*
+ * @now minus @before, for interval mode: histograms and counters subtract;
+ * min/max of a delta are the bounds of its lowest/highest bucket; @d keeps
+ * no flows.
+ */
+void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
+		       const struct il_snapshot *before)
+{
+	int l, c, i, j;
+
+	*d = *now;
+	d->flows.v = d->slow.v = NULL;
+	d->flows.n = d->slow.n = 0;
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
+		for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
+			struct il_hist *h = &d->hist[l][c];
+			const struct il_hist *b = &before->hist[l][c];
+			int lo = -1, hi = -1;
+
+			if (h->count < b->count)	/* reset in between: all of @now */
+				continue;
+			h->count -= b->count;
+			h->sum_ns -= b->sum_ns;
+			h->bytes -= b->bytes;
+			for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
+				h->buckets[i] -= b->buckets[i];
+				if (h->buckets[i]) {
+					if (lo < 0)
+						lo = i;
+					hi = i;
+				}
+			}
+			h->min_ns = lo < 0 ? UINT64_MAX : il_bucket_lo(lo);
+			h->max_ns = hi < 0 ? 0 : il_bucket_hi(hi);
+		}
+	for (i = 0; i < d->nprobes; i++)
+		for (j = 0; j < before->nprobes; j++)
+			if (!strcmp(d->probes[i].name, before->probes[j].name)) {
+				struct il_probe *p = &d->probes[i];
+				const struct il_probe *b = &before->probes[j];
+
+				if (p->hits >= b->hits)
+					p->hits -= b->hits;
+				/* -1 (not shown) stays; a reset in between keeps the total. */
+				if (b->calls >= 0 && p->calls >= b->calls && p->timed >= b->timed &&
+				    p->timed_ns >= b->timed_ns) {
+					p->calls -= b->calls;
+					p->timed -= b->timed;
+					p->timed_ns -= b->timed_ns;
+				}
+			}
+}
