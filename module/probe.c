@@ -285,7 +285,8 @@ static void iolayers_clock_calibrate(void)
  * A probe point that is missing or fails is shown as such in `layers`,
  * with a pr_warn unless it is optional; it never fails the load.
  * Tracepoints not in the core kernel are attached when a module that has
- * them is loaded (or is loaded already), and let go when it goes away.
+ * them is loaded, those of modules already loaded before anything else,
+ * and let go when the module goes away.
  * Called once, before iolayers_probes_detach().
  *
  * Context: process context, may sleep.
@@ -303,10 +304,25 @@ void iolayers_probes_attach(struct iolayers_layer_probes *const *layers, unsigne
 	iolayers_nr_layers = n;
 	for (p = iolayers_probe_next(&li, NULL); p; p = iolayers_probe_next(&li, p))
 		p->layer = layers[li]->name;
+	mutex_unlock(&iolayers_probe_lock);
+	/*
+	 * First the tracepoints of modules already loaded (the notifier
+	 * replays them and takes the lock itself): they are low in the stack
+	 * (NVMe's), so they too must be there before the layers above start
+	 * flows.
+	 */
+	ret = register_tracepoint_module_notifier(&iolayers_tp_module_nb);
+	if (ret)
+		pr_warn("tracepoint module notifier failed (%d): no tracepoints of modules\n",
+			ret);
+	iolayers_notifier_on = !ret;
+	mutex_lock(&iolayers_probe_lock);
 	for (i = n - 1; i >= 0; i--) {
 		l = layers[i];
 		for (k = l->nr_probes - 1; k >= 0; k--) {
 			p = &l->probes[k];
+			if (p->state == IOLAYERS_PROBE_ATTACHED)
+				continue;	/* a module's, attached above */
 			if (p->kind == IOLAYERS_FENTRY)
 				iolayers_fentry_attach(p);
 			else
@@ -315,14 +331,6 @@ void iolayers_probes_attach(struct iolayers_layer_probes *const *layers, unsigne
 		if (l->start)
 			l->start();
 	}
-	mutex_unlock(&iolayers_probe_lock);
-	/* Replays the modules already loaded (takes the lock itself). */
-	ret = register_tracepoint_module_notifier(&iolayers_tp_module_nb);
-	if (ret)
-		pr_warn("tracepoint module notifier failed (%d): no tracepoints of modules\n",
-			ret);
-	iolayers_notifier_on = !ret;
-	mutex_lock(&iolayers_probe_lock);
 	for (p = iolayers_probe_next(&li, NULL); p; p = iolayers_probe_next(&li, p))
 		if (p->kind == IOLAYERS_TRACEPOINT && p->state == IOLAYERS_PROBE_DETACHED)
 			iolayers_probe_missing(p, 0);
