@@ -12,12 +12,14 @@
 #include <linux/uaccess.h>
 #include <linux/math64.h>
 #include <linux/seq_file.h>
-#include <iolayers/iolayers.h>
 #include <iolayers/cache.h>
+#include <iolayers/debugfs.h>
 #include <iolayers/flow.h>
 #include <iolayers/hist.h>
 #include <iolayers/probe.h>
+#include <iolayers/request.h>
 #include <iolayers/settings.h>
+#include <iolayers/syscall.h>
 #include <iolayers/table.h>
 #include <uapi/iolayers.h>
 
@@ -61,9 +63,9 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "%-20s %12llu\n", "readahead_pages", iolayers_ra_pages_sum());
 	/* What one clock read costs: each timed handler run includes about one. */
 	seq_printf(m, "%-20s %12llu\n", "clock_ns", iolayers_clock_cost_ns());
-	for (i = 0; iolayers_block_counter_name(i); i++)
-		seq_printf(m, "%-20s %12llu\n", iolayers_block_counter_name(i),
-			   iolayers_block_counter(i));
+	for (i = 0; iolayers_blk_counter_name(i); i++)
+		seq_printf(m, "%-20s %12llu\n", iolayers_blk_counter_name(i),
+			   iolayers_blk_counter(i));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);

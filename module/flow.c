@@ -7,14 +7,18 @@
 
 #define pr_fmt(fmt) "iolayers: " fmt
 
+#include <linux/export.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/spinlock.h>
-#include <iolayers/iolayers.h>
+#include <iolayers/cache.h>
+#include <iolayers/compat.h>
 #include <iolayers/flow.h>
+#include <iolayers/hist.h>
+#include <iolayers/request.h>
 #include <iolayers/table.h>
 
 /* Flow ids: a per-CPU counter with the CPU number in the low bits. */
@@ -125,7 +129,7 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 	return f;
 }
 
-/**
+/*
  * iolayers_flow_end() - The read() of a flow has returned.
  * @f: the flow, at its sys_exit
  *
@@ -134,7 +138,7 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
  *
  * Context: the task itself, under rcu_read_lock().
  */
-void iolayers_flow_end(struct iolayers_task_flow *f)
+static void iolayers_flow_end(struct iolayers_task_flow *f)
 {
 	unsigned long flags;
 
@@ -162,6 +166,39 @@ void iolayers_flow_add_bio(struct iolayers_task_flow *f, u32 bytes, u64 queue_ns
 		f->blk.queue_at = queue_ns;
 	spin_unlock_irqrestore(&f->lock, flags);
 }
+
+/**
+ * iolayers_blk_fold() - Fold a completed request into one of its flows.
+ * @a: the flow's BLOCK/DEVICE part
+ * @r: the request's entry
+ * @i: the flow's slot in @r
+ * @now: completion time
+ * @error: the request failed
+ *
+ * Bytes add up (only the flow's own bios' bytes); latencies keep the
+ * longest request's; times keep the first issue and the last completions.
+ *
+ * Context: any, under the flow's lock.
+ */
+VISIBLE_IF_KUNIT void iolayers_blk_fold(struct iolayers_blk_acc *a,
+					const struct iolayers_rq *r, unsigned int i,
+					u64 now, bool error)
+{
+	a->nr_rqs++;
+	a->rq_bytes += r->bytes[i];
+	a->requeues += r->requeues;
+	a->errors += error;
+	a->queue_ns = max(a->queue_ns, r->queue_lat);
+	a->service_ns = max(a->service_ns, now - r->issue_ns);
+	if (r->setup_ns && r->devdone_ns) {
+		a->device_ns = max(a->device_ns, r->devdone_ns - r->setup_ns);
+		a->device_at = max(a->device_at, r->devdone_ns);
+	}
+	if (!a->issue_at || r->first_issue_ns < a->issue_at)
+		a->issue_at = r->first_issue_ns;
+	a->done_at = max(a->done_at, now);
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_blk_fold);
 
 /**
  * iolayers_flow_fold_rq() - Fold a completed request into one flow it
@@ -271,7 +308,7 @@ static s64 iolayers_offset(u64 at, u64 start)
 	return at ? (s64)(at - start) : -1;
 }
 
-/**
+/*
  * iolayers_flow_store() - Keep the record of a completed flow.
  * @f: the flow, ended
  * @ret: what the syscall returned
@@ -284,8 +321,8 @@ static s64 iolayers_offset(u64 at, u64 start)
  *
  * Context: task context (sys_exit); disables preemption briefly.
  */
-void iolayers_flow_store(const struct iolayers_task_flow *f, long ret, u64 now,
-			 int cache)
+static void iolayers_flow_store(const struct iolayers_task_flow *f, long ret, u64 now,
+				int cache)
 {
 	struct iolayers_flow_rec *r;
 	struct iolayers_ring *ring;
@@ -318,6 +355,47 @@ void iolayers_flow_store(const struct iolayers_task_flow *f, long ret, u64 now,
 	if (r->sys_ns >= READ_ONCE(iolayers_slow_ns))
 		iolayers_ring_put(this_cpu_ptr(iolayers_rings[1]), r);
 	put_cpu_ptr(iolayers_rings[0]);
+}
+
+/**
+ * iolayers_flow_finish() - A flow's read() has returned: record it.
+ * @f: the flow, its VFS and FS times set
+ * @ret: what the syscall returned
+ * @now: ktime_get_ns() at sys_exit
+ *
+ * Ends the flow, asks the cache layer for its cache state, adds every
+ * layer it went through to the histograms and keeps its record. The
+ * task's entry stays for its next read().
+ *
+ * Context: the task itself (sys_exit), under rcu_read_lock().
+ */
+void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now)
+{
+	const struct iolayers_blk_acc *blk = &f->blk;
+	enum iolayers_cache cache;
+	struct iolayers_sample s[IOLAYERS_NR_LAYERS];
+	unsigned int n = 0;
+	/* Every layer's value is the syscall's: VFS and FS end at sys_exit. */
+	u64 bytes = ret > 0 ? ret : 0;
+
+	/* Completions fold into f->blk only before this: it is final now. */
+	iolayers_flow_end(f);
+	cache = iolayers_cache_state(f, bytes);
+	s[n++] = (struct iolayers_sample){ IOLAYERS_L_SYSCALL, now - f->rd.sys.start_ns, bytes };
+	if (f->rd.vfs.start_ns)
+		s[n++] = (struct iolayers_sample){ IOLAYERS_L_VFS, f->rd.vfs.ns, bytes };
+	if (f->rd.fs.reached)
+		s[n++] = (struct iolayers_sample){ IOLAYERS_L_FS, f->rd.fs.ns, bytes };
+	if (blk->nr_rqs) {
+		s[n++] = (struct iolayers_sample){ IOLAYERS_L_QUEUE, blk->queue_ns, blk->rq_bytes };
+		s[n++] = (struct iolayers_sample){ IOLAYERS_L_SERVICE, blk->service_ns,
+						   blk->rq_bytes };
+		if (blk->device_at)
+			s[n++] = (struct iolayers_sample){ IOLAYERS_L_DEVICE, blk->device_ns,
+							   blk->rq_bytes };
+	}
+	iolayers_hist_record(cache, s, n);
+	iolayers_flow_store(f, ret, now, cache);
 }
 
 static int iolayers_rec_cmp(const void *a, const void *b)

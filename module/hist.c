@@ -8,7 +8,10 @@
 #include <linux/string.h>
 #include <linux/limits.h>
 #include <linux/errno.h>
-#include <iolayers/iolayers.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <iolayers/compat.h>
 #include <iolayers/hist.h>
 
 /* Too big for a module's static per-CPU area: allocated at load. */
@@ -160,3 +163,42 @@ void iolayers_hist_exit(void)
 	free_percpu(iolayers_hists);
 	iolayers_hists = NULL;
 }
+
+/**
+ * iolayers_hist_percentile() - Interpolated percentile of a log2 histogram.
+ * @h: the histogram (summed over CPUs)
+ * @pct: the percentile, 0..100
+ *
+ * Finds the bucket holding the sample of rank ceil(count * pct / 100) and
+ * interpolates linearly inside it, assuming its samples are spread evenly
+ * over [2^i, 2^(i+1)) ([0, 2) for bucket 0). The answer is clamped to the
+ * histogram's exact min and max (so p100 is the max, and a histogram of one
+ * value gives that value for every percentile).
+ *
+ * Context: any.
+ * Return: the percentile in the histogram's unit, 0 when it is empty.
+ */
+u64 iolayers_hist_percentile(const struct iolayers_hist *h, unsigned int pct)
+{
+	u64 rank, cum = 0, lo, width, v;
+	unsigned int i;
+
+	if (!h->count)
+		return 0;
+	pct = min(pct, 100U);
+	rank = max_t(u64, 1, div_u64(h->count * pct + 99, 100));
+	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
+		u64 c = h->buckets[i];
+
+		if (!c || cum + c < rank) {
+			cum += c;
+			continue;
+		}
+		lo = i ? 1ULL << i : 0;
+		width = i ? 1ULL << i : 2;
+		v = lo + mul_u64_u64_div_u64(width, rank - cum, c);
+		return clamp(v, h->min_ns, h->max_ns);
+	}
+	return h->max_ns;
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_hist_percentile);

@@ -4,25 +4,13 @@
 #define pr_fmt(fmt) "iolayers: " fmt
 
 #include <linux/module.h>
-#include <iolayers/iolayers.h>
+#include <iolayers/debugfs.h>
+#include <iolayers/filter.h>
 #include <iolayers/flow.h>
 #include <iolayers/hist.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
 #include <uapi/iolayers.h>
-
-/**
- * iolayers_stats_reset() - Zero every counter and histogram (`reset`).
- *
- * Context: process context.
- */
-void iolayers_stats_reset(void)
-{
-	iolayers_probes_reset();
-	iolayers_hist_reset();
-	iolayers_block_reset();
-	iolayers_rings_reset();
-}
 
 /*
  * Every layer, in the order a read goes down them (and `layers` shows

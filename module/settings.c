@@ -13,14 +13,29 @@
 #include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
-#include <iolayers/iolayers.h>
+#include <iolayers/filter.h>
+#include <iolayers/hist.h>
 #include <iolayers/flow.h>
 #include <iolayers/probe.h>
+#include <iolayers/request.h>
 #include <iolayers/settings.h>
 #include <iolayers/table.h>
 #include <uapi/iolayers.h>
 
 static u64 iolayers_last_reset_ns;
+
+/*
+ * iolayers_stats_reset() - Zero every counter and histogram (`reset`).
+ *
+ * Context: process context.
+ */
+static void iolayers_stats_reset(void)
+{
+	iolayers_probes_reset();
+	iolayers_hist_reset();
+	iolayers_blk_counters_reset();
+	iolayers_rings_reset();
+}
 
 static int iolayers_reset_set(const char *val)
 {

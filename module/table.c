@@ -8,6 +8,7 @@
 
 #define pr_fmt(fmt) "iolayers: " fmt
 
+#include <linux/export.h>
 #include <linux/atomic.h>
 #include <linux/hash.h>
 #include <linux/hashtable.h>
@@ -15,7 +16,9 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <iolayers/iolayers.h>
+#include <iolayers/compat.h>
+#include <iolayers/percpu.h>
+#include <iolayers/request.h>
 #include <iolayers/flow.h>
 #include <iolayers/table.h>
 
@@ -195,6 +198,24 @@ void iolayers_table_drop(enum iolayers_table_id t, enum iolayers_drop cause)
 {
 	this_cpu_inc(iolayers_drops[t][cause]);
 }
+
+/**
+ * iolayers_expired() - Is an entry older than the expiry age?
+ * @born_ns: when it was added (ktime_get_ns())
+ * @now_ns: now
+ * @max_age_ns: the age beyond which it is expired; 0 expires everything
+ *	added before now
+ *
+ * An entry added after @now_ns was read (another CPU) is never expired.
+ *
+ * Context: any.
+ * Return: true when @born_ns is more than @max_age_ns before @now_ns.
+ */
+VISIBLE_IF_KUNIT bool iolayers_expired(u64 born_ns, u64 now_ns, u64 max_age_ns)
+{
+	return born_ns < now_ns && now_ns - born_ns > max_age_ns;
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_expired);
 
 /**
  * iolayers_table_expire() - Remove the entries older than an age.

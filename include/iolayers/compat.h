@@ -6,6 +6,26 @@
 #include <linux/version.h>
 
 /*
+ * Functions only KUnit tests call from outside their file: static in the
+ * module, exported to the test module where the kernel has KUnit. The
+ * kernel's <kunit/visibility.h> (6.2, backported to 6.1.y) is used where
+ * it exists; older kernels (and Debian's, without KUnit) get the static.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+#include <kunit/visibility.h>
+#endif
+#ifndef VISIBLE_IF_KUNIT
+#define EXPORT_SYMBOL_IF_KUNIT(symbol)
+#define VISIBLE_IF_KUNIT static
+#endif
+
+/*
+ * What MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING) says, written so on
+ * every kernel: its argument became a string literal in 6.13.
+ */
+#define IOLAYERS_IMPORT_KUNIT_NS() MODULE_INFO(import_ns, "EXPORTED_FOR_KUNIT_TESTING")
+
+/*
  * The cleanup attribute: <linux/compiler_attributes.h> names it __cleanup
  * from 6.5 on; older kernels have the compiler feature but not the name.
  */

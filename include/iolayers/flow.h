@@ -12,7 +12,7 @@
 #include <linux/spinlock.h>
 #include <iolayers/table.h>
 
-struct request;
+struct iolayers_rq;
 
 /**
  * struct iolayers_blk_acc - What the BLOCK and DEVICE layers saw of a flow.
@@ -166,59 +166,6 @@ struct iolayers_flow_ref {
 };
 
 /**
- * struct iolayers_bio - A bio queued by a followed read, not yet in a
- * request that was seen.
- * @e: table entry, keyed by the bio's address
- * @flow: the read that queued it
- * @sector: its first sector, to tell a reused bio apart
- * @queue_ns: when it was queued
- * @bytes: its size when queued
- */
-struct iolayers_bio {
-	struct iolayers_entry e;
-	struct iolayers_flow_ref flow;
-	sector_t sector;
-	u64 queue_ns;
-	u32 bytes;
-};
-
-#define IOLAYERS_RQ_FLOWS	4
-
-/**
- * struct iolayers_rq - A request carrying bios of followed reads.
- * @e: table entry, keyed by the request's address
- * @sector: its first sector when bound, to tell a reused request apart
- * @nr_flows: entries used in @flows
- * @flows: the reads whose bios it carries (merges)
- * @bytes: bytes of each flow's bios in it
- * @queue_ns: insert, or else its earliest bio's queue time
- * @insert_ns: block_rq_insert, 0 if it went straight to the driver
- * @first_issue_ns: the first block_rq_issue
- * @issue_ns: the latest block_rq_issue
- * @queue_lat: queue latency, fixed at the first issue
- * @setup_ns: the latest nvme_setup_cmd, 0 on other devices
- * @devdone_ns: nvme_complete_rq, 0 if not seen
- * @requeues: times it was requeued
- * @requeued: requeued and not yet issued again
- */
-struct iolayers_rq {
-	struct iolayers_entry e;
-	sector_t sector;
-	unsigned int nr_flows;
-	struct iolayers_flow_ref flows[IOLAYERS_RQ_FLOWS];
-	u32 bytes[IOLAYERS_RQ_FLOWS];
-	u64 queue_ns;
-	u64 insert_ns;
-	u64 first_issue_ns;
-	u64 issue_ns;
-	u64 queue_lat;
-	u64 setup_ns;
-	u64 devdone_ns;
-	u32 requeues;
-	bool requeued;
-};
-
-/**
  * struct iolayers_tgid - A process followed because its parent is.
  * @e: table entry, keyed by the tgid
  */
@@ -271,27 +218,24 @@ struct iolayers_flow_rec {
 struct iolayers_task_flow *iolayers_flow_start(pid_t tid);
 struct iolayers_task_flow *iolayers_flow_find(pid_t tid);
 struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref);
-void iolayers_flow_end(struct iolayers_task_flow *f);
+void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now);
 void iolayers_flow_add_bio(struct iolayers_task_flow *f, u32 bytes, u64 queue_ns);
 bool iolayers_flow_fold_rq(const struct iolayers_rq *r, unsigned int i, u64 now, bool error);
 void iolayers_flow_exit(pid_t tid);
 int iolayers_flows_in_flight(void);
-struct iolayers_rq *iolayers_rq_bind(struct request *rq);
-struct iolayers_rq *iolayers_rq_find(struct request *rq);
-
-bool iolayers_rq_add_bio(struct iolayers_rq *r, const struct iolayers_bio *b);
-bool iolayers_rq_other_life(const struct iolayers_rq *r, sector_t pos, bool issuing);
-void iolayers_blk_fold(struct iolayers_blk_acc *a, const struct iolayers_rq *r,
-		       unsigned int i, u64 now, bool error);
 
 int iolayers_rings_init(void);
 void iolayers_rings_exit(void);
 void iolayers_rings_reset(void);
-void iolayers_flow_store(const struct iolayers_task_flow *f, long ret, u64 now,
-			 int cache);
 struct iolayers_flow_rec *iolayers_rings_snapshot(bool slow, unsigned int *n);
 
 extern unsigned int iolayers_flows_kept;
 extern u64 iolayers_slow_ns;
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static in the module; visible to the KUnit tests (compat.h). */
+void iolayers_blk_fold(struct iolayers_blk_acc *a, const struct iolayers_rq *r,
+		       unsigned int i, u64 now, bool error);
+#endif
 
 #endif /* _IOLAYERS_FLOW_H */

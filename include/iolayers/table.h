@@ -100,4 +100,9 @@ static inline bool iolayers_table_empty(enum iolayers_table_id t)
 	return !atomic_read(&iolayers_table_nr[t].nr);
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static in the module; visible to the KUnit tests (compat.h). */
+bool iolayers_expired(u64 born_ns, u64 now_ns, u64 max_age_ns);
+#endif
+
 #endif /* _IOLAYERS_TABLE_H */

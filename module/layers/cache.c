@@ -12,7 +12,7 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
-#include <iolayers/iolayers.h>
+#include <iolayers/percpu.h>
 #include <iolayers/cache.h>
 #include <iolayers/flow.h>
 #include <iolayers/layers.h>
@@ -86,7 +86,8 @@ enum iolayers_cache iolayers_cache_state(const struct iolayers_task_flow *f, u64
 	u64 range = 0;
 
 	if (!f->rd.fs.reached)	/* the FS layer's presence tells OTHER from UNK */
-		return iolayers_cache_decide(false, iolayers_fs_available(), false, 0, 0, false);
+		return iolayers_cache_decide(false, iolayers_layer_attached(&iolayers_fs_layer),
+					     false, 0, 0, false);
 	if (bytes)
 		range = ((f->rd.fs.pos + bytes - 1) >> PAGE_SHIFT) - f->rd.fs.first_index + 1;
 	return iolayers_cache_decide(true, true, f->rd.fs.direct, range, f->rd.cache.added_pages,

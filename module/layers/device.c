@@ -12,10 +12,10 @@
 
 #include <linux/ktime.h>
 #include <linux/rcupdate.h>
-#include <iolayers/iolayers.h>
 #include <iolayers/flow.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
+#include <iolayers/request.h>
 
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_nvme_setup_cmd);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_nvme_complete_rq);

@@ -8,12 +8,15 @@
 
 #define pr_fmt(fmt) "iolayers: " fmt
 
+#include <linux/export.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/ctype.h>
 #include <linux/kstrtox.h>
-#include <iolayers/iolayers.h>
+#include <iolayers/compat.h>
+#include <iolayers/filter.h>
 #include <iolayers/flow.h>
 #include <iolayers/table.h>
 #include <iolayers/layers.h>
@@ -37,6 +40,59 @@ static bool iolayers_comm_match(struct task_struct *task)
 	memcpy(c, task->comm, sizeof(c));
 	return c[0] == want0 && c[1] == READ_ONCE(iolayers_comm[1]);
 }
+
+/**
+ * iolayers_parse_pid() - Parse a process id given by the user.
+ * @val: the text, as written to the module parameter or debugfs
+ * @out: where the parsed id is stored on success
+ *
+ * Accepts a decimal number in 1..PID_MAX_LIMIT, with an optional trailing
+ * newline. Does not check that the process exists.
+ *
+ * Context: any.
+ * Return: 0 on success, -EINVAL when @val is not such a number.
+ */
+VISIBLE_IF_KUNIT int iolayers_parse_pid(const char *val, pid_t *out)
+{
+	int v;
+
+	if (!val || kstrtoint(val, 10, &v) || v <= 0 || v > PID_MAX_LIMIT)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_parse_pid);
+
+/**
+ * iolayers_parse_comm() - Parse a task name given by the user.
+ * @val: the text; one trailing newline is ignored
+ * @out: TASK_COMM_LEN bytes, set to the name NUL-padded on success
+ *
+ * An empty name is valid: it turns the comm filter off.
+ *
+ * Context: any.
+ * Return: 0 on success, -EINVAL when the name is longer than the kernel
+ * keeps (TASK_COMM_LEN - 1) or has a control character.
+ */
+VISIBLE_IF_KUNIT int iolayers_parse_comm(const char *val, char *out)
+{
+	size_t len, i;
+
+	if (!val)
+		return -EINVAL;
+	len = strlen(val);
+	if (len && val[len - 1] == '\n')
+		len--;
+	if (len >= TASK_COMM_LEN)
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (iscntrl(val[i]))
+			return -EINVAL;
+	memset(out, 0, TASK_COMM_LEN);
+	memcpy(out, val, len);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_parse_comm);
 
 /**
  * iolayers_follows() - Is a task followed?

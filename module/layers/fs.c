@@ -10,7 +10,6 @@
 #include <linux/ftrace.h>
 #include <linux/ktime.h>
 #include <linux/uio.h>
-#include <iolayers/iolayers.h>
 #include <iolayers/flow.h>
 #include <iolayers/compat.h>
 #include <iolayers/layers.h>
@@ -80,13 +79,3 @@ struct iolayers_layer_probes iolayers_fs_layer = {
 	.probes = iolayers_fs_probes,
 	.nr_probes = ARRAY_SIZE(iolayers_fs_probes),
 };
-
-/**
- * iolayers_fs_available() - Is at least one FS layer probe attached?
- *
- * Return: true when reads through a file system can be told apart.
- */
-bool iolayers_fs_available(void)
-{
-	return iolayers_layer_attached(&iolayers_fs_layer);
-}

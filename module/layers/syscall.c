@@ -13,10 +13,10 @@
 #include <linux/uio.h>
 #include <asm/syscall.h>
 #include <asm/unistd.h>
-#include <iolayers/iolayers.h>
-#include <iolayers/cache.h>
+#include <iolayers/filter.h>
 #include <iolayers/flow.h>
-#include <iolayers/hist.h>
+#include <iolayers/syscall.h>
+#include <iolayers/table.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
 
@@ -127,39 +127,6 @@ static void iolayers_sys_enter(void *data, struct pt_regs *regs, long id)
 	if (iolayers_follows(current))
 		iolayers_read_start(regs, id);
 	rcu_read_unlock();
-}
-
-/*
- * The flow is complete: decide its cache state, record every layer. The
- * task's entry stays for its next read().
- */
-static void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now)
-{
-	const struct iolayers_blk_acc *blk = &f->blk;
-	enum iolayers_cache cache;
-	struct iolayers_sample s[IOLAYERS_NR_LAYERS];
-	unsigned int n = 0;
-	/* Every layer's value is the syscall's: VFS and FS end at sys_exit. */
-	u64 bytes = ret > 0 ? ret : 0;
-
-	/* Completions fold into f->blk only before this: it is final now. */
-	iolayers_flow_end(f);
-	cache = iolayers_cache_state(f, bytes);
-	s[n++] = (struct iolayers_sample){ IOLAYERS_L_SYSCALL, now - f->rd.sys.start_ns, bytes };
-	if (f->rd.vfs.start_ns)
-		s[n++] = (struct iolayers_sample){ IOLAYERS_L_VFS, f->rd.vfs.ns, bytes };
-	if (f->rd.fs.reached)
-		s[n++] = (struct iolayers_sample){ IOLAYERS_L_FS, f->rd.fs.ns, bytes };
-	if (blk->nr_rqs) {
-		s[n++] = (struct iolayers_sample){ IOLAYERS_L_QUEUE, blk->queue_ns, blk->rq_bytes };
-		s[n++] = (struct iolayers_sample){ IOLAYERS_L_SERVICE, blk->service_ns,
-						   blk->rq_bytes };
-		if (blk->device_at)
-			s[n++] = (struct iolayers_sample){ IOLAYERS_L_DEVICE, blk->device_ns,
-							   blk->rq_bytes };
-	}
-	iolayers_hist_record(cache, s, n);
-	iolayers_flow_store(f, ret, now, cache);
 }
 
 /*

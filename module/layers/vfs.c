@@ -8,7 +8,6 @@
 
 #include <linux/ftrace.h>
 #include <linux/ktime.h>
-#include <iolayers/iolayers.h>
 #include <iolayers/flow.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Which tasks are followed (layers/filter.c): pid=, comm=, children=. */
+#ifndef _IOLAYERS_FILTER_H
+#define _IOLAYERS_FILTER_H
+
+#include <linux/types.h>
+#include <linux/sched.h>
+
+bool iolayers_follows(struct task_struct *task);
+bool iolayers_filter_any(void);
+int iolayers_filter_set_pid(const char *val);
+int iolayers_filter_set_comm(const char *val);
+int iolayers_filter_set_children(const char *val);
+int iolayers_filter_show_pid(char *buf, size_t size);
+int iolayers_filter_show_comm(char *buf, size_t size);
+int iolayers_filter_show_children(char *buf, size_t size);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static in the module; visible to the KUnit tests (compat.h). */
+int iolayers_parse_pid(const char *val, pid_t *out);
+int iolayers_parse_comm(const char *val, char *out);
+#endif
+
+#endif /* _IOLAYERS_FILTER_H */

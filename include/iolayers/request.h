@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Requests bound to flows (request.c): the bios a followed read queued,
+ * the requests that carry them, and the BLOCK counters. Shared by the
+ * layers that see requests: BLOCK and the device layers.
+ */
+#ifndef _IOLAYERS_REQUEST_H
+#define _IOLAYERS_REQUEST_H
+
+#include <linux/types.h>
+#include <linux/percpu.h>
+#include <iolayers/flow.h>
+#include <iolayers/table.h>
+
+struct request;
+
+/**
+ * struct iolayers_bio - A bio queued by a followed read, not yet in a
+ * request that was seen.
+ * @e: table entry, keyed by the bio's address
+ * @flow: the read that queued it
+ * @sector: its first sector, to tell a reused bio apart
+ * @queue_ns: when it was queued
+ * @bytes: its size when queued
+ */
+struct iolayers_bio {
+	struct iolayers_entry e;
+	struct iolayers_flow_ref flow;
+	sector_t sector;
+	u64 queue_ns;
+	u32 bytes;
+};
+
+#define IOLAYERS_RQ_FLOWS	4
+
+/**
+ * struct iolayers_rq - A request carrying bios of followed reads.
+ * @e: table entry, keyed by the request's address
+ * @sector: its first sector when bound, to tell a reused request apart
+ * @nr_flows: entries used in @flows
+ * @flows: the reads whose bios it carries (merges)
+ * @bytes: bytes of each flow's bios in it
+ * @queue_ns: insert, or else its earliest bio's queue time
+ * @insert_ns: block_rq_insert, 0 if it went straight to the driver
+ * @first_issue_ns: the first block_rq_issue
+ * @issue_ns: the latest block_rq_issue
+ * @queue_lat: queue latency, fixed at the first issue
+ * @setup_ns: the latest nvme_setup_cmd, 0 on other devices
+ * @devdone_ns: nvme_complete_rq, 0 if not seen
+ * @requeues: times it was requeued
+ * @requeued: requeued and not yet issued again
+ */
+struct iolayers_rq {
+	struct iolayers_entry e;
+	sector_t sector;
+	unsigned int nr_flows;
+	struct iolayers_flow_ref flows[IOLAYERS_RQ_FLOWS];
+	u32 bytes[IOLAYERS_RQ_FLOWS];
+	u64 queue_ns;
+	u64 insert_ns;
+	u64 first_issue_ns;
+	u64 issue_ns;
+	u64 queue_lat;
+	u64 setup_ns;
+	u64 devdone_ns;
+	u32 requeues;
+	bool requeued;
+};
+
+/**
+ * enum iolayers_blk_counter - BLOCK layer events shown in `stats`.
+ * @IOLAYERS_BLK_RQ_BOUND: requests that carried a followed read's bio
+ * @IOLAYERS_BLK_RQ_LATE: (request, flow) pairs completed after the read
+ *	returned (async readahead nobody waited for)
+ * @IOLAYERS_BLK_LATE_BYTES: their bytes
+ * @IOLAYERS_BLK_RQ_OVERFLOW: bios of more flows than a request entry holds
+ * @IOLAYERS_BLK_RQ_PARTIAL: partial completions
+ * @IOLAYERS_BLK_RQ_REQUEUED: requeues of bound requests
+ * @IOLAYERS_BLK_BIO_STALE: bios whose entry no longer matched (reused)
+ * @IOLAYERS_NR_BLK_COUNTERS: number of counters
+ */
+enum iolayers_blk_counter {
+	IOLAYERS_BLK_RQ_BOUND,
+	IOLAYERS_BLK_RQ_LATE,
+	IOLAYERS_BLK_LATE_BYTES,
+	IOLAYERS_BLK_RQ_OVERFLOW,
+	IOLAYERS_BLK_RQ_PARTIAL,
+	IOLAYERS_BLK_RQ_REQUEUED,
+	IOLAYERS_BLK_BIO_STALE,
+	IOLAYERS_NR_BLK_COUNTERS,
+};
+
+DECLARE_PER_CPU(u64 [IOLAYERS_NR_BLK_COUNTERS], iolayers_blk_counters);
+
+/* Count a BLOCK event: one per-CPU add, inline in the probes. */
+static inline void iolayers_blk_count(enum iolayers_blk_counter c, u64 n)
+{
+	this_cpu_add(iolayers_blk_counters[c], n);
+}
+
+extern unsigned int iolayers_expire_ms;
+
+struct iolayers_rq *iolayers_rq_find(struct request *rq);
+struct iolayers_rq *iolayers_rq_bind(struct request *rq);
+u64 iolayers_blk_counter(int which);
+const char *iolayers_blk_counter_name(int which);
+void iolayers_blk_counters_reset(void);
+void iolayers_requests_start(void);
+void iolayers_requests_stop(void);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static in the module; visible to the KUnit tests (compat.h). */
+bool iolayers_rq_add_bio(struct iolayers_rq *r, const struct iolayers_bio *b);
+bool iolayers_rq_other_life(const struct iolayers_rq *r, sector_t pos, bool issuing);
+#endif
+
+#endif /* _IOLAYERS_REQUEST_H */

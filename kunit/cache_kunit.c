@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/* KUnit: the cache decision (include/iolayers/cache.h). */
+
+#include <kunit/test.h>
+#include <iolayers/cache.h>
+
+static void iolayers_cache_test_decide(struct kunit *test)
+{
+	/* Not through a file system: other, or UNK when FS is not attached. */
+	KUNIT_EXPECT_EQ(test, iolayers_cache_decide(false, true, false, 0, 0, false),
+			IOLAYERS_C_OTHER);
+	KUNIT_EXPECT_EQ(test, iolayers_cache_decide(false, false, false, 0, 0, false),
+			IOLAYERS_C_UNK);
+	/* O_DIRECT wins over everything else. */
+	KUNIT_EXPECT_EQ(test, iolayers_cache_decide(true, true, true, 4, 4, true),
+			IOLAYERS_C_DIRECT);
+	KUNIT_EXPECT_EQ(test, iolayers_cache_decide(true, true, false, 4, 0, false),
+			IOLAYERS_C_HIT);
+	/* EOF read: nothing to add, nothing waited for. */
+	KUNIT_EXPECT_EQ(test, iolayers_cache_decide(true, true, false, 0, 0, false),
+			IOLAYERS_C_HIT);
+	KUNIT_EXPECT_EQ(test, iolayers_cache_decide(true, true, false, 4, 4, false),
+			IOLAYERS_C_MISS);
+	KUNIT_EXPECT_EQ(test, iolayers_cache_decide(true, true, false, 4, 4, true),
+			IOLAYERS_C_MISS);
+	KUNIT_EXPECT_EQ(test, iolayers_cache_decide(true, true, false, 4, 1, false),
+			IOLAYERS_C_PARTIAL);
+	/* Waited on I/O someone else started (async readahead). */
+	KUNIT_EXPECT_EQ(test, iolayers_cache_decide(true, true, false, 4, 0, true),
+			IOLAYERS_C_PARTIAL);
+}
+
+static struct kunit_case iolayers_cache_cases[] = {
+	KUNIT_CASE(iolayers_cache_test_decide),
+	{}
+};
+
+static struct kunit_suite iolayers_cache_suite = {
+	.name = "iolayers_cache",
+	.test_cases = iolayers_cache_cases,
+};
+
+kunit_test_suite(iolayers_cache_suite);

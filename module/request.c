@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Requests bound to flows: a bio a followed read queued is kept in the bio
+ * table until a request carrying it is seen (inserted, set up by a driver
+ * or issued, wherever that runs); the request's entry then holds the flows
+ * of all its bios (merges), until it completes. Entries whose end was
+ * never seen expire. Any layer that sees requests binds them here.
+ */
+
+#define pr_fmt(fmt) "iolayers: " fmt
+
+#include <linux/blk-mq.h>
+#include <linux/blk_types.h>
+#include <linux/export.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+#include <iolayers/compat.h>
+#include <iolayers/percpu.h>
+#include <iolayers/request.h>
+#include <iolayers/table.h>
+
+static const char * const iolayers_blk_counter_names[IOLAYERS_NR_BLK_COUNTERS] = {
+	[IOLAYERS_BLK_RQ_BOUND] = "requests_bound",
+	[IOLAYERS_BLK_RQ_LATE] = "requests_late",
+	[IOLAYERS_BLK_LATE_BYTES] = "late_bytes",
+	[IOLAYERS_BLK_RQ_OVERFLOW] = "flow_overflow",
+	[IOLAYERS_BLK_RQ_PARTIAL] = "partial_completions",
+	[IOLAYERS_BLK_RQ_REQUEUED] = "requeues",
+	[IOLAYERS_BLK_BIO_STALE] = "bio_reused",
+};
+
+DEFINE_PER_CPU(u64 [IOLAYERS_NR_BLK_COUNTERS], iolayers_blk_counters);
+
+/* Entries of the bio and request tables older than this are expired. */
+unsigned int iolayers_expire_ms = 10000;
+
+/**
+ * iolayers_blk_counter() - A BLOCK counter summed over CPUs.
+ * @which: index, 0 up to the first for which iolayers_blk_counter_name()
+ *	is NULL
+ *
+ * Return: the count.
+ */
+u64 iolayers_blk_counter(int which)
+{
+	return IOLAYERS_PERCPU_SUM(iolayers_blk_counters, [which]);
+}
+
+/**
+ * iolayers_blk_counter_name() - Name of a BLOCK counter in `stats`.
+ * @which: index
+ *
+ * Return: a static string, NULL past the last counter.
+ */
+const char *iolayers_blk_counter_name(int which)
+{
+	return which < IOLAYERS_NR_BLK_COUNTERS ? iolayers_blk_counter_names[which] : NULL;
+}
+
+/**
+ * iolayers_blk_counters_reset() - Zero the BLOCK counters.
+ *
+ * Context: process context; counts racing with it may survive.
+ */
+void iolayers_blk_counters_reset(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&iolayers_blk_counters, cpu), 0,
+		       sizeof(iolayers_blk_counters));
+}
+
+/**
+ * iolayers_rq_add_bio() - Add a bound bio to its request's entry.
+ * @r: the request's entry
+ * @b: the bio's entry (its flow and bytes)
+ *
+ * Bios of one flow share a slot; the request's queue start is its earliest
+ * bio's queue time.
+ *
+ * Context: any.
+ * Return: false when the entry already holds IOLAYERS_RQ_FLOWS other flows
+ * (the bio is not attributed).
+ */
+VISIBLE_IF_KUNIT bool iolayers_rq_add_bio(struct iolayers_rq *r, const struct iolayers_bio *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_flows; i++)
+		if (r->flows[i].seq == b->flow.seq && r->flows[i].tid == b->flow.tid)
+			break;
+	if (i == IOLAYERS_RQ_FLOWS)
+		return false;
+	if (i == r->nr_flows) {
+		r->flows[i] = b->flow;
+		r->nr_flows++;
+	}
+	r->bytes[i] += b->bytes;
+	if (!r->queue_ns || b->queue_ns < r->queue_ns)
+		r->queue_ns = b->queue_ns;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_rq_add_bio);
+
+/**
+ * iolayers_rq_other_life() - Is a request's entry left from an earlier use?
+ * @r: the entry found for the request's address
+ * @pos: the request's first sector now
+ * @issuing: the request is being set up or issued (not completed)
+ *
+ * Requests are reused per tag: an entry whose completion was missed must
+ * not be mistaken for the new request. It is another life when the sector
+ * differs, or when an entry already issued is issued again without a
+ * requeue in between.
+ *
+ * Context: any.
+ * Return: true when @r does not describe the request now.
+ */
+VISIBLE_IF_KUNIT bool iolayers_rq_other_life(const struct iolayers_rq *r, sector_t pos,
+					     bool issuing)
+{
+	if (r->sector != pos)
+		return true;
+	return issuing && r->first_issue_ns && !r->requeued;
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_rq_other_life);
+
+/*
+ * Move the request's bios that are in the bio table into its entry,
+ * creating the entry at the first one. Bios merged into a request after it
+ * was first seen are picked up at the next call.
+ */
+static struct iolayers_rq *iolayers_rq_take_bios(struct request *rq, struct iolayers_rq *r)
+{
+	struct iolayers_bio *b;
+	struct bio *bio;
+
+	if (iolayers_table_empty(IOLAYERS_T_BIO))
+		return r;
+	for (bio = rq->bio; bio; bio = bio->bi_next) {
+		b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
+		if (!b)
+			continue;
+		if (b->sector != bio->bi_iter.bi_sector) {
+			if (iolayers_table_del(IOLAYERS_T_BIO, b))
+				iolayers_blk_count(IOLAYERS_BLK_BIO_STALE, 1);
+			continue;
+		}
+		if (!r) {
+			r = iolayers_table_add(IOLAYERS_T_RQ, (unsigned long)rq);
+			if (!r)
+				return NULL;
+			r->sector = blk_rq_pos(rq);
+			r->queue_ns = b->queue_ns;
+			iolayers_blk_count(IOLAYERS_BLK_RQ_BOUND, 1);
+		}
+		if (iolayers_table_del(IOLAYERS_T_BIO, b) && !iolayers_rq_add_bio(r, b))
+			iolayers_blk_count(IOLAYERS_BLK_RQ_OVERFLOW, 1);
+	}
+	return r;
+}
+
+/**
+ * iolayers_rq_find() - The entry of a request, if it carries followed bios.
+ * @rq: the request
+ *
+ * An entry left by an earlier life of the same request (its completion was
+ * not seen: the sector differs) is removed and counted as stale.
+ *
+ * Context: any, under rcu_read_lock().
+ * Return: the entry, or NULL.
+ */
+struct iolayers_rq *iolayers_rq_find(struct request *rq)
+{
+	struct iolayers_rq *r;
+
+	if (iolayers_table_empty(IOLAYERS_T_RQ))
+		return NULL;
+	r = iolayers_table_find(IOLAYERS_T_RQ, (unsigned long)rq);
+	if (r && iolayers_rq_other_life(r, blk_rq_pos(rq), false)) {
+		if (iolayers_table_del(IOLAYERS_T_RQ, r))
+			iolayers_table_drop(IOLAYERS_T_RQ, IOLAYERS_DROP_STALE);
+		r = NULL;
+	}
+	return r;
+}
+
+/**
+ * iolayers_rq_bind() - Find or create a request's entry from its bios.
+ * @rq: the request, being inserted, set up by the driver or issued
+ *
+ * Context: any, under rcu_read_lock().
+ * Return: the entry, or NULL when it carries no followed bio.
+ */
+struct iolayers_rq *iolayers_rq_bind(struct request *rq)
+{
+	struct iolayers_rq *r = iolayers_rq_find(rq);
+
+	if (r && iolayers_rq_other_life(r, blk_rq_pos(rq), true)) {
+		if (iolayers_table_del(IOLAYERS_T_RQ, r))
+			iolayers_table_drop(IOLAYERS_T_RQ, IOLAYERS_DROP_STALE);
+		r = NULL;
+	}
+	return iolayers_rq_take_bios(rq, r);
+}
+
+static void iolayers_expire_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(iolayers_expire_work, iolayers_expire_fn);
+
+/*
+ * iolayers_requests_expire() - Expire old bio and request entries now.
+ *
+ * Bios that never reached a request we saw, or requests whose completion
+ * we missed, would otherwise stay until unload.
+ *
+ * Context: process context.
+ */
+static void iolayers_requests_expire(void)
+{
+	u64 age = (u64)READ_ONCE(iolayers_expire_ms) * NSEC_PER_MSEC;
+
+	iolayers_table_expire(IOLAYERS_T_BIO, age);
+	iolayers_table_expire(IOLAYERS_T_RQ, age);
+}
+
+static void iolayers_expire_fn(struct work_struct *work)
+{
+	iolayers_requests_expire();
+	schedule_delayed_work(&iolayers_expire_work, HZ);
+}
+
+/**
+ * iolayers_requests_start() - Start expiring old bio and request entries.
+ *
+ * The BLOCK layer's start hook: once a second from now on.
+ *
+ * Context: process context.
+ */
+void iolayers_requests_start(void)
+{
+	schedule_delayed_work(&iolayers_expire_work, HZ);
+}
+
+/**
+ * iolayers_requests_stop() - Stop the expiry; returns once it has ended.
+ *
+ * The BLOCK layer's stop hook, run before its probes are detached.
+ *
+ * Context: process context.
+ */
+void iolayers_requests_stop(void)
+{
+	cancel_delayed_work_sync(&iolayers_expire_work);
+}
