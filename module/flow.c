@@ -105,21 +105,35 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 	u64 seq;
 	int cpu;
 
+	if (f && !f->ended)
+		iolayers_table_drop(IOLAYERS_T_TASK, IOLAYERS_DROP_STALE);
+again:
 	if (!f) {
-		f = iolayers_table_add(IOLAYERS_T_TASK, tid);
+		f = iolayers_table_alloc(IOLAYERS_T_TASK);
 		if (!f)
 			return NULL;
 		spin_lock_init(&f->lock);
 		f->tid = tid;
 		f->task = current;
-	} else if (!f->ended) {
-		iolayers_table_drop(IOLAYERS_T_TASK, IOLAYERS_DROP_STALE);
+		iolayers_table_insert(IOLAYERS_T_TASK, f, tid);
 	}
 	cpu = get_cpu();
 	seq = (this_cpu_inc_return(iolayers_seq) << IOLAYERS_SEQ_CPU_BITS) | cpu;
 	this_cpu_write(iolayers_flow_cur, f);
 	put_cpu();
 	spin_lock_irqsave(&f->lock, flags);
+	if (unlikely(f->gone)) {
+		/*
+		 * Forgotten since it was found (iolayers_flows_forget_idle()):
+		 * the hand-off set above may have missed that sweep, so this
+		 * task clears it, and starts over in a new entry (a new entry
+		 * is in flight at once: it is never forgotten).
+		 */
+		spin_unlock_irqrestore(&f->lock, flags);
+		cmpxchg(per_cpu_ptr(&iolayers_flow_cur, cpu), f, NULL);
+		f = NULL;
+		goto again;
+	}
 	WRITE_ONCE(f->seq, seq);
 	f->ended = false;
 	memset(&f->blk, 0, sizeof(f->blk));
@@ -229,29 +243,72 @@ bool iolayers_flow_fold_rq(const struct iolayers_rq *r, unsigned int i, u64 now,
 	return folded;
 }
 
+/* No CPU's hand-off may outlive an entry (see iolayers_flow_cur). */
+static void iolayers_flow_unhand(struct iolayers_task_flow *f)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		cmpxchg(per_cpu_ptr(&iolayers_flow_cur, cpu), f, NULL);
+}
+
 /**
  * iolayers_flow_exit() - Remove an exiting thread's entry.
- * @tid: the thread id
+ * @tid: the thread id (its entry is the caller's own)
  *
  * A flow still in flight (its exit was not seen) is counted as stale.
  *
- * Context: the exiting task itself (sched_process_exit).
+ * Context: the exiting task itself (sched_process_exit), or a task that
+ * exec'd, for the id it had before (sched_process_exec).
  */
 void iolayers_flow_exit(pid_t tid)
 {
 	struct iolayers_task_flow *f;
-	int cpu;
 
 	rcu_read_lock();
 	f = iolayers_table_find(IOLAYERS_T_TASK, tid);
 	if (f) {
-		/* No CPU's hand-off may outlive the entry (see iolayers_flow_cur). */
-		for_each_possible_cpu(cpu)
-			cmpxchg(per_cpu_ptr(&iolayers_flow_cur, cpu), f, NULL);
+		iolayers_flow_unhand(f);
 		if (iolayers_table_del(IOLAYERS_T_TASK, f) && !f->ended)
 			iolayers_table_drop(IOLAYERS_T_TASK, IOLAYERS_DROP_STALE);
 	}
 	rcu_read_unlock();
+}
+
+/*
+ * An idle entry is marked gone under its lock, so that its task, starting
+ * a read in it now, either sees the mark or has set its hand-off before
+ * the sweep below runs (its store precedes its unlock; this lock follows).
+ */
+static bool iolayers_flow_forget(void *entry)
+{
+	struct iolayers_task_flow *f = entry;
+	unsigned long flags;
+	bool idle;
+
+	spin_lock_irqsave(&f->lock, flags);
+	idle = f->ended;
+	if (idle)
+		f->gone = true;
+	spin_unlock_irqrestore(&f->lock, flags);
+	if (idle)
+		iolayers_flow_unhand(f);
+	return idle;
+}
+
+/**
+ * iolayers_flows_forget_idle() - Remove every entry with no read() in flight.
+ *
+ * After a filter change, the entries of threads no longer followed would
+ * stay until those threads exit, and fill the table. Idle entries of
+ * threads still followed are added again at their next read().
+ *
+ * Context: process context (a filter being set).
+ * Return: the number of entries removed.
+ */
+int iolayers_flows_forget_idle(void)
+{
+	return iolayers_table_prune(IOLAYERS_T_TASK, iolayers_flow_forget);
 }
 
 static bool iolayers_flow_in_flight(const void *entry)

@@ -135,6 +135,7 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_rq_other_life);
  */
 static struct iolayers_rq *iolayers_rq_take_bios(struct request *rq, struct iolayers_rq *r)
 {
+	struct iolayers_rq *n = NULL;	/* a new entry, published at the end */
 	struct iolayers_bio *b;
 	struct bio *bio;
 
@@ -150,15 +151,19 @@ static struct iolayers_rq *iolayers_rq_take_bios(struct request *rq, struct iola
 			continue;
 		}
 		if (!r) {
-			r = iolayers_table_add(IOLAYERS_T_RQ, (unsigned long)rq);
+			r = iolayers_table_alloc(IOLAYERS_T_RQ);
 			if (!r)
 				return NULL;
 			r->sector = blk_rq_pos(rq);
 			r->queue_ns = b->queue_ns;
-			iolayers_blk_count(IOLAYERS_BLK_RQ_BOUND, 1);
+			n = r;
 		}
 		if (iolayers_table_del(IOLAYERS_T_BIO, b) && !iolayers_rq_add_bio(r, b))
 			iolayers_blk_count(IOLAYERS_BLK_RQ_OVERFLOW, 1);
+	}
+	if (n) {
+		iolayers_table_insert(IOLAYERS_T_RQ, n, (unsigned long)rq);
+		iolayers_blk_count(IOLAYERS_BLK_RQ_BOUND, 1);
 	}
 	return r;
 }

@@ -3,7 +3,7 @@
  * Bounded RCU hash tables: readers (probes in any context, hard interrupt
  * included) walk a bucket under RCU; writers take the spinlock of the
  * bucket's group with interrupts off; entries are freed with kfree_rcu().
- * Nothing here sleeps or allocates with more than GFP_ATOMIC.
+ * Nothing here sleeps; entries are allocated with GFP_NOWAIT (no reserves).
  */
 
 #define pr_fmt(fmt) "iolayers: " fmt
@@ -16,6 +16,7 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <iolayers/compat.h>
 #include <iolayers/percpu.h>
 #include <iolayers/request.h>
@@ -114,22 +115,22 @@ void *iolayers_table_find(enum iolayers_table_id t, unsigned long key)
 }
 
 /**
- * iolayers_table_add() - Allocate a zeroed entry and add it.
+ * iolayers_table_alloc() - Allocate a zeroed entry, counted in its table.
  * @t: the table
- * @key: its key; the caller makes sure no other entry has it
  *
- * A full table or a failed GFP_ATOMIC allocation is counted and returns
- * NULL.
+ * The entry is not in the table yet: the caller initialises it and then
+ * publishes it with iolayers_table_insert(), so that nobody finds it half
+ * made. Its @born_ns is set. A full table or a failed allocation (never
+ * sleeping, no reserves: probes run in any context) is counted and
+ * returns NULL.
  *
- * Context: any, under rcu_read_lock().
+ * Context: any.
  * Return: the entry, or NULL.
  */
-void *iolayers_table_add(enum iolayers_table_id t, unsigned long key)
+void *iolayers_table_alloc(enum iolayers_table_id t)
 {
 	struct iolayers_table *tb = &iolayers_tables[t];
-	spinlock_t *lock = iolayers_table_lock(tb, key);	/* the bucket group's */
 	struct iolayers_entry *e;
-	unsigned long flags;
 	int n, high;
 
 	n = atomic_inc_return(tb->nr);
@@ -138,7 +139,7 @@ void *iolayers_table_add(enum iolayers_table_id t, unsigned long key)
 		iolayers_table_drop(t, IOLAYERS_DROP_TABLE_FULL);
 		return NULL;
 	}
-	e = kzalloc(tb->entry_size, GFP_ATOMIC | __GFP_NOWARN);
+	e = kzalloc(tb->entry_size, GFP_NOWAIT | __GFP_NOWARN);
 	if (!e) {
 		atomic_dec(tb->nr);
 		iolayers_table_drop(t, IOLAYERS_DROP_NOMEM);
@@ -147,12 +148,30 @@ void *iolayers_table_add(enum iolayers_table_id t, unsigned long key)
 	high = atomic_read(&tb->high);
 	while (n > high && !atomic_try_cmpxchg(&tb->high, &high, n))
 		;
-	e->key = key;
 	e->born_ns = ktime_get_ns();
+	return e;
+}
+
+/**
+ * iolayers_table_insert() - Publish an initialised entry under its key.
+ * @t: the table
+ * @entry: from iolayers_table_alloc(), initialised
+ * @key: its key; the caller makes sure no other live entry has it (a
+ *	newer entry is found before an older one with the same key)
+ *
+ * Context: any, under rcu_read_lock().
+ */
+void iolayers_table_insert(enum iolayers_table_id t, void *entry, unsigned long key)
+{
+	struct iolayers_table *tb = &iolayers_tables[t];
+	spinlock_t *lock = iolayers_table_lock(tb, key);	/* the bucket group's */
+	struct iolayers_entry *e = entry;
+	unsigned long flags;
+
+	e->key = key;
 	spin_lock_irqsave(lock, flags);
 	hlist_add_head_rcu(&e->node, iolayers_bucket(tb, key));
 	spin_unlock_irqrestore(lock, flags);
-	return e;
 }
 
 /**
@@ -241,6 +260,51 @@ void iolayers_table_expire(enum iolayers_table_id t, u64 max_age_ns)
 			    iolayers_table_del(t, e))
 				iolayers_table_drop(t, IOLAYERS_DROP_EXPIRED);
 	rcu_read_unlock();
+}
+
+/**
+ * iolayers_table_prune() - Remove the entries a test picks.
+ * @t: the table
+ * @prune: called for each entry under rcu_read_lock(); true removes it
+ *	(the callback does what must precede the removal)
+ *
+ * Context: process context; takes each bucket group's lock in turn.
+ * Return: the number of entries removed.
+ */
+int iolayers_table_prune(enum iolayers_table_id t, bool (*prune)(void *entry))
+{
+	struct iolayers_table *tb = &iolayers_tables[t];
+	struct iolayers_entry *e;
+	unsigned int i;
+	int n = 0;
+
+	if (!atomic_read(tb->nr))
+		return 0;
+	rcu_read_lock();
+	for (i = 0; i < (1U << tb->bits); i++)
+		hlist_for_each_entry_rcu(e, &tb->buckets[i], node)
+			if (prune(e) && iolayers_table_del(t, e))
+				n++;
+	rcu_read_unlock();
+	return n;
+}
+
+/**
+ * iolayers_tables_reset() - Zero the drop counters and high-water marks
+ *	(`reset`).
+ *
+ * A table's high-water mark restarts at its entries now.
+ *
+ * Context: process context; drops racing with it may survive.
+ */
+void iolayers_tables_reset(void)
+{
+	int cpu, t;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&iolayers_drops, cpu), 0, sizeof(iolayers_drops));
+	for (t = 0; t < IOLAYERS_NR_TABLES; t++)
+		atomic_set(&iolayers_tables[t].high, atomic_read(iolayers_tables[t].nr));
 }
 
 /**

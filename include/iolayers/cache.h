@@ -40,5 +40,6 @@ iolayers_cache_decide(bool fs_reached, bool fs_available, bool direct, u64 range
 
 enum iolayers_cache iolayers_cache_state(const struct iolayers_task_flow *f, u64 bytes);
 u64 iolayers_ra_pages_sum(void);
+void iolayers_cache_reset(void);
 
 #endif /* _IOLAYERS_CACHE_H */

@@ -129,11 +129,14 @@ struct iolayers_read_state {
 /**
  * struct iolayers_task_flow - A followed thread's read-family syscall.
  * @e: table entry, keyed by the thread id
- * @lock: protects @seq, @ended and @blk against completions on other CPUs
+ * @lock: protects @seq, @ended, @gone and @blk against completions and
+ *	filter changes on other CPUs
  *	(taken in flow.c only)
  * @seq: unique id of the flow (also of its record in `flows`)
  * @ended: no read() in flight: sys_exit has taken the flow's final state
- *	(later completions are counted as late), or none started yet
+ *	(later completions are counted as late)
+ * @gone: removed while idle (iolayers_flows_forget_idle()): its task must
+ *	not start a read in it
  * @blk: the BLOCK and DEVICE layers' part, folded in from any context
  * @tid: the task (thread id) making the syscall
  * @task: that task, to tell it from others in a CPU's flow hand-off
@@ -142,13 +145,16 @@ struct iolayers_read_state {
  *
  * The entry is added at the thread's first followed read() and kept
  * between reads (idle while @ended): each sys_enter starts a new flow in
- * it, and it is removed when the thread exits.
+ * it, and it is removed when the thread exits (or execs from a thread that
+ * is not the leader: it then has another id), or while idle when a filter
+ * changes.
  */
 struct iolayers_task_flow {
 	struct iolayers_entry e;
-	spinlock_t lock;	/* @seq, @ended and @blk: sys_enter/exit against completions */
+	spinlock_t lock;	/* @seq, @ended, @gone and @blk, against other CPUs */
 	u64 seq;
 	bool ended;
+	bool gone;
 	struct iolayers_blk_acc blk;
 	pid_t tid;
 	const struct task_struct *task;
@@ -222,6 +228,7 @@ void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now);
 void iolayers_flow_add_bio(struct iolayers_task_flow *f, u32 bytes, u64 queue_ns);
 bool iolayers_flow_fold_rq(const struct iolayers_rq *r, unsigned int i, u64 now, bool error);
 void iolayers_flow_exit(pid_t tid);
+int iolayers_flows_forget_idle(void);
 int iolayers_flows_in_flight(void);
 
 int iolayers_rings_init(void);

@@ -47,7 +47,7 @@ enum iolayers_table_id {
 /**
  * enum iolayers_drop - Why an event was dropped; each is counted per table.
  * @IOLAYERS_DROP_TABLE_FULL: the table reached its bound (max_flows)
- * @IOLAYERS_DROP_NOMEM: GFP_ATOMIC allocation failed
+ * @IOLAYERS_DROP_NOMEM: an allocation failed (GFP_NOWAIT: probe context)
  * @IOLAYERS_DROP_STALE: an entry whose end was never seen was replaced
  * @IOLAYERS_DROP_EXPIRED: an entry older than expire_ms was removed
  * @IOLAYERS_NR_DROPS: number of causes
@@ -61,10 +61,13 @@ enum iolayers_drop {
 };
 
 void *iolayers_table_find(enum iolayers_table_id t, unsigned long key);
-void *iolayers_table_add(enum iolayers_table_id t, unsigned long key);
+void *iolayers_table_alloc(enum iolayers_table_id t);
+void iolayers_table_insert(enum iolayers_table_id t, void *entry, unsigned long key);
 bool iolayers_table_del(enum iolayers_table_id t, void *entry);
 void iolayers_table_drop(enum iolayers_table_id t, enum iolayers_drop cause);
 void iolayers_table_expire(enum iolayers_table_id t, u64 max_age_ns);
+int iolayers_table_prune(enum iolayers_table_id t, bool (*prune)(void *entry));
+void iolayers_tables_reset(void);
 void iolayers_table_free_all(enum iolayers_table_id t);
 int iolayers_table_count(enum iolayers_table_id t, bool (*test)(const void *entry));
 int iolayers_table_occupancy(enum iolayers_table_id t, int *high_water);

@@ -45,7 +45,7 @@ static void iolayers_bio_queue(void *data, struct bio *bio)
 	b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
 	if (b && iolayers_table_del(IOLAYERS_T_BIO, b))
 		iolayers_table_drop(IOLAYERS_T_BIO, IOLAYERS_DROP_STALE);
-	b = iolayers_table_add(IOLAYERS_T_BIO, (unsigned long)bio);
+	b = iolayers_table_alloc(IOLAYERS_T_BIO);
 	if (!b)
 		goto out;
 	b->flow.tid = f->tid;
@@ -53,6 +53,7 @@ static void iolayers_bio_queue(void *data, struct bio *bio)
 	b->sector = bio->bi_iter.bi_sector;
 	b->queue_ns = b->e.born_ns;
 	b->bytes = bio->bi_iter.bi_size;
+	iolayers_table_insert(IOLAYERS_T_BIO, b, (unsigned long)bio);
 	iolayers_flow_add_bio(f, b->bytes, b->queue_ns);
 out:
 	rcu_read_unlock();
@@ -77,12 +78,13 @@ static void iolayers_block_split(void *data, struct bio *split, unsigned int new
 	if (!parent || parent->sector != split->bi_iter.bi_sector)
 		goto out;
 	iolayers_hit(&iolayers_pc_block_split);
-	b = iolayers_table_add(IOLAYERS_T_BIO, (unsigned long)split);
+	b = iolayers_table_alloc(IOLAYERS_T_BIO);
 	if (b) {
 		b->flow = parent->flow;
 		b->sector = split->bi_iter.bi_sector;
 		b->queue_ns = parent->queue_ns;
 		b->bytes = split->bi_iter.bi_size;
+		iolayers_table_insert(IOLAYERS_T_BIO, b, (unsigned long)split);
 	}
 	parent->sector = new_sector;
 	parent->bytes -= min(parent->bytes, split->bi_iter.bi_size);

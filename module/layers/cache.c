@@ -104,6 +104,19 @@ u64 iolayers_ra_pages_sum(void)
 	return IOLAYERS_PERCPU_SUM(iolayers_ra_pages);
 }
 
+/**
+ * iolayers_cache_reset() - Zero the readahead page count (`reset`).
+ *
+ * Context: process context; counts racing with it may survive.
+ */
+void iolayers_cache_reset(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu(iolayers_ra_pages, cpu) = 0;
+}
+
 static struct iolayers_probe iolayers_cache_probes[] = {
 	IOLAYERS_TRACEPOINT("mm_filemap_add_to_page_cache", iolayers_add_to_page_cache,
 			    iolayers_pc_add_to_page_cache),

@@ -9,9 +9,11 @@
 #define pr_fmt(fmt) "iolayers: " fmt
 
 #include <linux/export.h>
+#include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/ctype.h>
 #include <linux/kstrtox.h>
@@ -24,6 +26,10 @@
 
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_process_fork);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_process_exit);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_process_exec);
+
+/* Writers of the filters, one at a time (a comm is written in two words). */
+static DEFINE_MUTEX(iolayers_filter_mutex);
 
 static pid_t iolayers_target_tgid;
 /* The comm filter as two words, compared without a lock; all 0 when off. */
@@ -124,6 +130,21 @@ bool iolayers_filter_any(void)
 	return READ_ONCE(iolayers_target_tgid) || READ_ONCE(iolayers_comm[0]);
 }
 
+/*
+ * A filter changed: the idle entries of threads are forgotten, as they
+ * would otherwise stay, followed or not, until their threads exit
+ * (threads still followed get an entry again at their next read()); with
+ * @forget_children (pid= moved, or children=0) so are the children
+ * followed so far.
+ */
+static void iolayers_filter_changed(bool forget_children)
+{
+	lockdep_assert_held(&iolayers_filter_mutex);
+	if (forget_children)
+		iolayers_table_expire(IOLAYERS_T_TGID, 0);
+	iolayers_flows_forget_idle();
+}
+
 /**
  * iolayers_filter_set_pid() - Follow another process.
  * @val: its pid, as text
@@ -134,8 +155,10 @@ bool iolayers_filter_any(void)
  */
 int iolayers_filter_set_pid(const char *val)
 {
+	struct task_struct *task;
+	pid_t pid, tgid = 0;
+	bool leader = false, live = false;
 	struct pid *p;
-	pid_t pid;
 
 	if (iolayers_parse_pid(val, &pid)) {
 		pr_err_ratelimited("invalid pid '%s': want a process id in 1..%d\n",
@@ -143,12 +166,32 @@ int iolayers_filter_set_pid(const char *val)
 		return -EINVAL;
 	}
 	p = find_get_pid(pid);
-	if (!p) {
+	rcu_read_lock();
+	task = p ? pid_task(p, PIDTYPE_PID) : NULL;
+	if (task) {
+		leader = pid_task(p, PIDTYPE_TGID) == task;
+		live = atomic_read(&task->signal->live);
+		tgid = leader ? task->tgid : task_tgid_vnr(task);
+	}
+	rcu_read_unlock();
+	put_pid(p);
+	if (!task) {
 		pr_err_ratelimited("invalid pid '%d': no such process\n", pid);
 		return -EINVAL;
 	}
-	put_pid(p);
-	WRITE_ONCE(iolayers_target_tgid, pid);
+	if (!leader) {
+		pr_err_ratelimited("invalid pid '%d': a thread of process %d; pid= takes a process id\n",
+				   pid, tgid);
+		return -EINVAL;
+	}
+	if (!live) {
+		pr_err_ratelimited("invalid pid '%d': the process has exited\n", pid);
+		return -EINVAL;
+	}
+	mutex_lock(&iolayers_filter_mutex);
+	WRITE_ONCE(iolayers_target_tgid, tgid);
+	iolayers_filter_changed(true);
+	mutex_unlock(&iolayers_filter_mutex);
 	return 0;
 }
 
@@ -168,10 +211,13 @@ int iolayers_filter_set_comm(const char *val)
 				   val, TASK_COMM_LEN - 1);
 		return -EINVAL;
 	}
+	mutex_lock(&iolayers_filter_mutex);
 	/* Off first, so a half-written name never matches. */
 	WRITE_ONCE(iolayers_comm[0], 0);
 	WRITE_ONCE(iolayers_comm[1], c[1]);
 	WRITE_ONCE(iolayers_comm[0], c[0]);
+	iolayers_filter_changed(false);
+	mutex_unlock(&iolayers_filter_mutex);
 	return 0;
 }
 
@@ -192,9 +238,11 @@ int iolayers_filter_set_children(const char *val)
 		pr_err_ratelimited("invalid children '%s': want 0 or 1\n", val ? val : "");
 		return -EINVAL;
 	}
+	mutex_lock(&iolayers_filter_mutex);
 	WRITE_ONCE(iolayers_children, on);
 	if (!on)
-		iolayers_table_expire(IOLAYERS_T_TGID, 0);
+		iolayers_filter_changed(true);
+	mutex_unlock(&iolayers_filter_mutex);
 	return 0;
 }
 
@@ -250,8 +298,11 @@ static void iolayers_process_fork(void *data, struct task_struct *parent,
 		return;		/* a thread: followed through its tgid already */
 	rcu_read_lock();
 	if (iolayers_follows(parent) && !iolayers_table_find(IOLAYERS_T_TGID, child->tgid)) {
+		struct iolayers_tgid *g = iolayers_table_alloc(IOLAYERS_T_TGID);
+
 		iolayers_hit(&iolayers_pc_process_fork);
-		iolayers_table_add(IOLAYERS_T_TGID, child->tgid);
+		if (g)
+			iolayers_table_insert(IOLAYERS_T_TGID, g, child->tgid);
 	}
 	rcu_read_unlock();
 }
@@ -270,7 +321,8 @@ static void iolayers_process_exit(void *data, struct task_struct *p)
 		return;	/* empty=1: the floor of the mechanism */
 	if (!iolayers_table_empty(IOLAYERS_T_TASK))
 		iolayers_flow_exit(p->pid);
-	if (iolayers_table_empty(IOLAYERS_T_TGID) || p->pid != p->tgid)
+	/* The group is dead once its last thread exits, leader or not. */
+	if (iolayers_table_empty(IOLAYERS_T_TGID) || atomic_read(&p->signal->live))
 		return;
 	rcu_read_lock();
 	e = iolayers_table_find(IOLAYERS_T_TGID, p->tgid);
@@ -281,14 +333,34 @@ static void iolayers_process_exit(void *data, struct task_struct *p)
 	rcu_read_unlock();
 }
 
+/*
+ * Prototype of TRACE_EVENT(sched_process_exec), run by the task that
+ * exec'd. A thread that is not the leader takes the leader's id in
+ * exec (de_thread()): the entry under its old id would never be removed.
+ */
+static void iolayers_process_exec(void *data, struct task_struct *p, pid_t old_pid,
+				  struct linux_binprm *bprm)
+{
+	IOLAYERS_COST_SCOPE(&iolayers_pc_process_exec);
+
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
+	if (old_pid == p->pid || iolayers_table_empty(IOLAYERS_T_TASK))
+		return;
+	iolayers_hit(&iolayers_pc_process_exec);
+	iolayers_flow_exit(old_pid);
+}
+
 static struct iolayers_probe iolayers_filter_probes[] = {
 	IOLAYERS_TRACEPOINT("sched_process_fork", iolayers_process_fork,
 			    iolayers_pc_process_fork),
 	IOLAYERS_TRACEPOINT("sched_process_exit", iolayers_process_exit,
 			    iolayers_pc_process_exit),
+	IOLAYERS_TRACEPOINT("sched_process_exec", iolayers_process_exec,
+			    iolayers_pc_process_exec),
 };
 
-/* Who is followed: children forked after load, tasks that exit. */
+/* Who is followed: children forked after load, tasks that exit or exec. */
 struct iolayers_layer_probes iolayers_filter_layer = {
 	.name = "FILTER",
 	.probes = iolayers_filter_probes,
