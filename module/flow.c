@@ -11,6 +11,7 @@
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/spinlock.h>
@@ -464,10 +465,31 @@ static int iolayers_rec_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* Records copied per hold of a ring's lock (interrupts are off then). */
+#define IOLAYERS_SNAP_CHUNK	256
+
+/* Sort @n records oldest first and keep the newest @keep of them. */
+static unsigned int iolayers_recs_keep_newest(struct iolayers_flow_rec *recs, unsigned int n,
+					      unsigned int keep)
+{
+	unsigned int skip;
+
+	sort(recs, n, sizeof(*recs), iolayers_rec_cmp, NULL);
+	skip = n > keep ? n - keep : 0;
+	memmove(recs, recs + skip, (n - skip) * sizeof(*recs));
+	return n - skip;
+}
+
 /**
  * iolayers_rings_snapshot() - Copy the newest completed flows.
  * @slow: the slow ring instead of the all-flows one
  * @n: set to the number of records returned
+ *
+ * Memory stays at twice flows= records whatever the number of CPUs: after
+ * each CPU's ring only the newest flows= records are kept. A ring is
+ * copied a chunk at a time, with a chance to reschedule in between, so a
+ * writer may overwrite a slot between two chunks: the snapshot then has a
+ * newer record in its place.
  *
  * Context: process context, may sleep.
  * Return: at most flows= records, oldest first, to be kvfree()d; NULL
@@ -475,29 +497,33 @@ static int iolayers_rec_cmp(const void *a, const void *b)
  */
 struct iolayers_flow_rec *iolayers_rings_snapshot(bool slow, unsigned int *n)
 {
-	unsigned int total = 0, kept = iolayers_flows_kept, skip;
+	unsigned int total = 0, kept = iolayers_flows_kept;
 	struct iolayers_flow_rec *all;
 	int cpu;
 
 	*n = 0;
 	if (!kept)
 		return NULL;
-	all = kvmalloc_array(num_possible_cpus() * kept, sizeof(*all), GFP_KERNEL);
+	all = kvmalloc_array(2 * (size_t)kept, sizeof(*all), GFP_KERNEL);
 	if (!all)
 		return NULL;
 	for_each_possible_cpu(cpu) {
 		struct iolayers_ring *r = per_cpu_ptr(iolayers_rings[slow], cpu);
-		unsigned int i;
+		unsigned int i = 0, end;
 
-		spin_lock_irq(&r->lock);
-		for (i = 0; i < r->used; i++)
-			all[total++] = r->recs[i];
-		spin_unlock_irq(&r->lock);
+		do {
+			spin_lock_irq(&r->lock);
+			end = min(r->used, i + IOLAYERS_SNAP_CHUNK);
+			for (; i < end; i++)
+				all[total++] = r->recs[i];
+			end = r->used;
+			spin_unlock_irq(&r->lock);
+			cond_resched();
+		} while (i < end);
+		if (total > kept)
+			total = iolayers_recs_keep_newest(all, total, kept);
 	}
-	sort(all, total, sizeof(*all), iolayers_rec_cmp, NULL);
-	skip = total > kept ? total - kept : 0;
-	memmove(all, all + skip, (total - skip) * sizeof(*all));
-	*n = total - skip;
+	*n = iolayers_recs_keep_newest(all, total, kept);
 	return all;
 }
 

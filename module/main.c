@@ -10,6 +10,7 @@
 #include <iolayers/hist.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
+#include <iolayers/table.h>
 #include <uapi/iolayers.h>
 
 /*
@@ -44,14 +45,15 @@ static int __init iolayers_init(void)
 	if (ret)
 		return ret;
 
-	ret = iolayers_hist_init();
+	ret = iolayers_tables_init();
 	if (ret)
 		return ret;
+	ret = iolayers_hist_init();
+	if (ret)
+		goto out_tables;
 	ret = iolayers_rings_init();
-	if (ret) {
-		iolayers_hist_exit();
-		return ret;
-	}
+	if (ret)
+		goto out_hist;
 	/*
 	 * A probe point that is missing or fails disables its layer and shows
 	 * in `layers`; it never fails the load.
@@ -60,17 +62,20 @@ static int __init iolayers_init(void)
 	iolayers_debugfs_init();
 	pr_info("version %s loaded\n", IOLAYERS_VERSION_STRING);
 	return 0;
+
+out_hist:
+	iolayers_hist_exit();
+out_tables:
+	iolayers_tables_exit();
+	return ret;
 }
 
 static void __exit iolayers_exit(void)
 {
-	int t;
-
 	iolayers_debugfs_exit();
 	/* Returns once no probe runs any more. */
 	iolayers_probes_detach();
-	for (t = 0; t < IOLAYERS_NR_TABLES; t++)
-		iolayers_table_free_all(t);
+	iolayers_tables_exit();
 	iolayers_rings_exit();
 	iolayers_hist_exit();
 	pr_info("unloaded\n");

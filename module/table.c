@@ -11,8 +11,10 @@
 #include <linux/export.h>
 #include <linux/atomic.h>
 #include <linux/hash.h>
-#include <linux/hashtable.h>
+#include <linux/rculist.h>
 #include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -39,23 +41,20 @@ struct iolayers_table {
 	spinlock_t locks[IOLAYERS_TABLE_LOCKS];	/* writers, per bucket group */
 };
 
-#define IOLAYERS_TASK_BITS	10
-#define IOLAYERS_BIO_BITS	12
-#define IOLAYERS_RQ_BITS	12
-#define IOLAYERS_TGID_BITS	8
-
-static DEFINE_HASHTABLE(iolayers_task_buckets, IOLAYERS_TASK_BITS);
-static DEFINE_HASHTABLE(iolayers_bio_buckets, IOLAYERS_BIO_BITS);
-static DEFINE_HASHTABLE(iolayers_rq_buckets, IOLAYERS_RQ_BITS);
-static DEFINE_HASHTABLE(iolayers_tgid_buckets, IOLAYERS_TGID_BITS);
+/*
+ * Buckets are sized at load from each table's bound (max_flows times its
+ * multiple): at most 4 entries per bucket when a table is full, so a
+ * lookup in hard interrupt context stays short at any max_flows.
+ */
+#define IOLAYERS_BUCKET_LOAD_BITS	2
+#define IOLAYERS_MIN_BITS		6
+#define IOLAYERS_MAX_BITS		20
 
 /* Entries per table, apart so that probes test emptiness inline. */
 struct iolayers_table_count iolayers_table_nr[IOLAYERS_NR_TABLES];
 
-#define IOLAYERS_TABLE(_id, _name, _buckets, _bits, _type, _mult) {	\
+#define IOLAYERS_TABLE(_id, _name, _type, _mult) {			\
 	.name = _name,							\
-	.buckets = _buckets,						\
-	.bits = _bits,							\
 	.entry_size = sizeof(_type),					\
 	.bound_mult = _mult,						\
 	.nr = &iolayers_table_nr[_id].nr,				\
@@ -65,14 +64,10 @@ struct iolayers_table_count iolayers_table_nr[IOLAYERS_NR_TABLES];
 }
 
 static struct iolayers_table iolayers_tables[IOLAYERS_NR_TABLES] = {
-	[IOLAYERS_T_TASK] = IOLAYERS_TABLE(IOLAYERS_T_TASK, "task", iolayers_task_buckets,
-					   IOLAYERS_TASK_BITS, struct iolayers_task_flow, 1),
-	[IOLAYERS_T_BIO] = IOLAYERS_TABLE(IOLAYERS_T_BIO, "bio", iolayers_bio_buckets,
-					  IOLAYERS_BIO_BITS, struct iolayers_bio, 16),
-	[IOLAYERS_T_RQ] = IOLAYERS_TABLE(IOLAYERS_T_RQ, "rq", iolayers_rq_buckets,
-					 IOLAYERS_RQ_BITS, struct iolayers_rq, 16),
-	[IOLAYERS_T_TGID] = IOLAYERS_TABLE(IOLAYERS_T_TGID, "tgid", iolayers_tgid_buckets,
-					   IOLAYERS_TGID_BITS, struct iolayers_tgid, 1),
+	[IOLAYERS_T_TASK] = IOLAYERS_TABLE(IOLAYERS_T_TASK, "task", struct iolayers_task_flow, 1),
+	[IOLAYERS_T_BIO] = IOLAYERS_TABLE(IOLAYERS_T_BIO, "bio", struct iolayers_bio, 16),
+	[IOLAYERS_T_RQ] = IOLAYERS_TABLE(IOLAYERS_T_RQ, "rq", struct iolayers_rq, 16),
+	[IOLAYERS_T_TGID] = IOLAYERS_TABLE(IOLAYERS_T_TGID, "tgid", struct iolayers_tgid, 1),
 };
 
 static DEFINE_PER_CPU(u64 [IOLAYERS_NR_TABLES][IOLAYERS_NR_DROPS], iolayers_drops);
@@ -92,6 +87,56 @@ static struct hlist_head *iolayers_bucket(struct iolayers_table *tb, unsigned lo
 static spinlock_t *iolayers_table_lock(struct iolayers_table *tb, unsigned long key)
 {
 	return &tb->locks[hash_long(key, tb->bits) % IOLAYERS_TABLE_LOCKS];
+}
+
+static void iolayers_table_free_all(enum iolayers_table_id t);
+
+/**
+ * iolayers_tables_init() - Allocate every table's buckets for max_flows.
+ *
+ * Context: module load, process context (max_flows is a load parameter).
+ * Return: 0, or -ENOMEM (everything allocated so far is freed).
+ */
+int iolayers_tables_init(void)
+{
+	unsigned int t, i, bits;
+	u64 bound;
+
+	for (t = 0; t < IOLAYERS_NR_TABLES; t++) {
+		struct iolayers_table *tb = &iolayers_tables[t];
+
+		bound = (u64)iolayers_max_flows * tb->bound_mult;
+		bits = order_base_2(bound);
+		bits = bits > IOLAYERS_BUCKET_LOAD_BITS ? bits - IOLAYERS_BUCKET_LOAD_BITS : 0;
+		tb->bits = clamp_t(unsigned int, bits, IOLAYERS_MIN_BITS, IOLAYERS_MAX_BITS);
+		tb->buckets = kvmalloc_array(1U << tb->bits, sizeof(*tb->buckets), GFP_KERNEL);
+		if (!tb->buckets) {
+			iolayers_tables_exit();
+			return -ENOMEM;
+		}
+		for (i = 0; i < (1U << tb->bits); i++)
+			INIT_HLIST_HEAD(&tb->buckets[i]);
+	}
+	return 0;
+}
+
+/**
+ * iolayers_tables_exit() - Free every entry and the buckets (unload).
+ *
+ * Context: process context, after every probe is unregistered and
+ * tracepoint_synchronize_unregister() returned.
+ */
+void iolayers_tables_exit(void)
+{
+	unsigned int t;
+
+	for (t = 0; t < IOLAYERS_NR_TABLES; t++) {
+		if (!iolayers_tables[t].buckets)
+			continue;
+		iolayers_table_free_all(t);
+		kvfree(iolayers_tables[t].buckets);
+		iolayers_tables[t].buckets = NULL;
+	}
 }
 
 /**
@@ -332,14 +377,14 @@ int iolayers_table_count(enum iolayers_table_id t, bool (*test)(const void *entr
 	return n;
 }
 
-/**
+/*
  * iolayers_table_free_all() - Free every entry (unload).
  * @t: the table
  *
  * Context: process context, after every probe is unregistered and
  * tracepoint_synchronize_unregister() returned.
  */
-void iolayers_table_free_all(enum iolayers_table_id t)
+static void iolayers_table_free_all(enum iolayers_table_id t)
 {
 	struct iolayers_table *tb = &iolayers_tables[t];
 	struct iolayers_entry *e;
