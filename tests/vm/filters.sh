@@ -116,4 +116,15 @@ check "leader-exit: the child forgotten once its group is dead ($(table_col tgid
 	test "$(table_col tgid entries)" = 0
 check "leader-exit: no drop ($(drops_total))" test "$(drops_total)" = 0
 rmmod iolayers
+
+# 5. The largest bounds load (buckets sized for a million threads, rings of
+# 65536 records per CPU) and work: every read counted and listed.
+start_stopped /tmp/tc-reads.out reads 300
+check "insmod max_flows=1048576 flows=65536" insmod "$ko" pid=$P max_flows=1048576 flows=65536
+kill -CONT $P
+wait $P
+check "largest bounds: every read counted ($(syscalls) == 300)" test "$(syscalls)" = 300
+n=$(flows_where "$IOLAYERS_D/flows" 'col("tid") == p' -v p=$P | wc -l)
+check "largest bounds: flows lists all 300 reads ($n)" test "$n" = 300
+rmmod iolayers
 finish
