@@ -78,7 +78,8 @@ struct iolayers_read_vfs {
  * struct iolayers_read_fs - The FS layer's part of a read().
  * @reached: the read entered the FS layer (set at the outermost call:
  *	ext4_file_read_iter calls filemap_read, nested calls are not tracked)
- * @direct: the FS call had IOCB_DIRECT
+ * @direct: the outer FS call had IOCB_DIRECT and no page cache read
+ *	followed (filemap_read)
  * @mapping: the file's page cache, to match page additions
  * @pos: file position at the outermost FS call's entry
  * @first_index: first page of the FS call's range

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * FS layer: ext4_file_read_iter, and filemap_read for other file systems,
- * from their entry (an ftrace callback) to the syscall's exit.
+ * FS layer: ext4_file_read_iter, shmem_file_read_iter (tmpfs), and for
+ * every other file system filemap_read (buffered) and iomap_dio_rw (xfs,
+ * btrfs and ext4 O_DIRECT), from the first one's entry (an ftrace
+ * callback) to the syscall's exit.
  */
 
 #define pr_fmt(fmt) "iolayers: " fmt
@@ -16,7 +18,16 @@
 #include <iolayers/probe.h>
 
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_ext4_read);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_shmem_read);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_filemap_read);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_iomap_dio);
+
+/* What an FS probe point is, for a read that reaches it. */
+enum iolayers_fs_kind {
+	IOLAYERS_FS_TOP,	/* a file system's read_iter */
+	IOLAYERS_FS_PAGECACHE,	/* filemap_read: the page cache serves it */
+	IOLAYERS_FS_DIO,	/* iomap_dio_rw: direct I/O */
+};
 
 /*
  * The outermost FS call of a followed read() describes the range and
@@ -29,8 +40,9 @@ IOLAYERS_PROBE_COUNTERS(iolayers_pc_filemap_read);
  * return probe is armed: on 6.1 the kretprobe's return trampoline and
  * kprobe dispatch were half the floor (Documentation/benchmarks.rst).
  */
-static void iolayers_fs_entry(struct ftrace_regs *fregs,
-			      struct iolayers_probe_pcpu __percpu *pcpu)
+static __always_inline void iolayers_fs_entry(struct ftrace_regs *fregs,
+					      struct iolayers_probe_pcpu __percpu *pcpu,
+					      enum iolayers_fs_kind kind)
 {
 	IOLAYERS_COST_SCOPE(pcpu);
 	struct kiocb *iocb;
@@ -45,14 +57,23 @@ static void iolayers_fs_entry(struct ftrace_regs *fregs,
 	if (!f)
 		return;
 	iolayers_hit(pcpu);
-	if (f->rd.fs.reached)
-		return;	/* nested in the flow's outer FS call */
-	/* Both functions take (struct kiocb *, struct iov_iter *). */
+	if (f->rd.fs.reached) {
+		/*
+		 * Nested in the flow's outer FS call. A direct read the file
+		 * system sends through the page cache after all (ext4 with
+		 * data=journal, inline data or fs-verity; the rest of a short
+		 * direct read in generic_file_read_iter) is not direct.
+		 */
+		if (kind == IOLAYERS_FS_PAGECACHE)
+			f->rd.fs.direct = false;
+		return;
+	}
+	/* All four functions take (struct kiocb *, struct iov_iter *) first. */
 	iocb = (struct kiocb *)iolayers_fregs_arg(fregs, 0);
 	iter = (struct iov_iter *)iolayers_fregs_arg(fregs, 1);
 	len = iov_iter_count(iter);
 	f->rd.fs.reached = true;
-	f->rd.fs.direct = iocb->ki_flags & IOCB_DIRECT;
+	f->rd.fs.direct = kind != IOLAYERS_FS_PAGECACHE && (iocb->ki_flags & IOCB_DIRECT);
 	f->rd.fs.mapping = iocb->ki_filp->f_mapping;
 	f->rd.fs.pos = iocb->ki_pos;
 	f->rd.fs.first_index = iocb->ki_pos >> PAGE_SHIFT;
@@ -60,17 +81,41 @@ static void iolayers_fs_entry(struct ftrace_regs *fregs,
 	f->rd.fs.start_ns = ktime_get_ns();
 }
 
-IOLAYERS_DEFINE_FENTRY(iolayers_ext4_fentry, iolayers_pc_ext4_read, iolayers_fs_entry)
-IOLAYERS_DEFINE_FENTRY(iolayers_filemap_fentry, iolayers_pc_filemap_read, iolayers_fs_entry)
+static void iolayers_fs_top(struct ftrace_regs *fregs, struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	iolayers_fs_entry(fregs, pcpu, IOLAYERS_FS_TOP);
+}
+
+static void iolayers_fs_pagecache(struct ftrace_regs *fregs,
+				  struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	iolayers_fs_entry(fregs, pcpu, IOLAYERS_FS_PAGECACHE);
+}
+
+static void iolayers_fs_dio(struct ftrace_regs *fregs, struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	iolayers_fs_entry(fregs, pcpu, IOLAYERS_FS_DIO);
+}
+
+IOLAYERS_DEFINE_FENTRY(iolayers_ext4_fentry, iolayers_pc_ext4_read, iolayers_fs_top)
+IOLAYERS_DEFINE_FENTRY(iolayers_shmem_fentry, iolayers_pc_shmem_read, iolayers_fs_top)
+IOLAYERS_DEFINE_FENTRY(iolayers_filemap_fentry, iolayers_pc_filemap_read, iolayers_fs_pagecache)
+IOLAYERS_DEFINE_FENTRY(iolayers_iomap_dio_fentry, iolayers_pc_iomap_dio, iolayers_fs_dio)
 
 /*
  * ext4_file_read_iter resolves only while ext4 is loaded; filemap_read
- * (built in) gives every page-cache file system an FS layer, ext4's too.
+ * (built in) gives every page-cache file system an FS layer, ext4's too,
+ * and iomap_dio_rw (built in) the direct reads of xfs, btrfs and ext4;
+ * tmpfs reads neither. A read's layer starts at the first it enters.
  */
 static struct iolayers_probe iolayers_fs_probes[] = {
 	IOLAYERS_FENTRY("ext4_file_read_iter", iolayers_ext4_fentry, iolayers_pc_ext4_read,
 			.optional = true),
+	IOLAYERS_FENTRY("shmem_file_read_iter", iolayers_shmem_fentry, iolayers_pc_shmem_read,
+			.optional = true),
 	IOLAYERS_FENTRY("filemap_read", iolayers_filemap_fentry, iolayers_pc_filemap_read),
+	IOLAYERS_FENTRY("iomap_dio_rw", iolayers_iomap_dio_fentry, iolayers_pc_iomap_dio,
+			.optional = true),
 };
 
 /* The FS layer: from the outermost FS call's entry to sys_exit. */

@@ -48,6 +48,11 @@ summary_field() {
 		$1 == l { print $(col[c]) }' "$IOLAYERS_D/summary"
 }
 
+# cache_counts: "HIT MISS PARTIAL DIRECT other UNK" from `summary`.
+cache_counts() {
+	awk '$1 ~ /^(HIT|MISS|PARTIAL|DIRECT|other|UNK)$/ { printf "%s ", $2 }' "$IOLAYERS_D/summary"
+}
+
 # hist_total LAYER: the sum of the bucket counts of a layer in `hist`.
 hist_total() {
 	awk -v l="$1" '

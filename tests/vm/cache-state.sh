@@ -12,11 +12,6 @@ pc=$IOLAYERS_MODULE_DIR/preadcheck
 dd if=/dev/zero of=/mnt/data bs=1M count=16 status=none
 sync
 
-# cache_counts: "HIT MISS PARTIAL DIRECT other UNK" from `summary`.
-cache_counts() {
-	awk '$1 ~ /^(HIT|MISS|PARTIAL|DIRECT|other|UNK)$/ { printf "%s ", $2 }' "$IOLAYERS_D/summary"
-}
-
 # run_preadcheck NAME COUNT PATTERN: drop nothing, run preadcheck under the
 # module; sets truth_* and HIT MISS PARTIAL DIRECT OTHER UNK.
 run_preadcheck() {

@@ -3,11 +3,13 @@
  * Ground truth for the cache-state test: before each 4 KiB pread of FILE,
  * ask mincore() whether the page is in the page cache, and count.
  *
- * Usage: preadcheck FILE COUNT rand|seq SEED
+ * Usage: preadcheck FILE COUNT rand|seq SEED [direct]
+ * direct opens FILE with O_DIRECT (the buffer is page-aligned).
  * Prints: reads N resident N nonresident N bytes N
  * Stops itself (SIGSTOP) before the first read so that the test can load the
  * module with its pid.
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,19 +23,19 @@ int main(int argc, char **argv)
 {
 	long count, pages, i, resident = 0, nonresident = 0, bytes = 0;
 	unsigned char vec;
-	char buf[4096];
+	static char buf[4096] __attribute__((aligned(4096)));
 	struct stat st;
 	void *map;
 	int fd, seq;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: preadcheck FILE COUNT rand|seq SEED\n");
+	if (argc != 5 && !(argc == 6 && !strcmp(argv[5], "direct"))) {
+		fprintf(stderr, "usage: preadcheck FILE COUNT rand|seq SEED [direct]\n");
 		return 2;
 	}
 	count = atol(argv[2]);
 	seq = !strcmp(argv[3], "seq");
 	srand(atoi(argv[4]));
-	fd = open(argv[1], O_RDONLY);
+	fd = open(argv[1], argc == 6 ? O_RDONLY | O_DIRECT : O_RDONLY);
 	if (fd < 0 || fstat(fd, &st)) {
 		perror(argv[1]);
 		return 1;
