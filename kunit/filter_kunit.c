@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* KUnit: parsing of the pid= and comm= filters (module/layers/filter.c). */
+/* KUnit: parsing of the pid= and comm= filters (module/filter.c). */
 
 #include <kunit/test.h>
 #include <linux/limits.h>

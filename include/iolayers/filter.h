@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Which tasks are followed (layers/filter.c): pid=, comm=, children=. */
+/* Which tasks are followed (filter.c): pid=, comm=, children=. */
 #ifndef _IOLAYERS_FILTER_H
 #define _IOLAYERS_FILTER_H
 
