@@ -54,6 +54,8 @@ check "ext4 O_DIRECT: iomap_dio_rw seen for every read ($DIO)" test "$DIO" = "$t
 
 # ext4 O_DIRECT on a file with data journaling: ext4 falls back to buffered
 # reads (the page cache serves them): labelled by residency, never DIRECT.
+# A file's j flag counts only without delayed allocation.
+check "remount /mnt with nodelalloc" bash -c 'umount /mnt && mount -o nodelalloc /dev/nvme0n1 /mnt'
 check "chattr +j" chattr +j /mnt/journal
 check "lsattr shows j" bash -c "lsattr /mnt/journal | cut -d' ' -f1 | grep -q j"
 echo 3 >/proc/sys/vm/drop_caches
