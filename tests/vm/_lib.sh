@@ -53,6 +53,33 @@ cache_counts() {
 	awk '$1 ~ /^(HIT|MISS|PARTIAL|DIRECT|other|UNK)$/ { printf "%s ", $2 }' "$IOLAYERS_D/summary"
 }
 
+# run_pc NAME FILE COUNT PATTERN [direct]: preadcheck under the module; sets
+# truth_* and HIT MISS PARTIAL DIRECT OTHER UNK, FS (the FS layer's count),
+# DIO (iomap_dio_rw hits) and RQS (requests in its kept flows).
+run_pc() {
+	local name=$1 out p
+	shift
+	"$IOLAYERS_MODULE_DIR/preadcheck" "$1" "$2" "$3" 42 ${4:-} >/tmp/pc.out &
+	p=$!
+	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.1; done
+	insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid=$p || return 1
+	kill -CONT $p
+	wait $p
+	out=$(cat /tmp/pc.out)
+	echo "$name: preadcheck: $out"
+	read -r _ truth_reads _ truth_res _ truth_nonres _ truth_bytes <<<"$out"
+	read -r HIT MISS PARTIAL DIRECT OTHER UNK <<<"$(cache_counts)"
+	FS=$(summary_field fs count)
+	RQS=$(awk -v p=$p 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$(h["tid"]) == p { s += $(h["rqs"]) } END { print s + 0 }' "$IOLAYERS_D/flows")
+	DIO=$(stats_hits iomap_dio_rw)
+	echo "$name: module: HIT $HIT MISS $MISS PARTIAL $PARTIAL DIRECT $DIRECT other $OTHER UNK $UNK fs $FS iomap_dio_rw $DIO rqs $RQS"
+	rmmod iolayers
+}
+
+# within1 A B: |A - B| is at most 1 % of the reads.
+within1() { test $((($1 - $2) * 100 / truth_reads)) -eq 0; }
+
 # hist_total LAYER: the sum of the bucket counts of a layer in `hist`.
 hist_total() {
 	awk -v l="$1" '

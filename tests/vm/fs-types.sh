@@ -9,33 +9,7 @@
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 
-ko=$IOLAYERS_MODULE_DIR/iolayers.ko
-pc=$IOLAYERS_MODULE_DIR/preadcheck
 echo none >/sys/block/nvme0n1/queue/scheduler
-
-# run_pc NAME FILE COUNT PATTERN [direct]: preadcheck under the module; sets
-# truth_* and HIT MISS PARTIAL DIRECT OTHER UNK FS (the FS layer's count).
-run_pc() {
-	local name=$1 out p
-	shift
-	"$pc" "$1" "$2" "$3" 42 ${4:-} >/tmp/pc.out &
-	p=$!
-	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.1; done
-	insmod "$ko" pid=$p || return 1
-	kill -CONT $p
-	wait $p
-	out=$(cat /tmp/pc.out)
-	echo "$name: preadcheck: $out"
-	read -r _ truth_reads _ truth_res _ truth_nonres _ truth_bytes <<<"$out"
-	read -r HIT MISS PARTIAL DIRECT OTHER UNK <<<"$(cache_counts)"
-	FS=$(summary_field fs count)
-	DIO=$(stats_hits iomap_dio_rw)
-	echo "$name: module: HIT $HIT MISS $MISS PARTIAL $PARTIAL DIRECT $DIRECT other $OTHER UNK $UNK fs $FS iomap_dio_rw $DIO"
-	rmmod iolayers
-}
-
-# within1 A B: |A - B| is at most 1 % of the reads.
-within1() { test $((($1 - $2) * 100 / truth_reads)) -eq 0; }
 
 # tmpfs: its pages are all in memory, every read is a HIT with FS time.
 head -c $((4 << 20)) /dev/urandom >/tmp/shm-file

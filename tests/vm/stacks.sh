@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest test: xfs and btrfs on a virtio-blk disk (mq-deadline, the
+# kernel's default for it), against mincore() before each pread
+# (tests/vm/preadcheck.c) and the disk's own counters
+# (/sys/block/vda/stat): buffered reads labelled by residency with FS
+# time, O_DIRECT reads (iomap_dio_rw) all DIRECT, each bound to its request.
+# vm-modules: virtio_blk xfs btrfs
+# vm-virtio-disk: 512
+set -u
+. "$IOLAYERS_REPO/tests/vm/_lib.sh"
+
+i=0
+while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+check "virtio-blk disk present" test -b /dev/vda
+check "vda scheduler is mq-deadline ($(cat /sys/block/vda/queue/scheduler))" \
+	grep -q '\[mq-deadline\]' /sys/block/vda/queue/scheduler
+mkdir -p /tmp/vd
+
+# vda_reads: reads completed by the virtio disk.
+vda_reads() {
+	local r rest
+	read -r r rest </sys/block/vda/stat
+	echo "$r"
+}
+
+for fs in xfs btrfs; do
+	case $fs in
+	xfs) mkfs.xfs -q -f /dev/vda ;;
+	btrfs) mkfs.btrfs -q -f /dev/vda >/dev/null ;;
+	esac
+	check "$fs: mount" mount -t $fs /dev/vda /tmp/vd
+	head -c $((8 << 20)) /dev/urandom >/tmp/vd/data
+	sync
+
+	echo 3 >/proc/sys/vm/drop_caches
+	run_pc $fs-buffered /tmp/vd/data 300 rand
+	files=$((HIT + MISS + PARTIAL + DIRECT))
+	check "$fs buffered: every pread a file read with FS time ($files, $FS == $truth_reads)" \
+		test "$files/$FS" = "$truth_reads/$truth_reads"
+	check "$fs buffered: HIT == resident +-1% ($HIT, $truth_res)" within1 "$HIT" "$truth_res"
+	check "$fs buffered: MISS+PARTIAL == non-resident +-1% ($((MISS + PARTIAL)), $truth_nonres)" \
+		within1 $((MISS + PARTIAL)) "$truth_nonres"
+	check "$fs buffered: no DIRECT, other or UNK ($DIRECT, $OTHER, $UNK)" \
+		test "$DIRECT$OTHER$UNK" = 000
+
+	echo 3 >/proc/sys/vm/drop_caches
+	before=$(vda_reads)
+	run_pc $fs-direct /tmp/vd/data 200 rand direct
+	disk=$(($(vda_reads) - before))
+	check "$fs O_DIRECT: all DIRECT ($DIRECT == $truth_reads)" test "$DIRECT" = "$truth_reads"
+	check "$fs O_DIRECT: FS layer through iomap_dio_rw for every read ($FS, $DIO)" \
+		test "$FS/$DIO" = "$truth_reads/$truth_reads"
+	# A cold file's metadata may add a read or two of its own.
+	check "$fs O_DIRECT: requests in flows == disk reads, at most 2 more on the disk ($RQS, $disk)" \
+		test "$RQS" -ge "$truth_reads" -a "$RQS" -le "$disk" -a "$disk" -le $((RQS + 2))
+	umount /tmp/vd
+done
+finish
