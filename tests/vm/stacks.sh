@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# In-guest test: xfs and btrfs on a virtio-blk disk (mq-deadline, the
-# kernel's default for it), against mincore() before each pread
+# In-guest test: xfs on a virtio-blk disk with mq-deadline and btrfs with
+# bfq (the kernel's defaults for single-queue disks; two vCPUs give the
+# disk two queues and "none"), against mincore() before each pread
 # (tests/vm/preadcheck.c) and the disk's own counters
 # (/sys/block/vda/stat): buffered reads labelled by residency with FS
 # time, O_DIRECT reads (iomap_dio_rw) all DIRECT, each bound to its request.
-# vm-modules: virtio_blk xfs btrfs
+# vm-modules: virtio_blk xfs btrfs bfq
 # vm-virtio-disk: 512
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
@@ -13,8 +14,6 @@ set -u
 i=0
 while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 check "virtio-blk disk present" test -b /dev/vda
-check "vda scheduler is mq-deadline ($(cat /sys/block/vda/queue/scheduler))" \
-	grep -q '\[mq-deadline\]' /sys/block/vda/queue/scheduler
 mkdir -p /tmp/vd
 
 # vda_reads: reads completed by the virtio disk.
@@ -26,9 +25,11 @@ vda_reads() {
 
 for fs in xfs btrfs; do
 	case $fs in
-	xfs) mkfs.xfs -q -f /dev/vda ;;
-	btrfs) mkfs.btrfs -q -f /dev/vda >/dev/null ;;
+	xfs) mkfs.xfs -q -f /dev/vda; sched=mq-deadline ;;
+	btrfs) mkfs.btrfs -q -f /dev/vda >/dev/null; sched=bfq ;;
 	esac
+	echo $sched >/sys/block/vda/queue/scheduler
+	check "$fs: vda scheduler is $sched" grep -q "\[$sched\]" /sys/block/vda/queue/scheduler
 	check "$fs: mount" mount -t $fs /dev/vda /tmp/vd
 	head -c $((8 << 20)) /dev/urandom >/tmp/vd/data
 	sync
@@ -49,8 +50,9 @@ for fs in xfs btrfs; do
 	run_pc $fs-direct /tmp/vd/data 200 rand direct
 	disk=$(($(vda_reads) - before))
 	check "$fs O_DIRECT: all DIRECT ($DIRECT == $truth_reads)" test "$DIRECT" = "$truth_reads"
-	check "$fs O_DIRECT: FS layer through iomap_dio_rw for every read ($FS, $DIO)" \
-		test "$FS/$DIO" = "$truth_reads/$truth_reads"
+	# btrfs calls it again for a read it had to finish in two parts.
+	check "$fs O_DIRECT: FS layer for every read, through iomap_dio_rw ($FS, $DIO)" \
+		test "$FS" = "$truth_reads" -a "$DIO" -ge "$truth_reads"
 	# A cold file's metadata may add a read or two of its own.
 	check "$fs O_DIRECT: requests in flows == disk reads, at most 2 more on the disk ($RQS, $disk)" \
 		test "$RQS" -ge "$truth_reads" -a "$RQS" -le "$disk" -a "$disk" -le $((RQS + 2))
