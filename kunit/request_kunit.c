@@ -53,6 +53,9 @@ static void iolayers_request_test_other_life(struct kunit *test)
 
 	/* Bound at insert or setup, not yet issued: the same request. */
 	KUNIT_EXPECT_FALSE(test, iolayers_rq_other_life(&r, 2048, true));
+	/* A front merge moved its start before issue: still the same. */
+	KUNIT_EXPECT_FALSE(test, iolayers_rq_other_life(&r, 2040, true));
+	/* Completing at another sector than the entry's: another life. */
 	KUNIT_EXPECT_TRUE(test, iolayers_rq_other_life(&r, 4096, false));
 	r.first_issue_ns = 1;
 	/* Completing: same life; issued again without a requeue: a new one. */
@@ -60,7 +63,6 @@ static void iolayers_request_test_other_life(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, iolayers_rq_other_life(&r, 2048, true));
 	r.requeued = true;
 	KUNIT_EXPECT_FALSE(test, iolayers_rq_other_life(&r, 2048, true));
-	KUNIT_EXPECT_TRUE(test, iolayers_rq_other_life(&r, 8, true));
 }
 
 static struct kunit_case iolayers_request_cases[] = {

@@ -29,6 +29,7 @@ static const char * const iolayers_blk_counter_names[IOLAYERS_NR_BLK_COUNTERS] =
 	[IOLAYERS_BLK_RQ_PARTIAL] = "partial_completions",
 	[IOLAYERS_BLK_RQ_REQUEUED] = "requeues",
 	[IOLAYERS_BLK_BIO_STALE] = "bio_reused",
+	[IOLAYERS_BLK_RQ_MERGED] = "requests_merged",
 };
 
 DEFINE_PER_CPU(u64 [IOLAYERS_NR_BLK_COUNTERS], iolayers_blk_counters);
@@ -109,12 +110,16 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_rq_add_bio);
  * iolayers_rq_other_life() - Is a request's entry left from an earlier use?
  * @r: the entry found for the request's address
  * @pos: the request's first sector now
- * @issuing: the request is being set up or issued (not completed)
+ * @issuing: the request is being inserted, set up or issued (not
+ *	requeued or completed)
  *
  * Requests are reused per tag: an entry whose completion was missed must
- * not be mistaken for the new request. It is another life when the sector
- * differs, or when an entry already issued is issued again without a
- * requeue in between.
+ * not be mistaken for the new request. Before it completes, a request's
+ * first sector moves only with a front merge (before issue) or a partial
+ * completion, which the entry follows: so an entry is another life when,
+ * completing, the sector differs, or when an entry already issued is
+ * issued again without a requeue in between. An entry of a request
+ * merged into another is removed at the merge (iolayers_rq_merged()).
  *
  * Context: any.
  * Return: true when @r does not describe the request now.
@@ -122,9 +127,9 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_rq_add_bio);
 VISIBLE_IF_KUNIT bool iolayers_rq_other_life(const struct iolayers_rq *r, sector_t pos,
 					     bool issuing)
 {
-	if (r->sector != pos)
-		return true;
-	return issuing && r->first_issue_ns && !r->requeued;
+	if (issuing)
+		return r->first_issue_ns && !r->requeued;
+	return r->sector != pos;
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_rq_other_life);
 
@@ -197,19 +202,68 @@ struct iolayers_rq *iolayers_rq_find(struct request *rq)
  * iolayers_rq_bind() - Find or create a request's entry from its bios.
  * @rq: the request, being inserted, set up by the driver or issued
  *
+ * The entry's sector follows the request's (a front merge moves it).
+ *
  * Context: any, under rcu_read_lock().
  * Return: the entry, or NULL when it carries no followed bio.
  */
 struct iolayers_rq *iolayers_rq_bind(struct request *rq)
 {
-	struct iolayers_rq *r = iolayers_rq_find(rq);
+	struct iolayers_rq *r = NULL;
 
+	if (!iolayers_table_empty(IOLAYERS_T_RQ))
+		r = iolayers_table_find(IOLAYERS_T_RQ, (unsigned long)rq);
 	if (r && iolayers_rq_other_life(r, blk_rq_pos(rq), true)) {
 		if (iolayers_table_del(IOLAYERS_T_RQ, r))
 			iolayers_table_drop(IOLAYERS_T_RQ, IOLAYERS_DROP_STALE);
 		r = NULL;
 	}
+	if (r)
+		r->sector = blk_rq_pos(rq);
 	return iolayers_rq_take_bios(rq, r);
+}
+
+/**
+ * iolayers_rq_merged() - A request was merged into another (block_rq_merge).
+ * @next: the request going away; its bios are at the end of the other's
+ *	chain now, and still reachable from @next
+ *
+ * The tracepoint does not name the request that takes @next in, so each of
+ * the entry's flows is handed back to the bio table, carried by one of
+ * @next's bios not already there (the flow's bytes and the earliest queue
+ * time with it): the other request's next event takes them in with its
+ * bios. A flow no bio can carry is counted as an overflow.
+ *
+ * Context: any, under rcu_read_lock(); @next is not issued.
+ */
+void iolayers_rq_merged(struct request *next)
+{
+	struct iolayers_bio *b;
+	struct iolayers_rq *r;
+	struct bio *bio = next->bio;
+	unsigned int i;
+
+	if (iolayers_table_empty(IOLAYERS_T_RQ))
+		return;
+	r = iolayers_table_find(IOLAYERS_T_RQ, (unsigned long)next);
+	if (!r || !iolayers_table_del(IOLAYERS_T_RQ, r))
+		return;
+	iolayers_blk_count(IOLAYERS_BLK_RQ_MERGED, 1);
+	for (i = 0; i < r->nr_flows; i++) {
+		while (bio && iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio))
+			bio = bio->bi_next;
+		b = bio ? iolayers_table_alloc(IOLAYERS_T_BIO) : NULL;
+		if (!b) {
+			iolayers_blk_count(IOLAYERS_BLK_RQ_OVERFLOW, 1);
+			continue;
+		}
+		b->flow = r->flows[i];
+		b->sector = bio->bi_iter.bi_sector;
+		b->queue_ns = r->queue_ns;
+		b->bytes = r->bytes[i];
+		iolayers_table_insert(IOLAYERS_T_BIO, b, (unsigned long)bio);
+		bio = bio->bi_next;
+	}
 }
 
 static void iolayers_expire_fn(struct work_struct *work);

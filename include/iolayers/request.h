@@ -74,9 +74,11 @@ struct iolayers_rq {
  *	returned (async readahead nobody waited for)
  * @IOLAYERS_BLK_LATE_BYTES: their bytes
  * @IOLAYERS_BLK_RQ_OVERFLOW: bios of more flows than a request entry holds
+ *	(or, at a request merge, than the merged request's bios can carry)
  * @IOLAYERS_BLK_RQ_PARTIAL: partial completions
  * @IOLAYERS_BLK_RQ_REQUEUED: requeues of bound requests
  * @IOLAYERS_BLK_BIO_STALE: bios whose entry no longer matched (reused)
+ * @IOLAYERS_BLK_RQ_MERGED: bound requests merged into another one
  * @IOLAYERS_NR_BLK_COUNTERS: number of counters
  */
 enum iolayers_blk_counter {
@@ -87,6 +89,7 @@ enum iolayers_blk_counter {
 	IOLAYERS_BLK_RQ_PARTIAL,
 	IOLAYERS_BLK_RQ_REQUEUED,
 	IOLAYERS_BLK_BIO_STALE,
+	IOLAYERS_BLK_RQ_MERGED,
 	IOLAYERS_NR_BLK_COUNTERS,
 };
 
@@ -102,6 +105,7 @@ extern unsigned int iolayers_expire_ms;
 
 struct iolayers_rq *iolayers_rq_find(struct request *rq);
 struct iolayers_rq *iolayers_rq_bind(struct request *rq);
+void iolayers_rq_merged(struct request *next);
 u64 iolayers_blk_counter(int which);
 const char *iolayers_blk_counter_name(int which);
 void iolayers_blk_counters_reset(void);

@@ -22,6 +22,7 @@
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_bio_queue);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_block_split);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_insert);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_merge);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_issue);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_requeue);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_complete);
@@ -107,6 +108,24 @@ static void iolayers_rq_insert(void *data, struct request *rq)
 		if (!r->first_issue_ns)
 			r->insert_ns = ktime_get_ns();
 	}
+	rcu_read_unlock();
+}
+
+/*
+ * Prototype of DEFINE_EVENT(block_rq, block_rq_merge): @rq is merged into
+ * another request (attempt_merge(), before either is issued) and goes away.
+ */
+static void iolayers_rq_merge(void *data, struct request *rq)
+{
+	IOLAYERS_COST_SCOPE(&iolayers_pc_rq_merge);
+
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
+	if (iolayers_table_empty(IOLAYERS_T_RQ))
+		return;
+	rcu_read_lock();
+	iolayers_hit(&iolayers_pc_rq_merge);
+	iolayers_rq_merged(rq);
 	rcu_read_unlock();
 }
 
@@ -198,6 +217,8 @@ static struct iolayers_probe iolayers_block_probes[] = {
 	IOLAYERS_TRACEPOINT("block_split", iolayers_block_split, iolayers_pc_block_split),
 	/* Often skipped for NVMe without an I/O scheduler. */
 	IOLAYERS_TRACEPOINT("block_rq_insert", iolayers_rq_insert, iolayers_pc_rq_insert,
+			    .optional = true),
+	IOLAYERS_TRACEPOINT("block_rq_merge", iolayers_rq_merge, iolayers_pc_rq_merge,
 			    .optional = true),
 	IOLAYERS_TRACEPOINT("block_rq_issue", iolayers_rq_issue, iolayers_pc_rq_issue),
 	IOLAYERS_TRACEPOINT("block_rq_requeue", iolayers_rq_requeue, iolayers_pc_rq_requeue),
