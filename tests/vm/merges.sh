@@ -3,7 +3,8 @@
 # In-guest test: requests that merge the bios of several followed reads.
 # Four fio threads read interleaved 4 KiB blocks with O_DIRECT (thread i
 # reads blocks i, i+4, i+8...) on a virtio-blk disk of one queue of depth
-# 2, so that reads wait in the I/O scheduler beside their neighbours and
+# 2 (4 descriptors without indirect ones: the driver halves it), so that
+# reads wait in the I/O scheduler beside their neighbours and
 # merge, front or back (the order of arrival decides), and a request
 # may carry up to four flows. Ground truth: fio's counts and the disk's
 # (/sys/block/vda/stat: reads completed and merged, sectors). For ext4
@@ -11,7 +12,7 @@
 # the flows' request bytes add up to the disk's sectors, nothing stale,
 # the tables drain; under mq-deadline merges must have happened.
 # vm-modules: virtio_blk xfs bfq
-# vm-virtio-disk: 256 num-queues=1,queue-size=2
+# vm-virtio-disk: 256 num-queues=1,queue-size=4,indirect_desc=off
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 
