@@ -30,7 +30,11 @@ for fs in ext4 xfs; do
 	ext4) mkfs.ext4 -q -F /dev/vda ;;
 	xfs) mkfs.xfs -q -f /dev/vda ;;
 	esac
-	check "$fs: mount" mount -t $fs /dev/vda /tmp/vd || continue
+	if ! mount -t $fs /dev/vda /tmp/vd; then
+		not_ok "$fs: mount"
+		continue
+	fi
+	ok "$fs: mount"
 	dd if=/dev/urandom of=/tmp/vd/data bs=1M count=4 oflag=direct status=none
 	sync
 	for sched in mq-deadline bfq; do
