@@ -163,22 +163,29 @@ static void iolayers_flow_end(struct iolayers_task_flow *f)
 }
 
 /**
- * iolayers_flow_add_bio() - Count a bio the flow's task queued.
- * @f: the flow
+ * iolayers_flow_add_bio() - Count a bio of a flow.
+ * @ref: the flow
  * @bytes: the bio's size
- * @queue_ns: when it was queued
+ * @queue_ns: when the read's bio was queued
  *
- * Context: the task itself, under rcu_read_lock(), any context.
+ * Nothing is counted once the read has returned (a late remap).
+ *
+ * Context: any, under rcu_read_lock().
  */
-void iolayers_flow_add_bio(struct iolayers_task_flow *f, u32 bytes, u64 queue_ns)
+void iolayers_flow_add_bio(const struct iolayers_flow_ref *ref, u32 bytes, u64 queue_ns)
 {
+	struct iolayers_task_flow *f = iolayers_flow_get(ref);
 	unsigned long flags;
 
+	if (!f)
+		return;
 	spin_lock_irqsave(&f->lock, flags);
-	f->blk.nr_bios++;
-	f->blk.bio_bytes += bytes;
-	if (!f->blk.queue_at)
-		f->blk.queue_at = queue_ns;
+	if (f->seq == ref->seq && !f->ended) {
+		f->blk.nr_bios++;
+		f->blk.bio_bytes += bytes;
+		if (!f->blk.queue_at || queue_ns < f->blk.queue_at)
+			f->blk.queue_at = queue_ns;
+	}
 	spin_unlock_irqrestore(&f->lock, flags);
 }
 

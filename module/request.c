@@ -12,11 +12,13 @@
 #include <linux/blk-mq.h>
 #include <linux/blk_types.h>
 #include <linux/export.h>
+#include <linux/hash.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
 #include <iolayers/compat.h>
+#include <iolayers/flow.h>
 #include <iolayers/percpu.h>
 #include <iolayers/request.h>
 #include <iolayers/table.h>
@@ -30,6 +32,7 @@ static const char * const iolayers_blk_counter_names[IOLAYERS_NR_BLK_COUNTERS] =
 	[IOLAYERS_BLK_RQ_REQUEUED] = "requeues",
 	[IOLAYERS_BLK_BIO_STALE] = "bio_reused",
 	[IOLAYERS_BLK_RQ_MERGED] = "requests_merged",
+	[IOLAYERS_BLK_BIO_REMAPPED] = "bios_remapped",
 };
 
 DEFINE_PER_CPU(u64 [IOLAYERS_NR_BLK_COUNTERS], iolayers_blk_counters);
@@ -132,6 +135,128 @@ VISIBLE_IF_KUNIT bool iolayers_rq_other_life(const struct iolayers_rq *r, sector
 	return r->sector != pos;
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_rq_other_life);
+
+/* A stacked device's bio is found by its device and sector: an odd key. */
+static unsigned long iolayers_stacked_key(dev_t dev, sector_t sector)
+{
+	return (unsigned long)hash_64(((u64)dev << 40) ^ sector, 63) << 1 | 1;
+}
+
+static struct iolayers_bio *iolayers_stacked_find(dev_t dev, sector_t sector)
+{
+	struct iolayers_bio *b = iolayers_table_find(IOLAYERS_T_BIO,
+						     iolayers_stacked_key(dev, sector));
+
+	return b && b->dev == dev && b->sector == sector ? b : NULL;
+}
+
+/* Does a bio on this device become a request, or is it remapped first? */
+static bool iolayers_bio_stacked(const struct bio *bio)
+{
+	return !queue_is_mq(bdev_get_queue(bio->bi_bdev));
+}
+
+/*
+ * Add a bio of @flow: keyed by its address where it becomes a request, by
+ * its device and sector on a stacked device. Only bios of the first kind
+ * count in the flow: a stacked device's bio comes back as its remaps.
+ */
+static void iolayers_bio_add(const struct iolayers_flow_ref *flow, struct bio *bio,
+			     u64 queue_ns)
+{
+	struct iolayers_bio *b = iolayers_table_alloc(IOLAYERS_T_BIO);
+	bool stacked = iolayers_bio_stacked(bio);
+
+	if (!b)
+		return;
+	b->flow = *flow;
+	b->sector = bio->bi_iter.bi_sector;
+	b->queue_ns = queue_ns ?: b->e.born_ns;
+	b->bytes = bio->bi_iter.bi_size;
+	if (stacked) {
+		b->dev = bio_dev(bio);
+		iolayers_table_insert(IOLAYERS_T_BIO, b, iolayers_stacked_key(b->dev, b->sector));
+		return;
+	}
+	iolayers_table_insert(IOLAYERS_T_BIO, b, (unsigned long)bio);
+	iolayers_flow_add_bio(flow, b->bytes, b->queue_ns);
+}
+
+/**
+ * iolayers_bio_bind() - Bind a bio the flow's task queues (block_bio_queue).
+ * @f: the task's flow in flight
+ * @bio: the bio
+ *
+ * A bio already bound to this flow at its remap (a stacked device's clone,
+ * queued by the reader itself) is left as it is.
+ *
+ * Context: the reader, under rcu_read_lock().
+ */
+void iolayers_bio_bind(struct iolayers_task_flow *f, struct bio *bio)
+{
+	struct iolayers_flow_ref ref = { .tid = f->tid, .seq = f->seq };
+	struct iolayers_bio *b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
+
+	if (b) {
+		if (b->sector == bio->bi_iter.bi_sector && b->flow.tid == ref.tid &&
+		    b->flow.seq == ref.seq)
+			return;
+		if (iolayers_table_del(IOLAYERS_T_BIO, b))
+			iolayers_table_drop(IOLAYERS_T_BIO, IOLAYERS_DROP_STALE);
+	}
+	iolayers_bio_add(&ref, bio, 0);
+}
+
+/**
+ * iolayers_bio_remapped() - A bio was remapped to the device below
+ *	(block_bio_remap).
+ * @bio: the bio as it goes down: a stacked device's clone (dm) or the
+ *	same bio (md, a partition), at its new device and sector
+ * @dev: the device it comes from
+ * @from: its sector there
+ *
+ * A stacked device's bio of a followed read, found by @dev and @from,
+ * hands its flow and queue time to @bio, whatever context remaps it (dm
+ * targets that defer bios remap them from a workqueue, e.g. dm-delay), and
+ * keeps only the part not yet remapped (a bio split across targets is
+ * remapped a part at a time, in order). A bio bound by address that a
+ * partition moves on (a clone going down to a partition) keeps its entry
+ * at its new sector; a partition's remap of a bio not yet queued finds
+ * nothing.
+ *
+ * Context: any, under rcu_read_lock().
+ */
+void iolayers_bio_remapped(struct bio *bio, dev_t dev, sector_t from)
+{
+	struct iolayers_bio *top = iolayers_stacked_find(dev, from);
+	struct iolayers_bio *b, *rest;
+	u32 size = bio->bi_iter.bi_size;
+
+	if (!top) {
+		/* The same bio moved on (a partition below a stacked device). */
+		b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
+		if (b && !b->dev && b->sector == from)
+			b->sector = bio->bi_iter.bi_sector;
+		return;
+	}
+	iolayers_blk_count(IOLAYERS_BLK_BIO_REMAPPED, 1);
+	b = iolayers_bio_stacked(bio) ? NULL :
+	    iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
+	if (b && iolayers_table_del(IOLAYERS_T_BIO, b))
+		iolayers_table_drop(IOLAYERS_T_BIO, IOLAYERS_DROP_STALE);
+	iolayers_bio_add(&top->flow, bio, top->queue_ns);
+	if (size < top->bytes) {
+		rest = iolayers_table_alloc(IOLAYERS_T_BIO);
+		if (rest) {
+			*rest = *top;
+			rest->sector = from + (size >> SECTOR_SHIFT);
+			rest->bytes = top->bytes - size;
+			iolayers_table_insert(IOLAYERS_T_BIO, rest,
+					      iolayers_stacked_key(dev, rest->sector));
+		}
+	}
+	iolayers_table_del(IOLAYERS_T_BIO, top);
+}
 
 /*
  * Move the request's bios that are in the bio table into its entry,

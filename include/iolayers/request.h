@@ -12,20 +12,26 @@
 #include <iolayers/flow.h>
 #include <iolayers/table.h>
 
+struct bio;
 struct request;
 
 /**
  * struct iolayers_bio - A bio queued by a followed read, not yet in a
  * request that was seen.
- * @e: table entry, keyed by the bio's address
+ * @e: table entry, keyed by the bio's address; or, for a bio of a stacked
+ *	(bio-based) device, by its device and sector (@dev set), until it is
+ *	remapped to the device below
  * @flow: the read that queued it
- * @sector: its first sector, to tell a reused bio apart
- * @queue_ns: when it was queued
- * @bytes: its size when queued
+ * @dev: the stacked device, 0 for a bio keyed by address
+ * @sector: its first sector, to tell a reused bio apart (on @dev: where
+ *	the part not yet remapped starts)
+ * @queue_ns: when the read's bio was first queued (the top of a stack)
+ * @bytes: its size when queued (on @dev: the part not yet remapped)
  */
 struct iolayers_bio {
 	struct iolayers_entry e;
 	struct iolayers_flow_ref flow;
+	dev_t dev;
 	sector_t sector;
 	u64 queue_ns;
 	u32 bytes;
@@ -79,6 +85,8 @@ struct iolayers_rq {
  * @IOLAYERS_BLK_RQ_REQUEUED: requeues of bound requests
  * @IOLAYERS_BLK_BIO_STALE: bios whose entry no longer matched (reused)
  * @IOLAYERS_BLK_RQ_MERGED: bound requests merged into another one
+ * @IOLAYERS_BLK_BIO_REMAPPED: bios of a stacked device remapped (or cloned)
+ *	to the device below
  * @IOLAYERS_NR_BLK_COUNTERS: number of counters
  */
 enum iolayers_blk_counter {
@@ -90,6 +98,7 @@ enum iolayers_blk_counter {
 	IOLAYERS_BLK_RQ_REQUEUED,
 	IOLAYERS_BLK_BIO_STALE,
 	IOLAYERS_BLK_RQ_MERGED,
+	IOLAYERS_BLK_BIO_REMAPPED,
 	IOLAYERS_NR_BLK_COUNTERS,
 };
 
@@ -103,6 +112,8 @@ static inline void iolayers_blk_count(enum iolayers_blk_counter c, u64 n)
 
 extern unsigned int iolayers_expire_ms;
 
+void iolayers_bio_bind(struct iolayers_task_flow *f, struct bio *bio);
+void iolayers_bio_remapped(struct bio *bio, dev_t dev, sector_t from);
 struct iolayers_rq *iolayers_rq_find(struct request *rq);
 struct iolayers_rq *iolayers_rq_bind(struct request *rq);
 void iolayers_rq_merged(struct request *next);

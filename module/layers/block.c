@@ -20,6 +20,7 @@
 #include <iolayers/table.h>
 
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_bio_queue);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_bio_remap);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_block_split);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_insert);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_merge);
@@ -32,7 +33,6 @@ static void iolayers_bio_queue(void *data, struct bio *bio)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_bio_queue);
 	struct iolayers_task_flow *f;
-	struct iolayers_bio *b;
 
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
@@ -43,20 +43,26 @@ static void iolayers_bio_queue(void *data, struct bio *bio)
 	if (!f)
 		goto out;
 	iolayers_hit(&iolayers_pc_bio_queue);
-	b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
-	if (b && iolayers_table_del(IOLAYERS_T_BIO, b))
-		iolayers_table_drop(IOLAYERS_T_BIO, IOLAYERS_DROP_STALE);
-	b = iolayers_table_alloc(IOLAYERS_T_BIO);
-	if (!b)
-		goto out;
-	b->flow.tid = f->tid;
-	b->flow.seq = f->seq;
-	b->sector = bio->bi_iter.bi_sector;
-	b->queue_ns = b->e.born_ns;
-	b->bytes = bio->bi_iter.bi_size;
-	iolayers_table_insert(IOLAYERS_T_BIO, b, (unsigned long)bio);
-	iolayers_flow_add_bio(f, b->bytes, b->queue_ns);
+	iolayers_bio_bind(f, bio);
 out:
+	rcu_read_unlock();
+}
+
+/*
+ * Prototype of TRACE_EVENT(block_bio_remap): @bio goes down from a stacked
+ * device (@dev, sector @from) to the one below, in any context.
+ */
+static void iolayers_bio_remap(void *data, struct bio *bio, dev_t dev, sector_t from)
+{
+	IOLAYERS_COST_SCOPE(&iolayers_pc_bio_remap);
+
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
+	if (iolayers_table_empty(IOLAYERS_T_BIO) || bio_op(bio) != REQ_OP_READ)
+		return;
+	rcu_read_lock();
+	iolayers_hit(&iolayers_pc_bio_remap);
+	iolayers_bio_remapped(bio, dev, from);
 	rcu_read_unlock();
 }
 
@@ -214,6 +220,7 @@ out:
 
 static struct iolayers_probe iolayers_block_probes[] = {
 	IOLAYERS_TRACEPOINT("block_bio_queue", iolayers_bio_queue, iolayers_pc_bio_queue),
+	IOLAYERS_TRACEPOINT("block_bio_remap", iolayers_bio_remap, iolayers_pc_bio_remap),
 	IOLAYERS_TRACEPOINT("block_split", iolayers_block_split, iolayers_pc_block_split),
 	/* Often skipped for NVMe without an I/O scheduler. */
 	IOLAYERS_TRACEPOINT("block_rq_insert", iolayers_rq_insert, iolayers_pc_rq_insert,

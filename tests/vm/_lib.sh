@@ -53,14 +53,18 @@ cache_counts() {
 	awk '$1 ~ /^(HIT|MISS|PARTIAL|DIRECT|other|UNK)$/ { printf "%s ", $2 }' "$IOLAYERS_D/summary"
 }
 
-# run_pc NAME FILE COUNT PATTERN [direct]: preadcheck under the module; sets
-# truth_* and HIT MISS PARTIAL DIRECT OTHER UNK, FS (the FS layer's count),
-# DIO (iomap_dio_rw hits) and RQS (requests in its kept flows).
+# run_pc NAME FILE COUNT PATTERN [direct|-] [keep]: preadcheck under the
+# module; sets truth_* and HIT MISS PARTIAL DIRECT OTHER UNK, FS (the FS
+# layer's count), DIO (iomap_dio_rw hits) and RQS (requests in its kept
+# flows), PC_PID. With keep the module stays loaded (the caller unloads it).
 run_pc() {
 	local name=$1 out p
 	shift
-	"$IOLAYERS_MODULE_DIR/preadcheck" "$1" "$2" "$3" 42 ${4:-} >/tmp/pc.out &
+	local mode=${4:--}
+	[ "$mode" = - ] && mode=
+	"$IOLAYERS_MODULE_DIR/preadcheck" "$1" "$2" "$3" 42 $mode >/tmp/pc.out &
 	p=$!
+	PC_PID=$p
 	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.1; done
 	insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid=$p || return 1
 	kill -CONT $p
@@ -74,7 +78,7 @@ run_pc() {
 		$(h["tid"]) == p { s += $(h["rqs"]) } END { print s + 0 }' "$IOLAYERS_D/flows")
 	DIO=$(stats_hits iomap_dio_rw)
 	echo "$name: module: HIT $HIT MISS $MISS PARTIAL $PARTIAL DIRECT $DIRECT other $OTHER UNK $UNK fs $FS iomap_dio_rw $DIO rqs $RQS"
-	rmmod iolayers
+	[ "${5:-}" = keep ] || rmmod iolayers
 }
 
 # within1 A B: |A - B| is at most 1 % of the reads.

@@ -9,7 +9,8 @@
 # may carry up to four flows. Ground truth: fio's counts and the disk's
 # (/sys/block/vda/stat: reads completed and merged, sectors). For ext4
 # and xfs, each under mq-deadline and bfq: every read gets its request,
-# the flows' request bytes add up to the disk's sectors, nothing stale,
+# the flows' request bytes add up to fio's and to the disk's sectors (but
+# for a little metadata), nothing stale,
 # the tables drain; under mq-deadline merges must have happened.
 # vm-modules: virtio_blk xfs bfq
 # vm-virtio-disk: 512 num-queues=1,queue-size=4,indirect_desc=off
@@ -61,8 +62,10 @@ for fs in ext4 xfs; do
 			"merged $(stats_value requests_merged) overflow $(stats_value flow_overflow)"
 		check "$t: every fio read DIRECT ($DIRECT == $ios)" test "$DIRECT" = "$ios"
 		check "$t: every read has its request ($qn == $ios)" test "$qn" = "$ios"
-		check "$t: request bytes == disk bytes == fio bytes ($qb, $bytes, $iob)" \
-			test "$qb/$bytes" = "$iob/$iob"
+		# A cold file's metadata (xfs: 1536 bytes seen) may add a little
+		# of the file system's own.
+		check "$t: request bytes == fio bytes, the disk's at most 8 KiB more ($qb, $iob, $bytes)" \
+			test "$qb" = "$iob" -a "$bytes" -ge "$qb" -a "$bytes" -le $((qb + 8192))
 		check "$t: nothing stale ($(table_col rq stale) $(table_col bio stale) $(stats_value bio_reused))" \
 			test "$(table_col rq stale)$(table_col bio stale)$(stats_value bio_reused)" = 000
 		check "$t: no flow overflow ($(stats_value flow_overflow))" test "$(stats_value flow_overflow)" = 0

@@ -6,7 +6,12 @@
 # (tests/vm/preadcheck.c) and the disk's own counters
 # (/sys/block/vda/stat): buffered reads labelled by residency with FS
 # time, O_DIRECT reads (iomap_dio_rw) all DIRECT, each bound to its request.
-# vm-modules: virtio_blk xfs btrfs bfq
+# Then ext4 through device-mapper: linear (clones queued by the reader) and
+# delay (clones remapped and queued from a workqueue 20 ms later): every
+# read's requests on the disk below are its own, the wait lies between its
+# first bio and its issue, and the stacked device's bios leave the bio
+# table at once.
+# vm-modules: virtio_blk xfs btrfs bfq dm_mod dm_delay
 # vm-virtio-disk: 512
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
@@ -57,5 +62,44 @@ for fs in xfs btrfs; do
 	check "$fs O_DIRECT: requests in flows == disk reads, at most 2 more on the disk ($RQS, $disk)" \
 		test "$RQS" -ge "$truth_reads" -a "$RQS" -le "$disk" -a "$disk" -le $((RQS + 2))
 	umount /tmp/vd
+done
+
+# Device-mapper over the disk, without udev (libdevmapper makes the nodes).
+export DM_DISABLE_UDEV=1
+mkfs.ext4 -q -F /dev/vda
+mount /dev/vda /tmp/vd
+head -c $((8 << 20)) /dev/urandom >/tmp/vd/data
+umount /tmp/vd
+sectors=$(blockdev --getsz /dev/vda)
+echo mq-deadline >/sys/block/vda/queue/scheduler
+for target in linear delay; do
+	case $target in
+	linear) table="0 $sectors linear /dev/vda 0" ;;
+	delay) table="0 $sectors delay /dev/vda 0 20" ;;
+	esac
+	check "dm $target: create" dmsetup create il-$target --table "$table"
+	check "dm $target: mount ext4" mount /dev/mapper/il-$target /tmp/vd
+	echo 3 >/proc/sys/vm/drop_caches
+	before=$(vda_reads)
+	run_pc dm-$target /tmp/vd/data 100 rand direct keep
+	disk=$(($(vda_reads) - before))
+	check "dm $target: all DIRECT ($DIRECT == $truth_reads)" test "$DIRECT" = "$truth_reads"
+	check "dm $target: requests on vda in flows == its reads, at most 2 more on the disk ($RQS, $disk)" \
+		test "$RQS" -ge "$truth_reads" -a "$RQS" -le "$disk" -a "$disk" -le $((RQS + 2))
+	check "dm $target: bios remapped for every read ($(stats_value bios_remapped) >= $truth_reads)" \
+		test "$(stats_value bios_remapped)" -ge "$truth_reads"
+	check "dm $target: bio and request tables empty at once ($(table_col bio entries) $(table_col rq entries))" \
+		test "$(table_col bio entries)$(table_col rq entries)" = 00
+	check "dm $target: nothing stale or expired ($(drops_total))" test "$(drops_total)" = 0
+	if [ $target = delay ]; then
+		# From the read's first bio (on the dm device) to its first issue.
+		short=$(flows_where "$IOLAYERS_D/flows" 'col("tid") == p && col("rqs") > 0 &&
+			col("issue_off") - col("queue_off") < 15000000' -v p=$PC_PID | wc -l)
+		check "dm delay: the 20 ms delay lies between every read's first bio and its issue ($short shorter)" \
+			test "$short" = 0
+	fi
+	rmmod iolayers
+	umount /tmp/vd
+	dmsetup remove il-$target
 done
 finish
