@@ -84,8 +84,10 @@ for target in linear delay; do
 	run_pc dm-$target /tmp/vd/data 100 rand direct keep
 	disk=$(($(vda_reads) - before))
 	check "dm $target: all DIRECT ($DIRECT == $truth_reads)" test "$DIRECT" = "$truth_reads"
-	check "dm $target: requests on vda in flows == its reads, at most 2 more on the disk ($RQS, $disk)" \
-		test "$RQS" -ge "$truth_reads" -a "$RQS" -le "$disk" -a "$disk" -le $((RQS + 2))
+	# The file system's own metadata after drop_caches (5 reads seen
+	# with dm-delay) is not the reader's.
+	check "dm $target: requests on vda in flows == its reads, at most 8 more on the disk ($RQS, $disk)" \
+		test "$RQS" -ge "$truth_reads" -a "$RQS" -le "$disk" -a "$disk" -le $((RQS + 8))
 	check "dm $target: bios remapped for every read ($(stats_value bios_remapped) >= $truth_reads)" \
 		test "$(stats_value bios_remapped)" -ge "$truth_reads"
 	check "dm $target: bio and request tables empty at once ($(table_col bio entries) $(table_col rq entries))" \
