@@ -55,8 +55,8 @@ cache_counts() {
 
 # run_pc NAME FILE COUNT PATTERN [direct|-] [keep]: preadcheck under the
 # module; sets truth_* and HIT MISS PARTIAL DIRECT OTHER UNK, FS (the FS
-# layer's count), DIO (iomap_dio_rw hits) and RQS (requests in its kept
-# flows), PC_PID. With keep the module stays loaded (the caller unloads it).
+# layer's count), DIO (iomap_dio_rw hits), RQS (requests in its kept
+# flows), RA (readahead pages), PC_PID. With keep the module stays loaded (the caller unloads it).
 run_pc() {
 	local name=$1 out p
 	shift
@@ -77,7 +77,9 @@ run_pc() {
 	RQS=$(awk -v p=$p 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 		$(h["tid"]) == p { s += $(h["rqs"]) } END { print s + 0 }' "$IOLAYERS_D/flows")
 	DIO=$(stats_hits iomap_dio_rw)
+	RA=$(stats_value readahead_pages)
 	echo "$name: module: HIT $HIT MISS $MISS PARTIAL $PARTIAL DIRECT $DIRECT other $OTHER UNK $UNK fs $FS iomap_dio_rw $DIO rqs $RQS"
+	grep -E '^(syscall|fs) ' "$IOLAYERS_D/summary"
 	[ "${5:-}" = keep ] || rmmod iolayers
 }
 

@@ -8,33 +8,12 @@ set -u
 
 ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 echo none >/sys/block/nvme0n1/queue/scheduler
-pc=$IOLAYERS_MODULE_DIR/preadcheck
 dd if=/dev/zero of=/mnt/data bs=1M count=16 status=none
 sync
 
-# run_preadcheck NAME COUNT PATTERN: drop nothing, run preadcheck under the
-# module; sets truth_* and HIT MISS PARTIAL DIRECT OTHER UNK.
-run_preadcheck() {
-	local out
-	"$pc" /mnt/data "$2" "$3" 42 >/tmp/pc.out &
-	local p=$!
-	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.1; done
-	insmod "$ko" pid=$p || return 1
-	kill -CONT $p
-	wait $p
-	out=$(cat /tmp/pc.out)
-	echo "$1: preadcheck: $out"
-	read -r _ truth_reads _ truth_res _ truth_nonres _ truth_bytes <<<"$out"
-	read -r HIT MISS PARTIAL DIRECT OTHER UNK <<<"$(cache_counts)"
-	echo "$1: module: HIT $HIT MISS $MISS PARTIAL $PARTIAL DIRECT $DIRECT other $OTHER UNK $UNK"
-	grep -E '^(syscall|fs) ' "$IOLAYERS_D/summary"
-	RA=$(stats_value readahead_pages)
-	rmmod iolayers
-}
-
 # Random 4 KiB reads on a cold cache: each page's residency decides.
 echo 3 >/proc/sys/vm/drop_caches
-run_preadcheck cold-random 1500 rand
+run_pc cold-random /mnt/data 1500 rand
 files=$((HIT + MISS + PARTIAL + DIRECT + UNK))
 check "cold-random: every pread is a file read ($files == $truth_reads)" test "$files" -eq "$truth_reads"
 check "cold-random: HIT == resident pages +-1% ($HIT, $truth_res)" \
@@ -46,7 +25,7 @@ check "cold-random: nearly all reads MISS or PARTIAL (>= 50%)" test $((MISS + PA
 
 # The same file again, now cached: all HIT.
 cat /mnt/data >/dev/null
-run_preadcheck warm-random 1500 rand
+run_pc warm-random /mnt/data 1500 rand
 check "warm-random: all pages were resident ($truth_res)" test "$truth_res" -eq "$truth_reads"
 check "warm-random: all HIT ($HIT == $truth_reads)" test "$HIT" -eq "$truth_reads"
 
@@ -55,7 +34,7 @@ check "warm-random: all HIT ($HIT == $truth_reads)" test "$HIT" -eq "$truth_read
 # completes between mincore() and pread() is "non-resident" but a HIT:
 # agreement within 1% is asked, not equality.
 echo 3 >/proc/sys/vm/drop_caches
-run_preadcheck cold-seq 2048 seq
+run_pc cold-seq /mnt/data 2048 seq
 check "cold-seq: HIT == resident +-1% ($HIT, $truth_res)" \
 	test $(((HIT - truth_res) * 100 / truth_reads)) -eq 0
 check "cold-seq: all file reads labelled ($((HIT + MISS + PARTIAL)) == $truth_reads)" \
