@@ -11,8 +11,10 @@
 
 #include <linux/blk-mq.h>
 #include <linux/blk_types.h>
+#include <linux/ftrace.h>
 #include <linux/ktime.h>
 #include <linux/rcupdate.h>
+#include <iolayers/compat.h>
 #include <iolayers/flow.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
@@ -20,6 +22,7 @@
 #include <iolayers/table.h>
 
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_bio_queue);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_throtl);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_bio_remap);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_block_split);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_insert);
@@ -47,6 +50,36 @@ static void iolayers_bio_queue(void *data, struct bio *bio)
 out:
 	rcu_read_unlock();
 }
+
+/*
+ * Entry of __blk_throtl_bio(struct bio *), reached only by bios a cgroup's
+ * io.max applies to, in the submitter's context and before
+ * block_bio_queue: a bio it holds back is queued later by a kworker,
+ * where no flow is current, so the reader binds it here (the queue time
+ * then includes the throttle's wait). A bio it lets through finds the
+ * binding at its block_bio_queue.
+ */
+static void iolayers_throtl_entry(struct ftrace_regs *fregs,
+				  struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	IOLAYERS_COST_SCOPE(pcpu);
+	struct iolayers_task_flow *f;
+	struct bio *bio;
+
+	if (iolayers_table_empty(IOLAYERS_T_TASK))
+		return;
+	bio = (struct bio *)iolayers_fregs_arg(fregs, 0);
+	if (bio_op(bio) != REQ_OP_READ)
+		return;
+	/* An RCU reader already (iolayers_fentry_run()). */
+	f = iolayers_flow_find(current->pid);
+	if (!f)
+		return;
+	iolayers_hit(pcpu);
+	iolayers_bio_bind(f, bio);
+}
+
+IOLAYERS_DEFINE_FENTRY(iolayers_throtl_fentry, iolayers_pc_throtl, iolayers_throtl_entry)
 
 /*
  * Prototype of TRACE_EVENT(block_bio_remap): @bio goes down from a stacked
@@ -219,6 +252,9 @@ out:
 }
 
 static struct iolayers_probe iolayers_block_probes[] = {
+	/* Only where the kernel has blk-throttle (CONFIG_BLK_DEV_THROTTLING). */
+	IOLAYERS_FENTRY("__blk_throtl_bio", iolayers_throtl_fentry, iolayers_pc_throtl,
+			.optional = true),
 	IOLAYERS_TRACEPOINT("block_bio_queue", iolayers_bio_queue, iolayers_pc_bio_queue),
 	IOLAYERS_TRACEPOINT("block_bio_remap", iolayers_bio_remap, iolayers_pc_bio_remap),
 	IOLAYERS_TRACEPOINT("block_split", iolayers_block_split, iolayers_pc_block_split),

@@ -57,6 +57,7 @@ cache_counts() {
 # module; sets truth_* and HIT MISS PARTIAL DIRECT OTHER UNK, FS (the FS
 # layer's count), DIO (iomap_dio_rw hits), RQS (requests in its kept
 # flows), RA (readahead pages), PC_PID. With keep the module stays loaded (the caller unloads it).
+# PC_CGROUP: a cgroup directory preadcheck is moved into before it reads.
 run_pc() {
 	local name=$1 out p
 	shift
@@ -66,6 +67,7 @@ run_pc() {
 	p=$!
 	PC_PID=$p
 	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.1; done
+	[ -z "${PC_CGROUP:-}" ] || echo $p >"$PC_CGROUP/cgroup.procs"
 	insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid=$p || return 1
 	kill -CONT $p
 	wait $p

@@ -10,7 +10,9 @@
 # delay (clones remapped and queued from a workqueue 20 ms later): every
 # read's requests on the disk below are its own, the wait lies between its
 # first bio and its issue, and the stacked device's bios leave the bio
-# table at once.
+# table at once. Last, cgroup v2 io.max on the reader: the bios
+# blk-throttle holds back (queued later by a kworker) keep their reads,
+# and the wait shows between each read's first bio and its issue.
 # vm-modules: virtio_blk xfs btrfs bfq dm_mod dm_delay
 # vm-virtio-disk: 512
 set -u
@@ -104,4 +106,31 @@ for target in linear delay; do
 	umount /tmp/vd
 	dmsetup remove il-$target
 done
+
+# cgroup v2 io.max: the reader limited to 256 KiB/s of reads on vda, so
+# blk-throttle holds its bios back and a kworker queues them later.
+mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
+echo +io >/sys/fs/cgroup/cgroup.subtree_control
+mkdir -p /sys/fs/cgroup/il
+check "io.max set" bash -c "echo '$(cat /sys/block/vda/dev) rbps=262144' >/sys/fs/cgroup/il/io.max"
+mount /dev/vda /tmp/vd
+echo 3 >/proc/sys/vm/drop_caches
+before=$(vda_reads)
+PC_CGROUP=/sys/fs/cgroup/il run_pc throttled /tmp/vd/data 100 rand direct keep
+disk=$(($(vda_reads) - before))
+check "io.max: all DIRECT ($DIRECT == $truth_reads)" test "$DIRECT" = "$truth_reads"
+check "io.max: requests on vda in flows == its reads, at most 8 more on the disk ($RQS, $disk)" \
+	test "$RQS" -ge "$truth_reads" -a "$RQS" -le "$disk" -a "$disk" -le $((RQS + 8))
+check "io.max: __blk_throtl_bio saw every read ($(stats_hits __blk_throtl_bio))" \
+	test "$(stats_hits __blk_throtl_bio)" -ge "$truth_reads"
+# 100 reads of 4 KiB at 256 KiB/s: about 1.5 s held back in all.
+wait_ms=$(awk -v p=$PC_PID 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	$(h["tid"]) == p && $(h["rqs"]) > 0 { s += $(h["issue_off"]) - $(h["queue_off"]) }
+	END { printf "%d", s / 1000000 }' "$IOLAYERS_D/flows")
+check "io.max: the throttle's wait lies between the reads' first bios and issues (${wait_ms} ms >= 1000)" \
+	test "$wait_ms" -ge 1000
+check "io.max: tables empty, nothing stale or expired ($(table_col bio entries) $(table_col rq entries) $(drops_total))" \
+	test "$(table_col bio entries)$(table_col rq entries)$(drops_total)" = 000
+rmmod iolayers
+umount /tmp/vd
 finish
