@@ -136,10 +136,14 @@ VISIBLE_IF_KUNIT bool iolayers_rq_other_life(const struct iolayers_rq *r, sector
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_rq_other_life);
 
-/* A stacked device's bio is found by its device and sector: an odd key. */
+/*
+ * A stacked device's bio is found by its device and sector: a 32-bit hash
+ * of them, made odd so that it never equals a bio's address; the entry's
+ * @dev and @sector tell a collision apart.
+ */
 static unsigned long iolayers_stacked_key(dev_t dev, sector_t sector)
 {
-	return (unsigned long)hash_64(((u64)dev << 40) ^ sector, 63) << 1 | 1;
+	return (unsigned long)hash_64(((u64)dev << 40) ^ sector, 32) << 1 | 1;
 }
 
 static struct iolayers_bio *iolayers_stacked_find(dev_t dev, sector_t sector)
