@@ -164,23 +164,21 @@ static void iolayers_flow_end(struct iolayers_task_flow *f)
 
 /**
  * iolayers_flow_add_bio() - Count a bio of a flow.
- * @ref: the flow
+ * @f: the flow's entry (the reader's own, or found by iolayers_flow_get())
+ * @seq: the flow's id
  * @bytes: the bio's size
  * @queue_ns: when the read's bio was queued
  *
- * Nothing is counted once the read has returned (a late remap).
+ * Nothing is counted once that read has returned (a late remap).
  *
  * Context: any, under rcu_read_lock().
  */
-void iolayers_flow_add_bio(const struct iolayers_flow_ref *ref, u32 bytes, u64 queue_ns)
+void iolayers_flow_add_bio(struct iolayers_task_flow *f, u64 seq, u32 bytes, u64 queue_ns)
 {
-	struct iolayers_task_flow *f = iolayers_flow_get(ref);
 	unsigned long flags;
 
-	if (!f)
-		return;
 	spin_lock_irqsave(&f->lock, flags);
-	if (f->seq == ref->seq && !f->ended) {
+	if (f->seq == seq && !f->ended) {
 		f->blk.nr_bios++;
 		f->blk.bio_bytes += bytes;
 		if (!f->blk.queue_at || queue_ns < f->blk.queue_at)

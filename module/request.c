@@ -163,10 +163,11 @@ static bool iolayers_bio_stacked(const struct bio *bio)
 /*
  * Add a bio of @flow: keyed by its address where it becomes a request, by
  * its device and sector on a stacked device. Only bios of the first kind
- * count in the flow: a stacked device's bio comes back as its remaps.
+ * count in the flow: a stacked device's bio comes back as its remaps. @f
+ * is the flow's entry when the caller has it (the reader), else NULL.
  */
-static void iolayers_bio_add(const struct iolayers_flow_ref *flow, struct bio *bio,
-			     u64 queue_ns)
+static void iolayers_bio_add(const struct iolayers_flow_ref *flow, struct iolayers_task_flow *f,
+			     struct bio *bio, u64 queue_ns)
 {
 	struct iolayers_bio *b = iolayers_table_alloc(IOLAYERS_T_BIO);
 	bool stacked = iolayers_bio_stacked(bio);
@@ -183,7 +184,10 @@ static void iolayers_bio_add(const struct iolayers_flow_ref *flow, struct bio *b
 		return;
 	}
 	iolayers_table_insert(IOLAYERS_T_BIO, b, (unsigned long)bio);
-	iolayers_flow_add_bio(flow, b->bytes, b->queue_ns);
+	if (!f)
+		f = iolayers_flow_get(flow);
+	if (f)
+		iolayers_flow_add_bio(f, flow->seq, b->bytes, b->queue_ns);
 }
 
 /**
@@ -208,7 +212,7 @@ void iolayers_bio_bind(struct iolayers_task_flow *f, struct bio *bio)
 		if (iolayers_table_del(IOLAYERS_T_BIO, b))
 			iolayers_table_drop(IOLAYERS_T_BIO, IOLAYERS_DROP_STALE);
 	}
-	iolayers_bio_add(&ref, bio, 0);
+	iolayers_bio_add(&ref, f, bio, 0);
 }
 
 /**
@@ -248,7 +252,7 @@ void iolayers_bio_remapped(struct bio *bio, dev_t dev, sector_t from)
 	    iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
 	if (b && iolayers_table_del(IOLAYERS_T_BIO, b))
 		iolayers_table_drop(IOLAYERS_T_BIO, IOLAYERS_DROP_STALE);
-	iolayers_bio_add(&top->flow, bio, top->queue_ns);
+	iolayers_bio_add(&top->flow, NULL, bio, top->queue_ns);
 	if (size < top->bytes) {
 		rest = iolayers_table_alloc(IOLAYERS_T_BIO);
 		if (rest) {
