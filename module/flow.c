@@ -286,7 +286,7 @@ void iolayers_flow_exit(pid_t tid)
  * a read in it now, either sees the mark or has set its hand-off before
  * the sweep below runs (its store precedes its unlock; this lock follows).
  */
-static bool iolayers_flow_forget(void *entry)
+static bool iolayers_flow_forget(void *entry, void *arg)
 {
 	struct iolayers_task_flow *f = entry;
 	unsigned long flags;
@@ -314,7 +314,7 @@ static bool iolayers_flow_forget(void *entry)
  */
 int iolayers_flows_forget_idle(void)
 {
-	return iolayers_table_prune(IOLAYERS_T_TASK, iolayers_flow_forget);
+	return iolayers_table_prune(IOLAYERS_T_TASK, iolayers_flow_forget, NULL);
 }
 
 static bool iolayers_flow_in_flight(const void *entry)

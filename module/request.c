@@ -70,11 +70,7 @@ const char *iolayers_blk_counter_name(int which)
  */
 void iolayers_blk_counters_reset(void)
 {
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(&iolayers_blk_counters, cpu), 0,
-		       sizeof(iolayers_blk_counters));
+	IOLAYERS_PERCPU_ZERO(iolayers_blk_counters);
 }
 
 /**
@@ -209,8 +205,7 @@ void iolayers_bio_bind(struct iolayers_task_flow *f, struct bio *bio)
 		if (b->sector == bio->bi_iter.bi_sector && b->flow.tid == ref.tid &&
 		    b->flow.seq == ref.seq)
 			return;
-		if (iolayers_table_del(IOLAYERS_T_BIO, b))
-			iolayers_table_drop(IOLAYERS_T_BIO, IOLAYERS_DROP_STALE);
+		iolayers_table_del_stale(IOLAYERS_T_BIO, b);
 	}
 	iolayers_bio_add(&ref, f, bio, 0);
 }
@@ -250,8 +245,8 @@ void iolayers_bio_remapped(struct bio *bio, dev_t dev, sector_t from)
 	iolayers_blk_count(IOLAYERS_BLK_BIO_REMAPPED, 1);
 	b = iolayers_bio_stacked(bio) ? NULL :
 	    iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
-	if (b && iolayers_table_del(IOLAYERS_T_BIO, b))
-		iolayers_table_drop(IOLAYERS_T_BIO, IOLAYERS_DROP_STALE);
+	if (b)
+		iolayers_table_del_stale(IOLAYERS_T_BIO, b);
 	iolayers_bio_add(&top->flow, NULL, bio, top->queue_ns);
 	if (size < top->bytes) {
 		rest = iolayers_table_alloc(IOLAYERS_T_BIO);
@@ -324,8 +319,7 @@ struct iolayers_rq *iolayers_rq_find(struct request *rq)
 		return NULL;
 	r = iolayers_table_find(IOLAYERS_T_RQ, (unsigned long)rq);
 	if (r && iolayers_rq_other_life(r, blk_rq_pos(rq), false)) {
-		if (iolayers_table_del(IOLAYERS_T_RQ, r))
-			iolayers_table_drop(IOLAYERS_T_RQ, IOLAYERS_DROP_STALE);
+		iolayers_table_del_stale(IOLAYERS_T_RQ, r);
 		r = NULL;
 	}
 	return r;
@@ -347,8 +341,7 @@ struct iolayers_rq *iolayers_rq_bind(struct request *rq)
 	if (!iolayers_table_empty(IOLAYERS_T_RQ))
 		r = iolayers_table_find(IOLAYERS_T_RQ, (unsigned long)rq);
 	if (r && iolayers_rq_other_life(r, blk_rq_pos(rq), true)) {
-		if (iolayers_table_del(IOLAYERS_T_RQ, r))
-			iolayers_table_drop(IOLAYERS_T_RQ, IOLAYERS_DROP_STALE);
+		iolayers_table_del_stale(IOLAYERS_T_RQ, r);
 		r = NULL;
 	}
 	if (r)

@@ -264,6 +264,21 @@ void iolayers_table_drop(enum iolayers_table_id t, enum iolayers_drop cause)
 }
 
 /**
+ * iolayers_table_del_stale() - Remove an entry found to be stale, counted.
+ * @t: the table
+ * @entry: the entry, found under the caller's rcu_read_lock()
+ *
+ * Counted (``stale``) only by the call that removes it.
+ *
+ * Context: any.
+ */
+void iolayers_table_del_stale(enum iolayers_table_id t, void *entry)
+{
+	if (iolayers_table_del(t, entry))
+		iolayers_table_drop(t, IOLAYERS_DROP_STALE);
+}
+
+/**
  * iolayers_expired() - Is an entry older than the expiry age?
  * @born_ns: when it was added (ktime_get_ns())
  * @now_ns: now
@@ -281,6 +296,20 @@ VISIBLE_IF_KUNIT bool iolayers_expired(u64 born_ns, u64 now_ns, u64 max_age_ns)
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_expired);
 
+/* What an expiry walk compares each entry's age with. */
+struct iolayers_expiry {
+	u64 now_ns;
+	u64 max_age_ns;
+};
+
+static bool iolayers_entry_expired(void *entry, void *arg)
+{
+	const struct iolayers_entry *e = entry;
+	const struct iolayers_expiry *x = arg;
+
+	return iolayers_expired(e->born_ns, x->now_ns, x->max_age_ns);
+}
+
 /**
  * iolayers_table_expire() - Remove the entries older than an age.
  * @t: the table
@@ -291,32 +320,25 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_expired);
  */
 void iolayers_table_expire(enum iolayers_table_id t, u64 max_age_ns)
 {
-	struct iolayers_table *tb = &iolayers_tables[t];
-	u64 now = ktime_get_ns();
-	struct iolayers_entry *e;
-	unsigned int i;
+	struct iolayers_expiry x = { .now_ns = ktime_get_ns(), .max_age_ns = max_age_ns };
+	int n = iolayers_table_prune(t, iolayers_entry_expired, &x);
 
-	if (!atomic_read(tb->nr))
-		return;
-	rcu_read_lock();
-	for (i = 0; i < (1U << tb->bits); i++)
-		hlist_for_each_entry_rcu(e, &tb->buckets[i], node)
-			if (iolayers_expired(e->born_ns, now, max_age_ns) &&
-			    iolayers_table_del(t, e))
-				iolayers_table_drop(t, IOLAYERS_DROP_EXPIRED);
-	rcu_read_unlock();
+	if (n)
+		this_cpu_add(iolayers_drops[t][IOLAYERS_DROP_EXPIRED], n);
 }
 
 /**
  * iolayers_table_prune() - Remove the entries a test picks.
  * @t: the table
- * @prune: called for each entry under rcu_read_lock(); true removes it
- *	(the callback does what must precede the removal)
+ * @prune: called for each entry under rcu_read_lock(), with @arg; true
+ *	removes it (the callback does what must precede the removal)
+ * @arg: passed to @prune
  *
  * Context: process context; takes each bucket group's lock in turn.
- * Return: the number of entries removed.
+ * Return: the number of entries this call removed.
  */
-int iolayers_table_prune(enum iolayers_table_id t, bool (*prune)(void *entry))
+int iolayers_table_prune(enum iolayers_table_id t, bool (*prune)(void *entry, void *arg),
+			 void *arg)
 {
 	struct iolayers_table *tb = &iolayers_tables[t];
 	struct iolayers_entry *e;
@@ -328,7 +350,7 @@ int iolayers_table_prune(enum iolayers_table_id t, bool (*prune)(void *entry))
 	rcu_read_lock();
 	for (i = 0; i < (1U << tb->bits); i++)
 		hlist_for_each_entry_rcu(e, &tb->buckets[i], node)
-			if (prune(e) && iolayers_table_del(t, e))
+			if (prune(e, arg) && iolayers_table_del(t, e))
 				n++;
 	rcu_read_unlock();
 	return n;
@@ -344,10 +366,9 @@ int iolayers_table_prune(enum iolayers_table_id t, bool (*prune)(void *entry))
  */
 void iolayers_tables_reset(void)
 {
-	int cpu, t;
+	int t;
 
-	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(&iolayers_drops, cpu), 0, sizeof(iolayers_drops));
+	IOLAYERS_PERCPU_ZERO(iolayers_drops);
 	for (t = 0; t < IOLAYERS_NR_TABLES; t++)
 		atomic_set(&iolayers_tables[t].high, atomic_read(iolayers_tables[t].nr));
 }

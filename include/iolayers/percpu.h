@@ -6,6 +6,7 @@
 #include <linux/types.h>
 #include <linux/percpu.h>
 #include <linux/cpumask.h>
+#include <linux/string.h>
 
 /**
  * IOLAYERS_PERCPU_SUM() - Sum a u64 of a DEFINE_PER_CPU variable over CPUs.
@@ -23,5 +24,18 @@
 		__sum += READ_ONCE(per_cpu(var, __cpu)idx);	\
 	__sum;							\
 })
+
+/**
+ * IOLAYERS_PERCPU_ZERO() - Zero a DEFINE_PER_CPU variable on every CPU.
+ * @var: the per-CPU variable (a counter or an array of them)
+ *
+ * For `reset`: counts racing with it may survive.
+ */
+#define IOLAYERS_PERCPU_ZERO(var) do {				\
+	int __cpu;						\
+								\
+	for_each_possible_cpu(__cpu)				\
+		memset(per_cpu_ptr(&(var), __cpu), 0, sizeof(var));	\
+} while (0)
 
 #endif /* _IOLAYERS_PERCPU_H */

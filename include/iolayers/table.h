@@ -65,8 +65,10 @@ void *iolayers_table_alloc(enum iolayers_table_id t);
 void iolayers_table_insert(enum iolayers_table_id t, void *entry, unsigned long key);
 bool iolayers_table_del(enum iolayers_table_id t, void *entry);
 void iolayers_table_drop(enum iolayers_table_id t, enum iolayers_drop cause);
+void iolayers_table_del_stale(enum iolayers_table_id t, void *entry);
 void iolayers_table_expire(enum iolayers_table_id t, u64 max_age_ns);
-int iolayers_table_prune(enum iolayers_table_id t, bool (*prune)(void *entry));
+int iolayers_table_prune(enum iolayers_table_id t, bool (*prune)(void *entry, void *arg),
+			 void *arg);
 void iolayers_tables_reset(void);
 int iolayers_tables_init(void);
 void iolayers_tables_exit(void);

@@ -111,10 +111,7 @@ u64 iolayers_ra_pages_sum(void)
  */
 void iolayers_cache_reset(void)
 {
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		per_cpu(iolayers_ra_pages, cpu) = 0;
+	IOLAYERS_PERCPU_ZERO(iolayers_ra_pages);
 }
 
 static struct iolayers_probe iolayers_cache_probes[] = {

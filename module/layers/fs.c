@@ -22,13 +22,6 @@ IOLAYERS_PROBE_COUNTERS(iolayers_pc_shmem_read);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_filemap_read);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_iomap_dio);
 
-/* What an FS probe point is, for a read that reaches it. */
-enum iolayers_fs_kind {
-	IOLAYERS_FS_TOP,	/* a file system's read_iter */
-	IOLAYERS_FS_PAGECACHE,	/* filemap_read: the page cache serves it */
-	IOLAYERS_FS_DIO,	/* iomap_dio_rw: direct I/O */
-};
-
 /*
  * The outermost FS call of a followed read() describes the range and
  * starts the layer's time; a nested one (ext4_file_read_iter calls
@@ -39,10 +32,13 @@ enum iolayers_fs_kind {
  * waits nor adds pages, and the FS call's value is the syscall's. No
  * return probe is armed: on 6.1 the kretprobe's return trampoline and
  * kprobe dispatch were half the floor (Documentation/benchmarks.rst).
+ * @pagecache: the probe point is filemap_read, where the page cache
+ * serves the read; the others (a file system's read_iter, iomap_dio_rw)
+ * take IOCB_DIRECT at its word.
  */
 static __always_inline void iolayers_fs_entry(struct ftrace_regs *fregs,
 					      struct iolayers_probe_pcpu __percpu *pcpu,
-					      enum iolayers_fs_kind kind)
+					      bool pagecache)
 {
 	IOLAYERS_COST_SCOPE(pcpu);
 	struct kiocb *iocb;
@@ -64,7 +60,7 @@ static __always_inline void iolayers_fs_entry(struct ftrace_regs *fregs,
 		 * data=journal, inline data or fs-verity; the rest of a short
 		 * direct read in generic_file_read_iter) is not direct.
 		 */
-		if (kind == IOLAYERS_FS_PAGECACHE)
+		if (pagecache)
 			f->rd.fs.direct = false;
 		return;
 	}
@@ -73,7 +69,7 @@ static __always_inline void iolayers_fs_entry(struct ftrace_regs *fregs,
 	iter = (struct iov_iter *)iolayers_fregs_arg(fregs, 1);
 	len = iov_iter_count(iter);
 	f->rd.fs.reached = true;
-	f->rd.fs.direct = kind != IOLAYERS_FS_PAGECACHE && (iocb->ki_flags & IOCB_DIRECT);
+	f->rd.fs.direct = !pagecache && (iocb->ki_flags & IOCB_DIRECT);
 	f->rd.fs.mapping = iocb->ki_filp->f_mapping;
 	f->rd.fs.pos = iocb->ki_pos;
 	f->rd.fs.first_index = iocb->ki_pos >> PAGE_SHIFT;
@@ -81,26 +77,22 @@ static __always_inline void iolayers_fs_entry(struct ftrace_regs *fregs,
 	f->rd.fs.start_ns = ktime_get_ns();
 }
 
-static void iolayers_fs_top(struct ftrace_regs *fregs, struct iolayers_probe_pcpu __percpu *pcpu)
+/* A file system's read_iter, or iomap_dio_rw. */
+static void iolayers_fs_call(struct ftrace_regs *fregs, struct iolayers_probe_pcpu __percpu *pcpu)
 {
-	iolayers_fs_entry(fregs, pcpu, IOLAYERS_FS_TOP);
+	iolayers_fs_entry(fregs, pcpu, false);
 }
 
 static void iolayers_fs_pagecache(struct ftrace_regs *fregs,
 				  struct iolayers_probe_pcpu __percpu *pcpu)
 {
-	iolayers_fs_entry(fregs, pcpu, IOLAYERS_FS_PAGECACHE);
+	iolayers_fs_entry(fregs, pcpu, true);
 }
 
-static void iolayers_fs_dio(struct ftrace_regs *fregs, struct iolayers_probe_pcpu __percpu *pcpu)
-{
-	iolayers_fs_entry(fregs, pcpu, IOLAYERS_FS_DIO);
-}
-
-IOLAYERS_DEFINE_FENTRY(iolayers_ext4_fentry, iolayers_pc_ext4_read, iolayers_fs_top)
-IOLAYERS_DEFINE_FENTRY(iolayers_shmem_fentry, iolayers_pc_shmem_read, iolayers_fs_top)
+IOLAYERS_DEFINE_FENTRY(iolayers_ext4_fentry, iolayers_pc_ext4_read, iolayers_fs_call)
+IOLAYERS_DEFINE_FENTRY(iolayers_shmem_fentry, iolayers_pc_shmem_read, iolayers_fs_call)
 IOLAYERS_DEFINE_FENTRY(iolayers_filemap_fentry, iolayers_pc_filemap_read, iolayers_fs_pagecache)
-IOLAYERS_DEFINE_FENTRY(iolayers_iomap_dio_fentry, iolayers_pc_iomap_dio, iolayers_fs_dio)
+IOLAYERS_DEFINE_FENTRY(iolayers_iomap_dio_fentry, iolayers_pc_iomap_dio, iolayers_fs_call)
 
 /*
  * ext4_file_read_iter resolves only while ext4 is loaded; filemap_read
