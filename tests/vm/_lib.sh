@@ -76,8 +76,7 @@ run_pc() {
 	read -r _ truth_reads _ truth_res _ truth_nonres _ truth_bytes <<<"$out"
 	read -r HIT MISS PARTIAL DIRECT OTHER UNK <<<"$(cache_counts)"
 	FS=$(summary_field fs count)
-	RQS=$(awk -v p=$p 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-		$(h["tid"]) == p { s += $(h["rqs"]) } END { print s + 0 }' "$IOLAYERS_D/flows")
+	RQS=$(flows_sum $p 'col("rqs")')
 	DIO=$(stats_hits iomap_dio_rw)
 	RA=$(stats_value readahead_pages)
 	echo "$name: module: HIT $HIT MISS $MISS PARTIAL $PARTIAL DIRECT $DIRECT other $OTHER UNK $UNK fs $FS iomap_dio_rw $DIO rqs $RQS"
@@ -177,6 +176,14 @@ flows_where() {
 	awk "$@" 'function col(n) { return $(h[n]) }
 		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 		'"($cond)" "$file"
+}
+
+# flows_sum PID EXPR: the sum of the awk EXPR over PID's lines of `flows`
+# (col("name") is a column by its header name), as an integer.
+flows_sum() {
+	awk -v p="$1" 'function col(n) { return $(h[n]) }
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		col("tid") == p { s += '"$2"' } END { printf "%d\n", s }' "$IOLAYERS_D/flows"
 }
 
 # dump_debugfs: print every file of the module's debugfs directory between

@@ -23,6 +23,16 @@ start_stopped() {
 	while [ "$(awk '{ print $3 }' /proc/$P/stat 2>/dev/null)" != T ]; do sleep 0.05; done
 }
 
+# run_loaded OUT MODE N INSMOD_ARGS...: threadcheck MODE N under the module
+# loaded with pid=(its pid) INSMOD_ARGS, to its end; sets P.
+run_loaded() {
+	start_stopped "$1" "$2" "$3"
+	shift 3
+	check "insmod pid=$P $*" insmod "$ko" pid=$P "$@"
+	kill -CONT $P
+	wait $P
+}
+
 # refused_msg ARGS MESSAGE: insmod ARGS fails and the log has MESSAGE.
 refused_msg() {
 	dmesg -C
@@ -55,10 +65,7 @@ wait $P $outer 2>/dev/null
 # 2. 600 execs, each from a thread that is not the leader after one read:
 # the thread's old id leaves no entry behind (the leak filled the table
 # after max_flows execs, and every later read was dropped).
-start_stopped /tmp/tc-execs.out execs 600
-check "insmod pid=$P max_flows=$bound" insmod "$ko" pid=$P max_flows=$bound
-kill -CONT $P
-wait $P
+run_loaded /tmp/tc-execs.out execs 600 max_flows=$bound
 check "execs: threadcheck ran 600 images" grep -qx 'execs done' /tmp/tc-execs.out
 check "execs: every read counted ($(syscalls) == 600)" test "$(syscalls)" = 600
 check "execs: no task table_full ($(table_col task table_full))" \
@@ -106,10 +113,7 @@ wait $a 2>/dev/null
 
 # 4. children=1: a child whose leader exits (pthread_exit) while its other
 # thread reads is still followed until the whole group is gone.
-start_stopped /tmp/tc-leader.out leader-exit 50
-check "insmod pid=$P children=1" insmod "$ko" pid=$P children=1
-kill -CONT $P
-wait $P
+run_loaded /tmp/tc-leader.out leader-exit 50 children=1
 check "leader-exit: the child's thread read 50 times" grep -qx 'leader-exit reads 50' /tmp/tc-leader.out
 check "leader-exit: its reads all counted ($(syscalls) == 50)" test "$(syscalls)" = 50
 check "leader-exit: the child forgotten once its group is dead ($(table_col tgid entries))" \
@@ -119,10 +123,7 @@ rmmod iolayers
 
 # 5. The largest bounds load (buckets sized for a million threads, rings of
 # 65536 records per CPU) and work: every read counted and listed.
-start_stopped /tmp/tc-reads.out reads 300
-check "insmod max_flows=1048576 flows=65536" insmod "$ko" pid=$P max_flows=1048576 flows=65536
-kill -CONT $P
-wait $P
+run_loaded /tmp/tc-reads.out reads 300 max_flows=1048576 flows=65536
 check "largest bounds: every read counted ($(syscalls) == 300)" test "$(syscalls)" = 300
 n=$(flows_where "$IOLAYERS_D/flows" 'col("tid") == p' -v p=$P | wc -l)
 check "largest bounds: flows lists all 300 reads ($n)" test "$n" = 300

@@ -23,6 +23,12 @@ while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 check "virtio-blk disk present" test -b /dev/vda
 mkdir -p /tmp/vd
 
+# requests_match SLACK: the reads' requests are all in their flows, and
+# the disk completed those and at most SLACK reads of its own more.
+requests_match() {
+	test "$RQS" -ge "$truth_reads" -a "$RQS" -le "$disk" -a "$disk" -le $((RQS + $1))
+}
+
 # vda_reads: reads completed by the virtio disk.
 vda_reads() {
 	local r rest
@@ -62,7 +68,7 @@ for fs in xfs btrfs; do
 		test "$FS" = "$truth_reads" -a "$DIO" -ge "$truth_reads"
 	# A cold file's metadata may add a read or two of its own.
 	check "$fs O_DIRECT: requests in flows == disk reads, at most 2 more on the disk ($RQS, $disk)" \
-		test "$RQS" -ge "$truth_reads" -a "$RQS" -le "$disk" -a "$disk" -le $((RQS + 2))
+		requests_match 2
 	umount /tmp/vd
 done
 
@@ -89,7 +95,7 @@ for target in linear delay; do
 	# The file system's own metadata after drop_caches (5 reads seen
 	# with dm-delay) is not the reader's.
 	check "dm $target: requests on vda in flows == its reads, at most 8 more on the disk ($RQS, $disk)" \
-		test "$RQS" -ge "$truth_reads" -a "$RQS" -le "$disk" -a "$disk" -le $((RQS + 8))
+		requests_match 8
 	check "dm $target: bios remapped for every read ($(stats_value bios_remapped) >= $truth_reads)" \
 		test "$(stats_value bios_remapped)" -ge "$truth_reads"
 	check "dm $target: bio and request tables empty at once ($(table_col bio entries) $(table_col rq entries))" \
@@ -120,13 +126,11 @@ PC_CGROUP=/sys/fs/cgroup/il run_pc throttled /tmp/vd/data 100 rand direct keep
 disk=$(($(vda_reads) - before))
 check "io.max: all DIRECT ($DIRECT == $truth_reads)" test "$DIRECT" = "$truth_reads"
 check "io.max: requests on vda in flows == its reads, at most 8 more on the disk ($RQS, $disk)" \
-	test "$RQS" -ge "$truth_reads" -a "$RQS" -le "$disk" -a "$disk" -le $((RQS + 8))
+	requests_match 8
 check "io.max: __blk_throtl_bio saw every read ($(stats_hits __blk_throtl_bio))" \
 	test "$(stats_hits __blk_throtl_bio)" -ge "$truth_reads"
 # 100 reads of 4 KiB at 256 KiB/s: about 1.5 s held back in all.
-wait_ms=$(awk -v p=$PC_PID 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-	$(h["tid"]) == p && $(h["rqs"]) > 0 { s += $(h["issue_off"]) - $(h["queue_off"]) }
-	END { printf "%d", s / 1000000 }' "$IOLAYERS_D/flows")
+wait_ms=$(($(flows_sum $PC_PID 'col("rqs") > 0 ? col("issue_off") - col("queue_off") : 0') / 1000000))
 check "io.max: the throttle's wait lies between the reads' first bios and issues (${wait_ms} ms >= 1000)" \
 	test "$wait_ms" -ge 1000
 check "io.max: tables empty, nothing stale or expired ($(table_col bio entries) $(table_col rq entries) $(drops_total))" \
