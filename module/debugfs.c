@@ -14,6 +14,7 @@
 #include <linux/seq_file.h>
 #include <iolayers/cache.h>
 #include <iolayers/debugfs.h>
+#include <iolayers/disk.h>
 #include <iolayers/flow.h>
 #include <iolayers/hist.h>
 #include <iolayers/probe.h>
@@ -57,7 +58,9 @@ static int stats_show(struct seq_file *m, void *v)
 			seq_printf(m, " %10llu", iolayers_table_drops(t, d));
 		seq_putc(m, '\n');
 	}
-	seq_puts(m, "\n");
+	seq_putc(m, '\n');
+	iolayers_disks_show(m);
+	seq_putc(m, '\n');
 	/* Followed read() calls between sys_enter and sys_exit right now. */
 	seq_printf(m, "%-20s %12d\n", "flows_in_flight", iolayers_flows_in_flight());
 	seq_printf(m, "%-20s %12llu\n", "readahead_pages", iolayers_ra_pages_sum());
@@ -156,6 +159,7 @@ static void flow_line(struct seq_file *m, const struct iolayers_flow_rec *r)
 	const struct iolayers_blk_acc *b = &r->blk;
 	u64 start = r->end_ns - r->sys_ns;
 	char comm[TASK_COMM_LEN];
+	const char *disk;
 	int i;
 
 	/* One token per column: no blanks in the name. */
@@ -205,7 +209,13 @@ static void flow_line(struct seq_file *m, const struct iolayers_flow_rec *r)
 	else
 		seq_puts(m, " -");
 	if (b->nr_rqs)
-		seq_printf(m, " %lld\n", (s64)(b->done_at - start));
+		seq_printf(m, " %lld", (s64)(b->done_at - start));
+	else
+		seq_puts(m, " -");
+	/* The disk of its requests; "+": and others after it. */
+	disk = iolayers_disk_name(b->disk);
+	if (b->nr_rqs)
+		seq_printf(m, " %s%s\n", disk ?: "?", b->disks ? "+" : "");
 	else
 		seq_puts(m, " -\n");
 }

@@ -217,6 +217,10 @@ VISIBLE_IF_KUNIT void iolayers_blk_fold(struct iolayers_blk_acc *a,
 	if (!a->issue_at || r->first_issue_ns < a->issue_at)
 		a->issue_at = r->first_issue_ns;
 	a->done_at = max(a->done_at, now);
+	if (a->nr_rqs == 1)
+		a->disk = r->disk;
+	else if (r->disk != a->disk)
+		a->disks = true;
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_blk_fold);
 
@@ -443,7 +447,7 @@ void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now)
 
 	/* Completions fold into f->blk only before this: it is final now. */
 	iolayers_flow_end(f);
-	cache = iolayers_cache_state(f, bytes);
+	cache = iolayers_cache_state(f, ret);
 	s[n++] = (struct iolayers_sample){ IOLAYERS_L_SYSCALL, now - f->rd.sys.start_ns, bytes };
 	if (f->rd.vfs.start_ns)
 		s[n++] = (struct iolayers_sample){ IOLAYERS_L_VFS, f->rd.vfs.ns, bytes };

@@ -18,6 +18,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 #include <iolayers/compat.h>
+#include <iolayers/disk.h>
 #include <iolayers/flow.h>
 #include <iolayers/percpu.h>
 #include <iolayers/request.h>
@@ -33,6 +34,7 @@ static const char * const iolayers_blk_counter_names[IOLAYERS_NR_BLK_COUNTERS] =
 	[IOLAYERS_BLK_BIO_STALE] = "bio_reused",
 	[IOLAYERS_BLK_RQ_MERGED] = "requests_merged",
 	[IOLAYERS_BLK_BIO_REMAPPED] = "bios_remapped",
+	[IOLAYERS_BLK_DISK_OVERFLOW] = "disk_overflow",
 };
 
 DEFINE_PER_CPU(u64 [IOLAYERS_NR_BLK_COUNTERS], iolayers_blk_counters);
@@ -289,6 +291,8 @@ static struct iolayers_rq *iolayers_rq_take_bios(struct request *rq, struct iola
 				return NULL;
 			r->sector = blk_rq_pos(rq);
 			r->queue_ns = b->queue_ns;
+			/* rq->q->disk since 5.15; 5.10 has rq->rq_disk. */
+			r->disk = iolayers_disk_id(rq->q->disk);
 			n = r;
 		}
 		if (iolayers_table_del(IOLAYERS_T_BIO, b) && !iolayers_rq_add_bio(r, b))

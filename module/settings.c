@@ -14,6 +14,7 @@
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <iolayers/cache.h>
+#include <iolayers/disk.h>
 #include <iolayers/filter.h>
 #include <iolayers/hist.h>
 #include <iolayers/flow.h>
@@ -35,6 +36,7 @@ static void iolayers_stats_reset(void)
 	iolayers_probes_reset();
 	iolayers_hist_reset();
 	iolayers_blk_counters_reset();
+	iolayers_disks_reset();
 	iolayers_cache_reset();
 	iolayers_tables_reset();
 	iolayers_rings_reset();

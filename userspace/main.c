@@ -33,7 +33,8 @@ const char *argp_program_version = "iolayers 0.1.0";
 static const char doc[] =
 "Show where the time of a process's read() calls goes, layer by layer:\n"
 "syscall, VFS, file system, block queue and service, NVMe device; and\n"
-"whether the page cache served them (HIT, MISS, PARTIAL, DIRECT).\n"
+"whether the page cache served them (HIT, MISS, PARTIAL, DIRECT), or\n"
+"that they failed (ERROR).\n"
 "\n"
 "USAGE: iolayers [OPTIONS] [INTERVAL [COUNT]]\n"
 "\n"
@@ -59,7 +60,7 @@ static const struct argp_option opts[] = {
 	{ "probes", 'P', NULL, 0, "Probe points: state, hits, missed; tables and counters", 1 },
 	{ "milliseconds", 'm', NULL, 0, "Histograms in milliseconds", 1 },
 	{ "cache", 'c', "STATE", 0, "Only reads in this cache state (HIT, MISS, PARTIAL, "
-	  "DIRECT, other, UNK)", 1 },
+	  "DIRECT, other, UNK, ERROR)", 1 },
 	{ "timeline", 't', NULL, 0, "Timeline of the slowest read (of --cache)", 1 },
 	{ "flow", 'f', "ID", 0, "Timeline of read ID", 1 },
 	{ "slow", 's', NULL, 0, "Slow reads, one per line", 1 },
@@ -109,7 +110,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.cache = il_cache_index(arg);
 		if (env.cache < 0)
 			argp_error(state, "invalid cache state '%s': want HIT, MISS, PARTIAL, "
-				   "DIRECT, other or UNK", arg);
+				   "DIRECT, other, UNK or ERROR", arg);
 		env.cache_mask = 1U << env.cache;
 		break;
 	case 't':

@@ -268,12 +268,13 @@ void il_view_timeline(FILE *out, const struct il_flow *f)
 	if (f->device_off >= 0) {
 		snprintf(note, sizeof(note), "Device %s",
 			 il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_DEVICE]));
-		tl_line(out, "\u2502   \u251c\u2500 ", "nvme_complete_rq (last)", f->device_off, note);
+		tl_line(out, "\u2502   \u251c\u2500 ", "device done (last)", f->device_off, note);
 	}
 	if (blk) {
-		snprintf(note, sizeof(note), "S %s; %" PRId64 " request%s, %" PRId64 " bytes, "
+		snprintf(note, sizeof(note), "S %s; %" PRId64 " request%s%s%s, %" PRId64 " bytes, "
 			 "readahead %" PRId64, il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_SERVICE]),
-			 f->rqs, f->rqs == 1 ? "" : "s", f->rq_bytes, f->ra_bytes);
+			 f->rqs, f->rqs == 1 ? "" : "s", strcmp(f->disk, "-") ? " on " : "",
+			 strcmp(f->disk, "-") ? f->disk : "", f->rq_bytes, f->ra_bytes);
 		tl_line(out, "\u2502   \u2514\u2500 ", "block_rq_complete (last)", f->done_off, note);
 	}
 	if (f->fs_off >= 0) {
@@ -402,7 +403,12 @@ static void json_flows(FILE *out, const struct il_flows *fl)
 		json_i64(out, "readahead_bytes", f->ra_bytes, 0);
 		json_i64(out, "requeues", f->requeues, 0);
 		json_i64(out, "errors", f->errors, 0);
-		fprintf(out, "\"offset_ns\": {");
+		fprintf(out, "\"disk\": ");
+		if (strcmp(f->disk, "-"))
+			json_str(out, f->disk);
+		else
+			fprintf(out, "null");
+		fprintf(out, ", \"offset_ns\": {");
 		json_i64(out, "vfs", f->vfs_off, 0);
 		json_i64(out, "fs", f->fs_off, 0);
 		json_i64(out, "queue", f->queue_off, 0);

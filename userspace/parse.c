@@ -41,9 +41,13 @@ int il_parse_version(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 		return fail(err, errlen, "version: first line is not 'iolayers VERSION'");
 	if (!fgets(line, sizeof(line), f) || sscanf(line, "format %d", &s->format) != 1)
 		return fail(err, errlen, "version: second line is not 'format N'");
-	if (s->format != IOLAYERS_FORMAT_VERSION)
+	/*
+	 * Format 5 added the ERROR cache state and nothing else: a format 4
+	 * tree is a format 5 one without ERROR reads.
+	 */
+	if (s->format != IOLAYERS_FORMAT_VERSION && s->format != 4)
 		return fail(err, errlen,
-			    "debugfs format %d is not the one this reader knows (%d): use the reader built with the module",
+			    "debugfs format %d is not one this reader knows (4 or %d): use the reader built with the module",
 			    s->format, IOLAYERS_FORMAT_VERSION);
 	return 0;
 }
@@ -100,8 +104,9 @@ static int add_counter(struct il_snapshot *s, const char *prefix, const char *na
 
 /*
  * The part of `stats` after the probes, in blank-line separated sections:
- * a table (a `table` header line naming the columns, then one row per
- * table, stored as TABLE_COLUMN counters) or `name value` lines.
+ * a table (a `table` or `disk` header line naming the columns, then one
+ * row per table or disk, stored as ROW_COLUMN counters) or `name value`
+ * lines.
  */
 static int parse_counters(FILE *f, struct il_snapshot *s, int lineno, char *err, size_t errlen)
 {
@@ -122,7 +127,8 @@ static int parse_counters(FILE *f, struct il_snapshot *s, int lineno, char *err,
 		}
 		if (strlen(tok) >= IL_NAME_LEN)
 			return fail(err, errlen, "stats: line %d is garbled", lineno);
-		if (!strcmp(tok, "table")) {
+		/* format 5 added the disks' table, its header's first word "disk" */
+		if (!strcmp(tok, "table") || !strcmp(tok, "disk")) {
 			for (ncols = 0; (tok = strtok_r(NULL, " \t\n", &save)); ncols++) {
 				if (ncols == IL_MAX_COLS || strlen(tok) >= IL_NAME_LEN)
 					return fail(err, errlen,
@@ -322,8 +328,9 @@ static const struct {
 	const char *name;
 	enum col_kind kind;
 	size_t off;
+	int optional;	/* not in every format: "-" when absent */
 } flow_cols[] = {
-#define COL(n, k, field) { n, k, offsetof(struct il_flow, field) }
+#define COL(n, k, field) { n, k, offsetof(struct il_flow, field), 0 }
 	COL("seq", COL_U64, seq), COL("start_ns", COL_I64, start_ns), COL("tid", COL_I64, tid), COL("tgid", COL_I64, tgid),
 	COL("comm", COL_STR, comm), COL("syscall", COL_STR, syscall), COL("fd", COL_I64, fd),
 	COL("pos", COL_I64, pos), COL("req", COL_I64, req), COL("ret", COL_I64, ret),
@@ -337,6 +344,7 @@ static const struct {
 	COL("vfs_off", COL_I64, vfs_off), COL("fs_off", COL_I64, fs_off),
 	COL("queue_off", COL_I64, queue_off), COL("issue_off", COL_I64, issue_off),
 	COL("device_off", COL_I64, device_off), COL("done_off", COL_I64, done_off),
+	{ "disk", COL_STR, offsetof(struct il_flow, disk), 1 },	/* format 5 */
 #undef COL
 };
 #define NCOLS ((int)(sizeof(flow_cols) / sizeof(flow_cols[0])))
@@ -376,7 +384,7 @@ static int set_col(struct il_flow *fw, int col, const char *tok)
 /* `flows`/`slow`: a header naming the columns, then one read() per line. */
 int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
 {
-	int map[MAX_LINE_COLS], ncol = 0, lineno = 1, cap = 0, seen = 0, i;
+	int map[MAX_LINE_COLS], ncol = 0, lineno = 1, cap = 0, seen = 0, need = 0, i;
 	char line[2048], *tok, *save;
 
 	fl->n = 0;
@@ -390,11 +398,13 @@ int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
 		for (i = 0; i < NCOLS; i++)
 			if (!strcmp(tok, flow_cols[i].name)) {
 				map[ncol] = i;
-				seen++;
+				seen += !flow_cols[i].optional;
 			}
 		ncol++;
 	}
-	if (seen != NCOLS)
+	for (i = 0; i < NCOLS; i++)
+		need += !flow_cols[i].optional;
+	if (seen != need)
 		return fail(err, errlen, "flows: header lacks columns this reader needs");
 	while (fgets(line, sizeof(line), f)) {
 		struct il_flow *fw;
@@ -414,6 +424,7 @@ int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
 		}
 		fw = &fl->v[fl->n];
 		memset(fw, 0, sizeof(*fw));
+		strcpy(fw->disk, "-");	/* format 4: no disk column */
 		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
 			if (n == ncol || (map[n] >= 0 && set_col(fw, map[n], tok)))
 				return fail(err, errlen, "flows: line %d is garbled", lineno);

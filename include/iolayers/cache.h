@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The cache state of a read: HIT, MISS, PARTIAL, DIRECT, other or UNK. */
+/* The cache state of a read: HIT, MISS, PARTIAL, DIRECT, other, UNK or ERROR. */
 #ifndef _IOLAYERS_CACHE_H
 #define _IOLAYERS_CACHE_H
 
@@ -12,11 +12,16 @@ struct iolayers_task_flow;
  * iolayers_cache_decide() - The cache state of one finished read().
  * @fs_reached: the read went through the FS layer (a file system read)
  * @fs_available: the FS layer's probes are attached
+ * @failed: the syscall returned an error
  * @direct: the FS call had IOCB_DIRECT
  * @range_pages: pages in the byte range the FS call returned
  * @added_pages: pages of that range the reading task added to the page
  *	cache during the call
  * @iowait: the task slept in I/O wait during the FS call
+ *
+ * A failed read is ERROR only once it reached the FS layer: one that
+ * failed before (a bad file descriptor, a buffer access_ok() refused) is
+ * not known to be a file system read and stays other (or UNK).
  *
  * Inline: it runs at every read's end.
  *
@@ -24,11 +29,13 @@ struct iolayers_task_flow;
  * Return: the state; see &enum iolayers_cache.
  */
 static inline enum iolayers_cache
-iolayers_cache_decide(bool fs_reached, bool fs_available, bool direct, u64 range_pages,
-		      u64 added_pages, bool iowait)
+iolayers_cache_decide(bool fs_reached, bool fs_available, bool failed, bool direct,
+		      u64 range_pages, u64 added_pages, bool iowait)
 {
 	if (!fs_reached)
 		return fs_available ? IOLAYERS_C_OTHER : IOLAYERS_C_UNK;
+	if (failed)
+		return IOLAYERS_C_ERROR;
 	if (direct)
 		return IOLAYERS_C_DIRECT;
 	if (!added_pages && !iowait)
@@ -38,7 +45,7 @@ iolayers_cache_decide(bool fs_reached, bool fs_available, bool direct, u64 range
 	return IOLAYERS_C_PARTIAL;
 }
 
-enum iolayers_cache iolayers_cache_state(const struct iolayers_task_flow *f, u64 bytes);
+enum iolayers_cache iolayers_cache_state(const struct iolayers_task_flow *f, long ret);
 u64 iolayers_ra_pages_sum(void);
 void iolayers_cache_reset(void);
 

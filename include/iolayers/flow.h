@@ -25,12 +25,16 @@ struct iolayers_rq;
  * @queue_ns: longest queue latency of those requests (insert, or first bio
  *	queued, to issue)
  * @service_ns: longest service latency (issue to completion)
- * @device_ns: longest device latency (nvme_setup_cmd to nvme_complete_rq)
+ * @device_ns: longest device latency (nvme_setup_cmd to nvme_complete_rq,
+ *	scsi_dispatch_cmd_start to scsi_dispatch_cmd_done)
  * @queue_at: first bio queued (ktime ns)
  * @issue_at: first request issued
  * @device_at: last device completion
  * @done_at: last request completion
  * @errors: requests that completed with an error
+ * @disk: the disk of the first of those requests (its id in the table of
+ *	disks, disk.c), 0 if none or not in the table
+ * @disks: a later request went to another disk (md, dm over several)
  */
 struct iolayers_blk_acc {
 	u32 nr_bios;
@@ -46,6 +50,8 @@ struct iolayers_blk_acc {
 	u64 device_at;
 	u64 done_at;
 	u32 errors;
+	u8 disk;
+	bool disks;
 };
 
 /**

@@ -51,10 +51,13 @@ struct iolayers_bio {
  * @first_issue_ns: the first block_rq_issue
  * @issue_ns: the latest block_rq_issue
  * @queue_lat: queue latency, fixed at the first issue
- * @setup_ns: the latest nvme_setup_cmd, 0 on other devices
- * @devdone_ns: nvme_complete_rq, 0 if not seen
+ * @setup_ns: the latest time the driver handed it to the device
+ *	(nvme_setup_cmd, scsi_dispatch_cmd_start), 0 on other devices
+ * @devdone_ns: the device's completion (nvme_complete_rq,
+ *	scsi_dispatch_cmd_done), 0 if not seen
  * @requeues: times it was requeued
  * @requeued: requeued and not yet issued again
+ * @disk: its disk's id in the table of disks (disk.c), 0 if none
  */
 struct iolayers_rq {
 	struct iolayers_entry e;
@@ -71,6 +74,7 @@ struct iolayers_rq {
 	u64 devdone_ns;
 	u32 requeues;
 	bool requeued;
+	u8 disk;
 };
 
 /**
@@ -87,6 +91,8 @@ struct iolayers_rq {
  * @IOLAYERS_BLK_RQ_MERGED: bound requests merged into another one
  * @IOLAYERS_BLK_BIO_REMAPPED: bios of a stacked device remapped (or cloned)
  *	to the device below
+ * @IOLAYERS_BLK_DISK_OVERFLOW: bound requests to a disk beyond the
+ *	IOLAYERS_MAX_DISKS the table of disks holds (no disk in their flows)
  * @IOLAYERS_NR_BLK_COUNTERS: number of counters
  */
 enum iolayers_blk_counter {
@@ -99,6 +105,7 @@ enum iolayers_blk_counter {
 	IOLAYERS_BLK_BIO_STALE,
 	IOLAYERS_BLK_RQ_MERGED,
 	IOLAYERS_BLK_BIO_REMAPPED,
+	IOLAYERS_BLK_DISK_OVERFLOW,
 	IOLAYERS_NR_BLK_COUNTERS,
 };
 

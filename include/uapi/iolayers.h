@@ -9,7 +9,7 @@
  * reader refuses versions it does not know.
  */
 #define IOLAYERS_DEBUGFS_DIR	"iolayers"
-#define IOLAYERS_FORMAT_VERSION	4
+#define IOLAYERS_FORMAT_VERSION	5
 #define IOLAYERS_VERSION_STRING	"0.1.0"
 
 /* Number of log2 buckets in every histogram: bucket i holds [2^i, 2^(i+1)). */
@@ -24,8 +24,8 @@
  * @IOLAYERS_L_QUEUE: BLOCK queue latency, insert (or bio queued) to issue;
  *	per read, the longest of its requests'
  * @IOLAYERS_L_SERVICE: BLOCK service latency, issue to completion (longest)
- * @IOLAYERS_L_DEVICE: DEVICE latency, nvme_setup_cmd to nvme_complete_rq
- *	(longest)
+ * @IOLAYERS_L_DEVICE: DEVICE latency, nvme_setup_cmd to nvme_complete_rq,
+ *	or scsi_dispatch_cmd_start to scsi_dispatch_cmd_done (longest)
  * @IOLAYERS_NR_LAYERS: number of layers
  */
 enum iolayers_layer {
@@ -48,6 +48,10 @@ enum iolayers_layer {
  * @IOLAYERS_C_DIRECT: O_DIRECT, the page cache was bypassed
  * @IOLAYERS_C_OTHER: not a file system read (pipe, socket, procfs, 9p...)
  * @IOLAYERS_C_UNK: undecidable because the FS layer could not be attached
+ * @IOLAYERS_C_ERROR: a file system read that failed (it returned an error,
+ *	e.g. -EFAULT for a bad buffer, -EAGAIN for RWF_NOWAIT on pages not
+ *	cached, -EIO): whatever it found in the page cache, it served nothing
+ *	(added in format 5)
  * @IOLAYERS_NR_CACHE: number of states
  */
 enum iolayers_cache {
@@ -57,6 +61,7 @@ enum iolayers_cache {
 	IOLAYERS_C_DIRECT,
 	IOLAYERS_C_OTHER,
 	IOLAYERS_C_UNK,
+	IOLAYERS_C_ERROR,
 	IOLAYERS_NR_CACHE,
 };
 
@@ -66,7 +71,7 @@ enum iolayers_cache {
  * readv, preadv, preadv2).
  */
 #define IOLAYERS_LAYER_NAMES	{ "syscall", "vfs", "fs", "queue", "service", "device" }
-#define IOLAYERS_CACHE_NAMES	{ "HIT", "MISS", "PARTIAL", "DIRECT", "other", "UNK" }
+#define IOLAYERS_CACHE_NAMES	{ "HIT", "MISS", "PARTIAL", "DIRECT", "other", "UNK", "ERROR" }
 #define IOLAYERS_SYSCALL_NAMES	{ "read", "pread64", "readv", "preadv", "preadv2" }
 
 #define IOLAYERS_FILE_VERSION	"version"
@@ -86,11 +91,13 @@ enum iolayers_cache {
  * Columns of `flows` and `slow`, one read() per line, oldest first. Times
  * in ns; start_ns is sys_enter's CLOCK_MONOTONIC time, *_off are offsets
  * from it; "-" where a layer was not reached. queue/service/device are the
- * longest of the read's requests.
+ * longest of the read's requests; disk is the disk of its first request
+ * ("+" after it: some went to other disks; "?": one not in the table of
+ * disks; "-": no request), added in format 5.
  */
 #define IOLAYERS_FLOWS_HEADER \
 	"seq start_ns tid tgid comm syscall fd pos req ret cache syscall_ns vfs_ns fs_ns " \
 	"queue_ns service_ns device_ns bios rqs bio_bytes rq_bytes ra_bytes " \
-	"requeues errors vfs_off fs_off queue_off issue_off device_off done_off"
+	"requeues errors vfs_off fs_off queue_off issue_off device_off done_off disk"
 
 #endif /* _UAPI_IOLAYERS_H */

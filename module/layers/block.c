@@ -15,6 +15,7 @@
 #include <linux/ktime.h>
 #include <linux/rcupdate.h>
 #include <iolayers/compat.h>
+#include <iolayers/disk.h>
 #include <iolayers/flow.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
@@ -244,9 +245,11 @@ static void iolayers_rq_complete(void *data, struct request *rq, blk_status_t er
 		goto out;
 	}
 	now = ktime_get_ns();
-	if (iolayers_table_del(IOLAYERS_T_RQ, r))
+	if (iolayers_table_del(IOLAYERS_T_RQ, r)) {
+		iolayers_disk_complete(r, now, error != BLK_STS_OK);
 		for (i = 0; i < r->nr_flows; i++)
 			iolayers_rq_fold(r, i, now, error != BLK_STS_OK);
+	}
 out:
 	rcu_read_unlock();
 }

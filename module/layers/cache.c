@@ -72,7 +72,7 @@ static void iolayers_sched_switch(void *data, bool preempt, struct task_struct *
 /**
  * iolayers_cache_state() - The cache state of a read that has returned.
  * @f: its flow, ended
- * @bytes: what the read returned (0 for an error)
+ * @ret: what the read returned
  *
  * The range is the pages of the bytes the FS call returned; the pages the
  * reader added to it, and whether it waited for I/O, come from this
@@ -81,17 +81,17 @@ static void iolayers_sched_switch(void *data, bool preempt, struct task_struct *
  * Context: the task itself, under rcu_read_lock().
  * Return: the state.
  */
-enum iolayers_cache iolayers_cache_state(const struct iolayers_task_flow *f, u64 bytes)
+enum iolayers_cache iolayers_cache_state(const struct iolayers_task_flow *f, long ret)
 {
 	u64 range = 0;
 
 	if (!f->rd.fs.reached)	/* the FS layer's presence tells OTHER from UNK */
 		return iolayers_cache_decide(false, iolayers_layer_attached(&iolayers_fs_layer),
-					     false, 0, 0, false);
-	if (bytes)
-		range = ((f->rd.fs.pos + bytes - 1) >> PAGE_SHIFT) - f->rd.fs.first_index + 1;
-	return iolayers_cache_decide(true, true, f->rd.fs.direct, range, f->rd.cache.added_pages,
-				     f->rd.cache.iowait);
+					     false, false, 0, 0, false);
+	if (ret > 0)
+		range = ((f->rd.fs.pos + ret - 1) >> PAGE_SHIFT) - f->rd.fs.first_index + 1;
+	return iolayers_cache_decide(true, true, ret < 0, f->rd.fs.direct, range,
+				     f->rd.cache.added_pages, f->rd.cache.iowait);
 }
 
 /**

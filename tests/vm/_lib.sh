@@ -48,16 +48,22 @@ summary_field() {
 		$1 == l { print $(col[c]) }' "$IOLAYERS_D/summary"
 }
 
-# cache_counts: "HIT MISS PARTIAL DIRECT other UNK" from `summary`.
+# cache_counts: sets HIT MISS PARTIAL DIRECT OTHER UNK ERR from `summary`
+# (each state's reads, by name).
 cache_counts() {
-	awk '$1 ~ /^(HIT|MISS|PARTIAL|DIRECT|other|UNK)$/ { printf "%s ", $2 }' "$IOLAYERS_D/summary"
+	local n
+	for n in HIT MISS PARTIAL DIRECT OTHER UNK ERR; do printf -v $n 0; done
+	eval "$(awk '$1 ~ /^(HIT|MISS|PARTIAL|DIRECT|other|UNK|ERROR)$/ && $2 ~ /^[0-9]+$/ {
+		n = $1; if (n == "other") n = "OTHER"; if (n == "ERROR") n = "ERR"
+		print n "=" $2 }' "$IOLAYERS_D/summary")"
 }
 
-# run_pc NAME FILE COUNT PATTERN [direct|-] [keep]: preadcheck under the
-# module; sets truth_* and HIT MISS PARTIAL DIRECT OTHER UNK, FS (the FS
+# run_pc NAME FILE COUNT PATTERN [direct|errors|-] [keep]: preadcheck under the
+# module; sets truth_* and HIT MISS PARTIAL DIRECT OTHER UNK ERR, FS (the FS
 # layer's count), DIO (iomap_dio_rw hits), RQS (requests in its kept
 # flows), RA (readahead pages), PC_PID. With keep the module stays loaded (the caller unloads it).
-# PC_CGROUP: a cgroup directory preadcheck is moved into before it reads.
+# PC_CGROUP: a cgroup directory preadcheck is moved into before it reads;
+# PC_ARGS: more module parameters.
 run_pc() {
 	local name=$1 out p
 	shift
@@ -66,20 +72,23 @@ run_pc() {
 	"$IOLAYERS_MODULE_DIR/preadcheck" "$1" "$2" "$3" 42 $mode >/tmp/pc.out &
 	p=$!
 	PC_PID=$p
-	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.1; done
+	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do
+		kill -0 $p 2>/dev/null || { wait $p; echo "$name: preadcheck failed: $(cat /tmp/pc.out)"; return 1; }
+		sleep 0.1
+	done
 	[ -z "${PC_CGROUP:-}" ] || echo $p >"$PC_CGROUP/cgroup.procs"
-	insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid=$p || return 1
+	insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid=$p ${PC_ARGS:-} || return 1
 	kill -CONT $p
 	wait $p
 	out=$(cat /tmp/pc.out)
 	echo "$name: preadcheck: $out"
-	read -r _ truth_reads _ truth_res _ truth_nonres _ truth_bytes <<<"$out"
-	read -r HIT MISS PARTIAL DIRECT OTHER UNK <<<"$(cache_counts)"
+	read -r _ truth_reads _ truth_res _ truth_nonres _ truth_bytes _ truth_failed <<<"$out"
+	cache_counts
 	FS=$(summary_field fs count)
 	RQS=$(flows_sum $p 'col("rqs")')
 	DIO=$(stats_hits iomap_dio_rw)
 	RA=$(stats_value readahead_pages)
-	echo "$name: module: HIT $HIT MISS $MISS PARTIAL $PARTIAL DIRECT $DIRECT other $OTHER UNK $UNK fs $FS iomap_dio_rw $DIO rqs $RQS"
+	echo "$name: module: HIT $HIT MISS $MISS PARTIAL $PARTIAL DIRECT $DIRECT other $OTHER UNK $UNK ERROR $ERR fs $FS iomap_dio_rw $DIO rqs $RQS"
 	grep -E '^(syscall|fs) ' "$IOLAYERS_D/summary"
 	[ "${5:-}" = keep ] || rmmod iolayers
 }
@@ -106,6 +115,22 @@ table_col() {
 	awk -v t="$1" -v col="$2" '
 		$1 == "table" { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		c[col] && $1 == t { print $(c[col]); exit }' "$IOLAYERS_D/stats"
+}
+
+# disk_col DISK COLUMN: a column (requests, bytes, device_rqs...) of DISK's
+# line in the disks' section of `stats`; empty when the disk is not there.
+disk_col() {
+	awk -v d="$1" -v c="$2" '
+		$1 == "disk" { for (i = 1; i <= NF; i++) h[$i] = i; on = 1; next }
+		NF == 0 { on = 0 }
+		on && $1 == d { print $(h[c]) }' "$IOLAYERS_D/stats"
+}
+
+# wrong_disk DISK: lines of `flows` whose disk is not DISK although they
+# have requests, or whose disk is not "-" without any.
+wrong_disk() {
+	flows_where "$IOLAYERS_D/flows" '(col("rqs") > 0 && col("disk") != d) ||
+		(col("rqs") == 0 && col("disk") != "-")' -v d="$1" | wc -l
 }
 
 # drops_total: every drop of every table (table_full nomem stale expired).

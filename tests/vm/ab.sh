@@ -10,12 +10,15 @@
 # fixed number of reads. Prints "AB ROUND MODE READS INSNS SEEN" per run,
 # INSNS the guest instructions (kernel and user) from fio's start to end.
 #
-# IOLAYERS_AB_ROUNDS (default 3), IOLAYERS_AB_READS (default 20000).
+# IOLAYERS_AB_ROUNDS (default 3), IOLAYERS_AB_READS (default 20000);
+# IOLAYERS_AB_DIRECT=1: O_DIRECT reads instead, each a request to the
+# NVMe disk (the BLOCK and DEVICE layers' paths).
 # vm-files: data:64
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 
 reads_n=${IOLAYERS_AB_READS:-20000}
+direct=${IOLAYERS_AB_DIRECT:-0}
 rounds=${IOLAYERS_AB_ROUNDS:-3}
 echo none >/sys/block/nvme0n1/queue/scheduler
 cat /mnt/data >/dev/null
@@ -31,7 +34,7 @@ run() {
 	esac
 	FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=ab --ioengine=sync --invalidate=0 --thread \
 		--eta=never --output-format=json --output=/tmp/ab.json --filename=/mnt/data \
-		--size=64m --rw=randread --bs=4k --number_ios='"$reads_n --io_size=$((reads_n * 4))k" &
+		--size=64m --rw=randread --bs=4k --direct='"$direct --number_ios=$reads_n --io_size=$((reads_n * 4))k" &
 	p=$!
 	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.05; done
 	if [ "$2" != none ]; then

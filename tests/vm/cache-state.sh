@@ -23,6 +23,25 @@ check "cold-random: MISS+PARTIAL == non-resident +-1% ($((MISS + PARTIAL)), $tru
 check "cold-random: UNK == 0" test "$UNK" -eq 0
 check "cold-random: nearly all reads MISS or PARTIAL (>= 50%)" test $((MISS + PARTIAL)) -ge $((truth_reads / 2))
 
+# Reads that fail in the file system (tests/vm/preadcheck.c errors: a bad
+# buffer's -EFAULT, RWF_NOWAIT's -EAGAIN on pages not cached): ERROR, as
+# many as the program saw fail, and its flows say so with their ret; the
+# others labelled by residency as above.
+echo 3 >/proc/sys/vm/drop_caches
+PC_ARGS=flows=1024 run_pc errors /mnt/data 900 rand errors keep
+bad=$(flows_sum "$PC_PID" '(col("cache") == "ERROR") != (col("ret") < 0)')
+failed=$(flows_sum "$PC_PID" 'col("cache") == "ERROR"')
+rmmod iolayers
+check "errors: RWF_NOWAIT failed too, beyond the bad buffers' third ($truth_failed > $((truth_reads / 3)))" \
+	test "$truth_failed" -gt $((truth_reads / 3))
+check "errors: ERROR == failed reads ($ERR == $truth_failed)" test "$ERR" -eq "$truth_failed"
+check "errors: flows ERROR exactly where ret < 0 ($failed ERROR, $bad wrong)" \
+	test "$failed/$bad" = "$truth_failed/0"
+check "errors: HIT == resident +-1% ($HIT, $truth_res)" within1 "$HIT" "$truth_res"
+check "errors: MISS+PARTIAL == non-resident +-1% ($((MISS + PARTIAL)), $truth_nonres)" \
+	within1 $((MISS + PARTIAL)) "$truth_nonres"
+check "errors: no DIRECT, other or UNK ($DIRECT, $OTHER, $UNK)" test "$DIRECT$OTHER$UNK" = 000
+
 # The same file again, now cached: all HIT.
 cat /mnt/data >/dev/null
 run_pc warm-random /mnt/data 1500 rand
@@ -56,7 +75,7 @@ fio_run() {
 	wait $p
 	fio_ios=$(python3 -c 'import json; j = json.load(open("/tmp/fio.json")); print(sum(x["read"]["total_ios"] for x in j["jobs"]))')
 	fio_bytes=$(python3 -c 'import json; j = json.load(open("/tmp/fio.json")); print(sum(x["read"]["io_bytes"] for x in j["jobs"]))')
-	read -r HIT MISS PARTIAL DIRECT OTHER UNK <<<"$(cache_counts)"
+	cache_counts
 	fsbytes=$(summary_field fs bytes)
 	echo "fio direct=$1: total_ios $fio_ios io_bytes $fio_bytes; module: HIT $HIT MISS $MISS PARTIAL $PARTIAL DIRECT $DIRECT other $OTHER UNK $UNK fs bytes $fsbytes"
 	rmmod iolayers

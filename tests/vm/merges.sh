@@ -57,7 +57,7 @@ for fs in ext4 xfs; do
 		reads=$(($(vda_stat 1) - r0)) merged=$(($(vda_stat 2) - m0))
 		bytes=$((($(vda_stat 3) - s0) * 512))
 		read -r ios iob <<<"$(python3 -c 'import json; r = json.load(open("/tmp/m.json"))["jobs"][0]["read"]; print(r["total_ios"], r["io_bytes"])')"
-		read -r HIT MISS PARTIAL DIRECT OTHER UNK <<<"$(cache_counts)"
+		cache_counts
 		qn=$(summary_field queue count) qb=$(summary_field queue bytes)
 		echo "$t: fio $ios reads $iob bytes; disk $reads reads $merged merged $bytes bytes;" \
 			"module DIRECT $DIRECT queue $qn reads $qb bytes," \

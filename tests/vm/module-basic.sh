@@ -123,6 +123,16 @@ check "no drops" test "$(drops_total)" = 0
 check "block_rq_issue hits moved ($blk)" test "$blk" -gt 0
 check "block_rq_issue hits <= disk reads ($blk <= $ios)" test "$blk" -le "$ios"
 check "block_rq_issue hits >= 90% of disk reads ($blk, $ios)" test $((blk * 10)) -ge $((ios * 9))
+# The disk of the reads' requests: in every flow, and its own counters.
+nrq=$(disk_col nvme0n1 requests)
+check "disks: nvme0n1's requests == block_rq_issue hits, <= disk reads ($nrq, $blk, $ios)" \
+	test "$nrq" = "$blk" -a "$nrq" -le "$ios"
+check "disks: every nvme0n1 request had a device time ($(disk_col nvme0n1 device_rqs) == $nrq)" \
+	test "$(disk_col nvme0n1 device_rqs)" = "$nrq"
+check "disks: nvme0n1's bytes == the queue layer's ($(disk_col nvme0n1 bytes), $(summary_field queue bytes))" \
+	test "$(disk_col nvme0n1 bytes)" = "$(summary_field queue bytes)"
+check "flows: requests on nvme0n1, none without ($(wrong_disk nvme0n1) wrong)" \
+	test "$(wrong_disk nvme0n1)" = 0
 
 # Self-accounting (stats: calls timed timed_ns): a probe's handlers run for
 # every event, followed or not, so calls >= hits; one run in 64 per CPU is

@@ -3,9 +3,13 @@
  * Ground truth for the cache-state test: before each 4 KiB pread of FILE,
  * ask mincore() whether the page is in the page cache, and count.
  *
- * Usage: preadcheck FILE COUNT rand|seq SEED [direct]
- * direct opens FILE with O_DIRECT (the buffer is page-aligned).
- * Prints: reads N resident N nonresident N bytes N
+ * Usage: preadcheck FILE COUNT rand|seq SEED [direct|errors]
+ * direct opens FILE with O_DIRECT (the buffer is page-aligned). errors
+ * makes reads that fail in the file system: every third read's buffer is
+ * an unmapped page (-EFAULT), and the one after it is a preadv2() with
+ * RWF_NOWAIT (-EAGAIN when its page is not cached).
+ * Prints: reads N resident N nonresident N bytes N failed N, where
+ * resident and nonresident count the reads that did not fail.
  * Stops itself (SIGSTOP) before the first read so that the test can load the
  * module with its pid.
  */
@@ -17,25 +21,35 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
 {
-	long count, pages, i, resident = 0, nonresident = 0, bytes = 0;
-	unsigned char vec;
+	long count, pages, i, resident = 0, nonresident = 0, bytes = 0, failed = 0;
 	static char buf[4096] __attribute__((aligned(4096)));
+	int fd, seq, direct, errors;
+	unsigned char vec;
+	char *unmapped;
 	struct stat st;
 	void *map;
-	int fd, seq;
 
-	if (argc != 5 && !(argc == 6 && !strcmp(argv[5], "direct"))) {
-		fprintf(stderr, "usage: preadcheck FILE COUNT rand|seq SEED [direct]\n");
+	direct = argc == 6 && !strcmp(argv[5], "direct");
+	errors = argc == 6 && !strcmp(argv[5], "errors");
+	if (argc != 5 && !direct && !errors) {
+		fprintf(stderr, "usage: preadcheck FILE COUNT rand|seq SEED [direct|errors]\n");
 		return 2;
 	}
 	count = atol(argv[2]);
 	seq = !strcmp(argv[3], "seq");
 	srand(atoi(argv[4]));
-	fd = open(argv[1], argc == 6 ? O_RDONLY | O_DIRECT : O_RDONLY);
+	/* An address the kernel accepts as user memory that faults. */
+	unmapped = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (unmapped == MAP_FAILED || munmap(unmapped, 4096)) {
+		perror("mmap");
+		return 1;
+	}
+	fd = open(argv[1], direct ? O_RDONLY | O_DIRECT : O_RDONLY);
 	if (fd < 0 || fstat(fd, &st)) {
 		perror(argv[1]);
 		return 1;
@@ -55,18 +69,30 @@ int main(int argc, char **argv)
 			perror("mincore");
 			return 1;
 		}
-		if (vec & 1)
-			resident++;
-		else
-			nonresident++;
-		r = pread(fd, buf, sizeof(buf), page * 4096);
+		if (errors && i % 3 == 1) {
+			r = pread(fd, unmapped, sizeof(buf), page * 4096);
+		} else if (errors && i % 3 == 2) {
+			struct iovec iov = { buf, sizeof(buf) };
+
+			r = preadv2(fd, &iov, 1, page * 4096, RWF_NOWAIT);
+		} else {
+			r = pread(fd, buf, sizeof(buf), page * 4096);
+		}
+		if (r < 0 && errors) {
+			failed++;
+			continue;
+		}
 		if (r < 0) {
 			perror("pread");
 			return 1;
 		}
+		if (vec & 1)
+			resident++;
+		else
+			nonresident++;
 		bytes += r;
 	}
-	printf("reads %ld resident %ld nonresident %ld bytes %ld\n", count, resident,
-	       nonresident, bytes);
+	printf("reads %ld resident %ld nonresident %ld bytes %ld failed %ld\n", count, resident,
+	       nonresident, bytes, failed);
 	return 0;
 }

@@ -54,15 +54,16 @@ check "reader's file reads == fio total_ios ($files, $ios)" test "$files" -eq "$
 check "reader's syscall bytes of file reads == fio io_bytes ($fbytes, $iob)" test "$fbytes" -eq "$iob"
 "$reader" >/tmp/table.txt
 cat /tmp/table.txt
-tab=$(awk '/^(HIT|MISS|PARTIAL|DIRECT|UNK): [0-9]+ reads$/ { s += $2 } END { print s + 0 }' /tmp/table.txt)
+tab=$(awk '/^(HIT|MISS|PARTIAL|DIRECT|UNK|ERROR): [0-9]+ reads$/ { s += $2 } END { print s + 0 }' /tmp/table.txt)
 check "the table's per-state reads add up to fio's ($tab)" test "$tab" -eq "$ios"
 head -30 /tmp/intervals.txt
-deltas=$(awk '/^cache:/ { for (i = 2; i < NF; i++) if ($i ~ /^(HIT|MISS|PARTIAL|DIRECT|other|UNK)$/) s += $(i + 1) } END { print s + 0 }' /tmp/intervals.txt)
+deltas=$(awk '/^cache:/ { for (i = 2; i < NF; i++) if ($i ~ /^(HIT|MISS|PARTIAL|DIRECT|other|UNK|ERROR)$/) s += $(i + 1) } END { print s + 0 }' /tmp/intervals.txt)
 n=$(grep -c '^cache:' /tmp/intervals.txt)
 check "interval mode: $n intervals with timestamps" test "$n" -ge 2 -a "$(grep -Ec '^[0-9]{2}:[0-9]{2}:[0-9]{2}$' /tmp/intervals.txt)" -eq "$n"
 check "interval deltas add up to the total ($deltas, $total)" test "$deltas" -eq "$total"
 "$reader" -t -c MISS >/tmp/tl.txt
 cat /tmp/tl.txt
-check "timeline of the slowest MISS reaches the device" grep -q 'nvme_complete_rq' /tmp/tl.txt
+check "timeline of the slowest MISS reaches the device" grep -q 'device done (last)' /tmp/tl.txt
+check "timeline names the disk of its requests" grep -q 'request.* on nvme0n1' /tmp/tl.txt
 rmmod iolayers
 finish

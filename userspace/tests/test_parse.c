@@ -61,6 +61,23 @@ static void test_real_6_1(void)
 	il_snapshot_free(&s);
 }
 
+/* Format 5 (the ERROR state) from Debian's 6.12; format 4 above still reads. */
+static void test_real_6_12(void)
+{
+	struct il_snapshot s;
+	uint64_t sum = 0;
+	char err[256];
+	int c;
+
+	EXPECT(il_read_snapshot("fixtures/6.12.117", &s, err, sizeof(err)) == 0);
+	EXPECT(s.format == 5);
+	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
+		sum += s.hist[IOLAYERS_L_SYSCALL][c].count;
+	EXPECT(sum == 483 && s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_DIRECT].count == 447);
+	EXPECT(s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_ERROR].count == 0);
+	il_snapshot_free(&s);
+}
+
 static int parse_string(int (*fn)(FILE *, struct il_snapshot *, char *, size_t),
 			struct il_snapshot *s, const char *text, char *err, size_t len)
 {
@@ -210,8 +227,11 @@ static void test_hist_and_flows(void)
 			    "                1024                 2047            2\n"
 			    "                2048                 4095            1\n"
 			    "layer fs cache HIT count 1 sum_ns 1 min_ns 1 max_ns 1 bytes 5\n"
-			    "                   0                    1            1\n",
+			    "                   0                    1            1\n"
+			    "layer fs cache ERROR count 1 sum_ns 9 min_ns 9 max_ns 9 bytes 0\n"
+			    "                   8                   15            1\n",
 			    err, sizeof(err)) == 0);
+	EXPECT(s.hist[IOLAYERS_L_FS][IOLAYERS_C_ERROR].buckets[3] == 1);
 	EXPECT(s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].count == 3);
 	EXPECT(s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].buckets[10] == 2);
 	EXPECT(s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].buckets[11] == 1);
@@ -229,15 +249,17 @@ static void test_hist_and_flows(void)
 				  "vfs_off fs_off queue_off issue_off device_off done_off future\n"
 				  "7 100 5 5 fio read 3 -1 4096 4096 MISS 900 800 700 10 500 480 1 1 4096 4096 0 0 0 "
 				  "50 90 120 130 610 630 x\n"
-				  "8 200 5 5 fio pread64 3 8192 4096 4096 HIT 90 80 70 - - - 0 0 0 0 0 0 0 5 9 - - - - y\n",
+				  "8 200 5 5 fio pread64 3 8192 4096 4096 HIT 90 80 70 - - - 0 0 0 0 0 0 0 5 9 - - - - y\n"
+				  "9 300 5 5 fio pread64 3 0 4096 -14 ERROR 90 80 70 - - - 0 0 0 0 0 0 0 5 9 - - - - z\n",
 				  err, sizeof(err)) == 0);
-	EXPECT(fl.n == 2);
-	EXPECT(fl.n == 2 && fl.v[0].seq == 7 && fl.v[0].cache == IOLAYERS_C_MISS && fl.v[0].lat[IOLAYERS_L_DEVICE] == 480);
-	EXPECT(fl.n == 2 && fl.v[1].pos == 8192 && fl.v[1].lat[IOLAYERS_L_QUEUE] == -1 && fl.v[1].queue_off == -1);
-	EXPECT(fl.n == 2 && !strcmp(fl.v[1].syscall, "pread64") && fl.v[1].start_ns == 200);
+	EXPECT(fl.n == 3 && fl.v[2].cache == IOLAYERS_C_ERROR && fl.v[2].ret == -14);
+	EXPECT(fl.n == 3 && fl.v[0].seq == 7 && fl.v[0].cache == IOLAYERS_C_MISS && fl.v[0].lat[IOLAYERS_L_DEVICE] == 480);
+	EXPECT(fl.n == 3 && fl.v[1].pos == 8192 && fl.v[1].lat[IOLAYERS_L_QUEUE] == -1 && fl.v[1].queue_off == -1);
+	EXPECT(fl.n == 3 && !strcmp(fl.v[1].syscall, "pread64") && fl.v[1].start_ns == 200);
 	EXPECT(il_pick_flow(&fl, 0, -1) == &fl.v[0]);
 	EXPECT(il_pick_flow(&fl, 8, -1) == &fl.v[1]);
 	EXPECT(il_pick_flow(&fl, 0, IOLAYERS_C_HIT) == &fl.v[1]);
+	EXPECT(il_pick_flow(&fl, 0, IOLAYERS_C_ERROR) == &fl.v[2]);
 	EXPECT(il_pick_flow(&fl, 99, -1) == NULL);
 	free(fl.v);
 }
@@ -258,7 +280,7 @@ static void test_bad_hist_and_flows(void)
 		"", "seq tid\n",
 		IOLAYERS_FLOWS_HEADER "\n1 2 3\n",
 		IOLAYERS_FLOWS_HEADER "\n1 1 2 2 c read 3 -1 1 1 NOPE 1 1 1 - - - 0 0 0 0 0 0 0 1 1 - - - -\n",
-		IOLAYERS_FLOWS_HEADER "\n1 1 2 2 c read 3 -1 1 1 HIT 1 1 1 - - - 0 0 0 0 0 0 0 1 1 - - - - 9\n",
+		IOLAYERS_FLOWS_HEADER "\n1 1 2 2 c read 3 -1 1 1 HIT 1 1 1 - - - 0 0 0 0 0 0 0 1 1 - - - - vda 9\n",
 		IOLAYERS_FLOWS_HEADER "\n-1 1 2 2 c read 3 -1 1 1 HIT 1 1 1 - - - 0 0 0 0 0 0 0 1 1 - - - -\n",
 		IOLAYERS_FLOWS_HEADER "\n1 1 2 2 c read 3 -1 1 1x HIT 1 1 1 - - - 0 0 0 0 0 0 0 1 1 - - - -\n",
 		NULL,
@@ -285,6 +307,7 @@ static void test_bad_hist_and_flows(void)
 int main(void)
 {
 	test_real_6_1();
+	test_real_6_12();
 	test_failed_probe_state();
 	test_bad_input();
 	test_costs();
