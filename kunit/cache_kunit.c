@@ -6,10 +6,17 @@
 
 static void iolayers_cache_test_decide(struct kunit *test)
 {
-	/* Not through a file system: other, or UNK when FS is not attached. */
+	/*
+	 * Not through a file system: other, or UNK when FS is not attached
+	 * or one of its entries was refused (a read it may have missed).
+	 */
 	KUNIT_EXPECT_EQ(test, iolayers_cache_decide(false, true, false, false, 0, 0, false),
 			IOLAYERS_C_OTHER);
 	KUNIT_EXPECT_EQ(test, iolayers_cache_decide(false, false, false, false, 0, 0, false),
+			IOLAYERS_C_UNK);
+	KUNIT_EXPECT_EQ(test, iolayers_cache_decide(true, false, false, false, 4, 4, false),
+			IOLAYERS_C_UNK);
+	KUNIT_EXPECT_EQ(test, iolayers_cache_decide(true, false, false, true, 4, 0, false),
 			IOLAYERS_C_UNK);
 	/* O_DIRECT wins over everything else. */
 	KUNIT_EXPECT_EQ(test, iolayers_cache_decide(true, true, false, true, 4, 4, true),

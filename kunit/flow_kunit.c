@@ -2,6 +2,11 @@
 /* KUnit: folding a completed request into a flow (module/flow.c). */
 
 #include <kunit/test.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <iolayers/cache.h>
 #include <iolayers/flow.h>
 #include <iolayers/request.h>
 
@@ -42,8 +47,72 @@ static void iolayers_flow_test_fold(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, a.disks);
 }
 
+/* The record of the flow @seq among the kept ones, copied to @out. */
+static bool iolayers_flow_test_record(u64 seq, struct iolayers_flow_rec *out)
+{
+	struct iolayers_flow_rec *recs;
+	unsigned int i, n;
+	bool found = false;
+
+	recs = iolayers_rings_snapshot(false, &n);
+	for (i = 0; i < n; i++) {
+		if (recs[i].seq == seq) {
+			*out = recs[i];
+			found = true;
+		}
+	}
+	kvfree(recs);
+	return found;
+}
+
+/*
+ * A read of this thread whose FS entry ftrace's recursion guard refused
+ * (iolayers_flow_missed(), as iolayers_fentry_refused() calls it): its
+ * record says which layer it lost, and it is UNK, not "other". One that
+ * lost only its VFS entry is still "other" (the VFS time is what it
+ * lacks).
+ */
+static void iolayers_flow_test_missed(struct kunit *test)
+{
+	static const struct {
+		u8 missed;
+		enum iolayers_cache cache;
+	} cases[] = {
+		{ IOLAYERS_MISSED_FS, IOLAYERS_C_UNK },
+		{ IOLAYERS_MISSED_VFS, IOLAYERS_C_OTHER },
+		{ 0, IOLAYERS_C_OTHER },
+	};
+	struct iolayers_flow_rec rec;
+	struct iolayers_task_flow *f;
+	unsigned int i;
+	u64 seq;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		rcu_read_lock();
+		f = iolayers_flow_start(current->pid);
+		if (!f) {
+			rcu_read_unlock();
+			kunit_skip(test, "no task entry (table full)");
+		}
+		if (cases[i].missed)
+			iolayers_flow_missed(cases[i].missed);
+		KUNIT_EXPECT_EQ(test, f->rd.missed, cases[i].missed);
+		seq = f->seq;
+		iolayers_flow_finish(f, 4096, ktime_get_ns());
+		/* The entry is idle now: a refusal after the read changes nothing. */
+		iolayers_flow_missed(IOLAYERS_MISSED_FS);
+		KUNIT_EXPECT_EQ(test, f->rd.missed, cases[i].missed);
+		rcu_read_unlock();
+		KUNIT_ASSERT_TRUE(test, iolayers_flow_test_record(seq, &rec));
+		KUNIT_EXPECT_EQ(test, rec.missed, cases[i].missed);
+		KUNIT_EXPECT_EQ(test, rec.cache, cases[i].cache);
+	}
+	iolayers_flow_exit(current->pid);
+}
+
 static struct kunit_case iolayers_flow_cases[] = {
 	KUNIT_CASE(iolayers_flow_test_fold),
+	KUNIT_CASE(iolayers_flow_test_missed),
 	{}
 };
 

@@ -63,6 +63,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_putc(m, '\n');
 	/* Followed read() calls between sys_enter and sys_exit right now. */
 	seq_printf(m, "%-20s %12d\n", "flows_in_flight", iolayers_flows_in_flight());
+	/* Reads that lost a function entry to ftrace's recursion guard. */
+	seq_printf(m, "%-20s %12llu\n", "reads_missed", iolayers_reads_missed());
 	seq_printf(m, "%-20s %12llu\n", "readahead_pages", iolayers_ra_pages_sum());
 	/* What one clock read costs: each timed handler run includes about one. */
 	seq_printf(m, "%-20s %12llu\n", "clock_ns", iolayers_clock_cost_ns());
@@ -154,6 +156,32 @@ DEFINE_SHOW_ATTRIBUTE(hist);
 
 static const char * const iolayers_syscall_names[] = IOLAYERS_SYSCALL_NAMES;
 
+/* The layers a read lost an event of, comma-separated ("-": none). */
+static void missed_show(struct seq_file *m, u8 missed)
+{
+	static const struct {
+		u8 bit;
+		const char *name;
+	} layers[] = {
+		{ IOLAYERS_MISSED_VFS, "vfs" },
+		{ IOLAYERS_MISSED_FS, "fs" },
+		{ IOLAYERS_MISSED_BLOCK, "block" },
+	};
+	char sep = ' ';
+	unsigned int i;
+
+	if (!missed) {
+		seq_puts(m, " -");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(layers); i++) {
+		if (!(missed & layers[i].bit))
+			continue;
+		seq_printf(m, "%c%s", sep, layers[i].name);
+		sep = ',';
+	}
+}
+
 static void flow_line(struct seq_file *m, const struct iolayers_flow_rec *r)
 {
 	const struct iolayers_blk_acc *b = &r->blk;
@@ -215,9 +243,11 @@ static void flow_line(struct seq_file *m, const struct iolayers_flow_rec *r)
 	/* The disk of its requests; "+": and others after it. */
 	disk = iolayers_disk_name(b->disk);
 	if (b->nr_rqs)
-		seq_printf(m, " %s%s\n", disk ?: "?", b->disks ? "+" : "");
+		seq_printf(m, " %s%s", disk ?: "?", b->disks ? "+" : "");
 	else
-		seq_puts(m, " -\n");
+		seq_puts(m, " -");
+	missed_show(m, r->missed);
+	seq_putc(m, '\n');
 }
 
 struct iolayers_snap {

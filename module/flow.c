@@ -19,6 +19,7 @@
 #include <iolayers/compat.h>
 #include <iolayers/flow.h>
 #include <iolayers/hist.h>
+#include <iolayers/percpu.h>
 #include <iolayers/request.h>
 #include <iolayers/table.h>
 
@@ -143,6 +144,7 @@ again:
 	f->rd.sys.start_ns = ktime_get_ns();
 	return f;
 }
+EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_start);
 
 /*
  * iolayers_flow_end() - The read() of a flow has returned.
@@ -284,6 +286,7 @@ void iolayers_flow_exit(pid_t tid)
 	}
 	rcu_read_unlock();
 }
+EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_exit);
 
 /*
  * An idle entry is marked gone under its lock, so that its task, starting
@@ -416,12 +419,51 @@ static void iolayers_flow_store(const struct iolayers_task_flow *f, long ret, u6
 	r->fs_off = f->rd.fs.reached ? iolayers_offset(f->rd.fs.start_ns, f->rd.sys.start_ns) : -1;
 	r->fs_ns = f->rd.fs.ns;
 	r->ra_bytes = f->rd.cache.ra_pages << PAGE_SHIFT;
+	r->missed = f->rd.missed;
 	r->blk = f->blk;
 	iolayers_ring_advance(ring);
 	spin_unlock(&ring->lock);
 	if (r->sys_ns >= READ_ONCE(iolayers_slow_ns))
 		iolayers_ring_put(this_cpu_ptr(iolayers_rings[1]), r);
 	put_cpu_ptr(iolayers_rings[0]);
+}
+
+/* Reads that lost an event of some layer (`stats`: reads_missed). */
+static DEFINE_PER_CPU(u64, iolayers_missed_reads);
+
+/**
+ * iolayers_flow_missed() - The current task's read lost an event of some
+ *	layers.
+ * @layers: IOLAYERS_MISSED_* bits
+ *
+ * Called when ftrace's recursion guard refuses a function entry of those
+ * layers: the read in flight, if any, records it, and its cache state is
+ * not decided on what the FS layer may not have seen.
+ *
+ * Context: any (the refused callback's), in the reader's own context.
+ */
+void iolayers_flow_missed(u8 layers)
+{
+	struct iolayers_task_flow *f;
+
+	if (iolayers_table_empty(IOLAYERS_T_TASK))
+		return;
+	rcu_read_lock();
+	f = iolayers_flow_find(current->pid);
+	if (f)
+		f->rd.missed |= layers;
+	rcu_read_unlock();
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_missed);
+
+/**
+ * iolayers_reads_missed() - Reads that lost an event of some layer.
+ *
+ * Return: the count summed over CPUs.
+ */
+u64 iolayers_reads_missed(void)
+{
+	return IOLAYERS_PERCPU_SUM(iolayers_missed_reads);
 }
 
 /**
@@ -463,7 +505,10 @@ void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now)
 	}
 	iolayers_hist_record(cache, s, n);
 	iolayers_flow_store(f, ret, now, cache);
+	if (unlikely(f->rd.missed))
+		this_cpu_inc(iolayers_missed_reads);
 }
+EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_finish);
 
 static int iolayers_rec_cmp(const void *a, const void *b)
 {
@@ -535,9 +580,11 @@ struct iolayers_flow_rec *iolayers_rings_snapshot(bool slow, unsigned int *n)
 	*n = iolayers_recs_keep_newest(all, total, kept);
 	return all;
 }
+EXPORT_SYMBOL_IF_KUNIT(iolayers_rings_snapshot);
 
 /**
- * iolayers_rings_reset() - Forget every kept record.
+ * iolayers_rings_reset() - Forget every kept record, and zero the count
+ *	of reads that missed a layer.
  *
  * Context: process context.
  */
@@ -545,6 +592,7 @@ void iolayers_rings_reset(void)
 {
 	int k, cpu;
 
+	IOLAYERS_PERCPU_ZERO(iolayers_missed_reads);
 	for (k = 0; k < 2; k++)
 		for_each_possible_cpu(cpu) {
 			struct iolayers_ring *r = per_cpu_ptr(iolayers_rings[k], cpu);

@@ -18,6 +18,7 @@
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <iolayers/flow.h>
 #include <iolayers/probe.h>
 
 /* empty=1 (settings.c): the floor, every handler returns at once. */
@@ -131,14 +132,18 @@ static void iolayers_fentry_detach(struct iolayers_probe *p)
 
 /**
  * iolayers_fentry_refused() - Count a function entry ftrace's recursion
- *	guard refused.
+ *	guard refused, and tell the read in flight what it lost.
  * @op: the callback's ftrace_ops, a probe's
  *
- * Context: any (a probe callback).
+ * Context: any (a probe callback), in the traced function's caller's.
  */
 void iolayers_fentry_refused(struct ftrace_ops *op)
 {
-	atomic_long_inc(&container_of(op, struct iolayers_probe, ops)->missed);
+	struct iolayers_probe *p = container_of(op, struct iolayers_probe, ops);
+
+	atomic_long_inc(&p->missed);
+	if (p->missed_layer)
+		iolayers_flow_missed(p->missed_layer);
 }
 
 /* Tracepoints: most are not exported, so they are found by name. */

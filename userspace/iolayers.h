@@ -64,6 +64,7 @@ struct il_flow {
 	int64_t bios, rqs, bio_bytes, rq_bytes, ra_bytes, requeues, errors;
 	int64_t vfs_off, fs_off, queue_off, issue_off, device_off, done_off;
 	char disk[IL_NAME_LEN];		/* of its first request, "-" if none */
+	char missed[IL_NAME_LEN];	/* layers that lost an event, "-" if none */
 };
 
 /** struct il_flows - The parsed lines of `flows` or `slow`. */

@@ -253,7 +253,10 @@ void il_view_timeline(FILE *out, const struct il_flow *f)
 		f->req);
 	if (f->pos >= 0)
 		fprintf(out, " at %" PRId64, f->pos);
-	fprintf(out, ", %s\n\u2502\n", il_cache_names[f->cache]);
+	fprintf(out, ", %s", il_cache_names[f->cache]);
+	if (strcmp(f->missed, "-"))
+		fprintf(out, " (lost events of: %s)", f->missed);
+	fprintf(out, "\n\u2502\n");
 	tl_line(out, "\u251c\u2500 ", "sys_enter", 0, "");
 	if (f->vfs_off >= 0)
 		tl_line(out, "\u251c\u2500 ", "vfs_read", f->vfs_off, "");
@@ -406,6 +409,11 @@ static void json_flows(FILE *out, const struct il_flows *fl)
 		fprintf(out, "\"disk\": ");
 		if (strcmp(f->disk, "-"))
 			json_str(out, f->disk);
+		else
+			fprintf(out, "null");
+		fprintf(out, ", \"missed\": ");
+		if (strcmp(f->missed, "-"))
+			json_str(out, f->missed);
 		else
 			fprintf(out, "null");
 		fprintf(out, ", \"offset_ns\": {");

@@ -345,6 +345,7 @@ static const struct {
 	COL("queue_off", COL_I64, queue_off), COL("issue_off", COL_I64, issue_off),
 	COL("device_off", COL_I64, device_off), COL("done_off", COL_I64, done_off),
 	{ "disk", COL_STR, offsetof(struct il_flow, disk), 1 },	/* format 5 */
+	{ "missed", COL_STR, offsetof(struct il_flow, missed), 1 },	/* format 5 */
 #undef COL
 };
 #define NCOLS ((int)(sizeof(flow_cols) / sizeof(flow_cols[0])))
@@ -424,7 +425,8 @@ int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
 		}
 		fw = &fl->v[fl->n];
 		memset(fw, 0, sizeof(*fw));
-		strcpy(fw->disk, "-");	/* format 4: no disk column */
+		strcpy(fw->disk, "-");	/* format 4: no disk or missed column */
+		strcpy(fw->missed, "-");
 		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
 			if (n == ncol || (map[n] >= 0 && set_col(fw, map[n], tok)))
 				return fail(err, errlen, "flows: line %d is garbled", lineno);

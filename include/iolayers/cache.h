@@ -11,7 +11,8 @@ struct iolayers_task_flow;
 /**
  * iolayers_cache_decide() - The cache state of one finished read().
  * @fs_reached: the read went through the FS layer (a file system read)
- * @fs_available: the FS layer's probes are attached
+ * @fs_whole: the FS layer's probes are attached and none of its function
+ *	entries was refused during the read (what it saw is all there was)
  * @failed: the syscall returned an error
  * @direct: the FS call had IOCB_DIRECT
  * @range_pages: pages in the byte range the FS call returned
@@ -29,11 +30,13 @@ struct iolayers_task_flow;
  * Return: the state; see &enum iolayers_cache.
  */
 static inline enum iolayers_cache
-iolayers_cache_decide(bool fs_reached, bool fs_available, bool failed, bool direct,
+iolayers_cache_decide(bool fs_reached, bool fs_whole, bool failed, bool direct,
 		      u64 range_pages, u64 added_pages, bool iowait)
 {
+	if (!fs_whole)
+		return IOLAYERS_C_UNK;
 	if (!fs_reached)
-		return fs_available ? IOLAYERS_C_OTHER : IOLAYERS_C_UNK;
+		return IOLAYERS_C_OTHER;
 	if (failed)
 		return IOLAYERS_C_ERROR;
 	if (direct)

@@ -117,6 +117,15 @@ struct iolayers_read_cache {
 	u64 ra_pages;
 };
 
+/*
+ * Layers a read lost an event of: ftrace's recursion guard refused one of
+ * their function entries in the reader's context during the read
+ * (iolayers_flow_missed()). In the flow record's @missed.
+ */
+#define IOLAYERS_MISSED_VFS	BIT(0)
+#define IOLAYERS_MISSED_FS	BIT(1)
+#define IOLAYERS_MISSED_BLOCK	BIT(2)
+
 /**
  * struct iolayers_read_state - One read()'s state, one part per layer that
  *	writes it (from the reader's own context); zeroed as a whole at its
@@ -125,12 +134,14 @@ struct iolayers_read_cache {
  * @vfs: VFS (vfs.c)
  * @fs: FS (fs.c)
  * @cache: cache state (cache.c)
+ * @missed: IOLAYERS_MISSED_* of the layers whose entry was refused
  */
 struct iolayers_read_state {
 	struct iolayers_read_sys sys;
 	struct iolayers_read_vfs vfs;
 	struct iolayers_read_fs fs;
 	struct iolayers_read_cache cache;
+	u8 missed;
 };
 
 /**
@@ -205,6 +216,7 @@ struct iolayers_tgid {
  * @fs_off: FS call entry, ns after sys_enter (-1: not reached)
  * @fs_ns: FS latency
  * @ra_bytes: readahead bytes added to the page cache during the read
+ * @missed: IOLAYERS_MISSED_* of the layers the read lost an event of
  * @blk: the BLOCK and DEVICE part
  */
 struct iolayers_flow_rec {
@@ -225,6 +237,7 @@ struct iolayers_flow_rec {
 	s64 fs_off;
 	u64 fs_ns;
 	u64 ra_bytes;
+	u8 missed;
 	struct iolayers_blk_acc blk;
 };
 
@@ -235,6 +248,8 @@ void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now);
 void iolayers_flow_add_bio(struct iolayers_task_flow *f, u64 seq, u32 bytes, u64 queue_ns);
 bool iolayers_flow_fold_rq(const struct iolayers_rq *r, unsigned int i, u64 now, bool error);
 void iolayers_flow_exit(pid_t tid);
+void iolayers_flow_missed(u8 layers);
+u64 iolayers_reads_missed(void);
 int iolayers_flows_forget_idle(void);
 int iolayers_flows_in_flight(void);
 

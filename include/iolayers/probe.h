@@ -80,6 +80,8 @@ struct iolayers_probe_pcpu {
  * @pcpu: its counters (IOLAYERS_PROBE_COUNTERS())
  * @optional: the layer works without it (another probe point covers the
  *	same calls, or it is absent on some kernels): missing is no warning
+ * @missed_layer: for function entries, the IOLAYERS_MISSED_* bit (flow.h)
+ *	a refused entry sets in the read in flight: what the read lost
  * @layer: name of the layer it belongs to, set by the registry
  * @state: attachment state
  * @err: errno of a failed registration, 0 otherwise
@@ -90,7 +92,7 @@ struct iolayers_probe_pcpu {
  * @missed: for function entries, callbacks refused by ftrace's recursion
  *	guard (shown as nmissed)
  *
- * A layer writes the first five members, through IOLAYERS_TRACEPOINT()
+ * A layer writes the first six members, through IOLAYERS_TRACEPOINT()
  * or IOLAYERS_FENTRY(); the rest belongs to the registry.
  */
 struct iolayers_probe {
@@ -99,6 +101,7 @@ struct iolayers_probe {
 	void *func;
 	struct iolayers_probe_pcpu __percpu *pcpu;
 	bool optional;
+	u8 missed_layer;
 	const char *layer;
 	enum iolayers_probe_state state;
 	int err;

@@ -47,7 +47,9 @@ enum iolayers_layer {
  *	on I/O already in flight (e.g. async readahead)
  * @IOLAYERS_C_DIRECT: O_DIRECT, the page cache was bypassed
  * @IOLAYERS_C_OTHER: not a file system read (pipe, socket, procfs, 9p...)
- * @IOLAYERS_C_UNK: undecidable because the FS layer could not be attached
+ * @IOLAYERS_C_UNK: undecidable because the FS layer could not be attached,
+ *	or one of its function entries was refused during the read (the
+ *	flow's missed column says "fs")
  * @IOLAYERS_C_ERROR: a file system read that failed (it returned an error,
  *	e.g. -EFAULT for a bad buffer, -EAGAIN for RWF_NOWAIT on pages not
  *	cached, -EIO): whatever it found in the page cache, it served nothing
@@ -93,11 +95,13 @@ enum iolayers_cache {
  * from it; "-" where a layer was not reached. queue/service/device are the
  * longest of the read's requests; disk is the disk of its first request
  * ("+" after it: some went to other disks; "?": one not in the table of
- * disks; "-": no request), added in format 5.
+ * disks; "-": no request), and missed the layers whose function entry
+ * ftrace's recursion guard refused during the read ("vfs,fs,block" or
+ * some of them; "-": none), both added in format 5.
  */
 #define IOLAYERS_FLOWS_HEADER \
 	"seq start_ns tid tgid comm syscall fd pos req ret cache syscall_ns vfs_ns fs_ns " \
 	"queue_ns service_ns device_ns bios rqs bio_bytes rq_bytes ra_bytes " \
-	"requeues errors vfs_off fs_off queue_off issue_off device_off done_off disk"
+	"requeues errors vfs_off fs_off queue_off issue_off device_off done_off disk missed"
 
 #endif /* _UAPI_IOLAYERS_H */

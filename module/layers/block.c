@@ -257,7 +257,7 @@ out:
 static struct iolayers_probe iolayers_block_probes[] = {
 	/* Only where the kernel has blk-throttle (CONFIG_BLK_DEV_THROTTLING). */
 	IOLAYERS_FENTRY("__blk_throtl_bio", iolayers_throtl_fentry, iolayers_pc_throtl,
-			.optional = true),
+			.optional = true, .missed_layer = IOLAYERS_MISSED_BLOCK),
 	IOLAYERS_TRACEPOINT("block_bio_queue", iolayers_bio_queue, iolayers_pc_bio_queue),
 	IOLAYERS_TRACEPOINT("block_bio_remap", iolayers_bio_remap, iolayers_pc_bio_remap),
 	IOLAYERS_TRACEPOINT("block_split", iolayers_block_split, iolayers_pc_block_split),

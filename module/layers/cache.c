@@ -76,7 +76,8 @@ static void iolayers_sched_switch(void *data, bool preempt, struct task_struct *
  *
  * The range is the pages of the bytes the FS call returned; the pages the
  * reader added to it, and whether it waited for I/O, come from this
- * file's probes; iolayers_cache_decide() says what they mean.
+ * file's probes; iolayers_cache_decide() says what they mean. A read
+ * that lost an FS entry to ftrace's recursion guard is undecidable.
  *
  * Context: the task itself, under rcu_read_lock().
  * Return: the state.
@@ -85,12 +86,15 @@ enum iolayers_cache iolayers_cache_state(const struct iolayers_task_flow *f, lon
 {
 	u64 range = 0;
 
+	bool whole = !(f->rd.missed & IOLAYERS_MISSED_FS);
+
 	if (!f->rd.fs.reached)	/* the FS layer's presence tells OTHER from UNK */
-		return iolayers_cache_decide(false, iolayers_layer_attached(&iolayers_fs_layer),
+		return iolayers_cache_decide(false,
+					     whole && iolayers_layer_attached(&iolayers_fs_layer),
 					     false, false, 0, 0, false);
 	if (ret > 0)
 		range = ((f->rd.fs.pos + ret - 1) >> PAGE_SHIFT) - f->rd.fs.first_index + 1;
-	return iolayers_cache_decide(true, true, ret < 0, f->rd.fs.direct, range,
+	return iolayers_cache_decide(true, whole, ret < 0, f->rd.fs.direct, range,
 				     f->rd.cache.added_pages, f->rd.cache.iowait);
 }
 

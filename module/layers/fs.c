@@ -102,12 +102,13 @@ IOLAYERS_DEFINE_FENTRY(iolayers_iomap_dio_fentry, iolayers_pc_iomap_dio, iolayer
  */
 static struct iolayers_probe iolayers_fs_probes[] = {
 	IOLAYERS_FENTRY("ext4_file_read_iter", iolayers_ext4_fentry, iolayers_pc_ext4_read,
-			.optional = true),
+			.optional = true, .missed_layer = IOLAYERS_MISSED_FS),
 	IOLAYERS_FENTRY("shmem_file_read_iter", iolayers_shmem_fentry, iolayers_pc_shmem_read,
-			.optional = true),
-	IOLAYERS_FENTRY("filemap_read", iolayers_filemap_fentry, iolayers_pc_filemap_read),
+			.optional = true, .missed_layer = IOLAYERS_MISSED_FS),
+	IOLAYERS_FENTRY("filemap_read", iolayers_filemap_fentry, iolayers_pc_filemap_read,
+			.missed_layer = IOLAYERS_MISSED_FS),
 	IOLAYERS_FENTRY("iomap_dio_rw", iolayers_iomap_dio_fentry, iolayers_pc_iomap_dio,
-			.optional = true),
+			.optional = true, .missed_layer = IOLAYERS_MISSED_FS),
 };
 
 /* The FS layer: from the outermost FS call's entry to sys_exit. */

@@ -41,10 +41,11 @@ IOLAYERS_DEFINE_FENTRY(iolayers_vfs_read_fentry, iolayers_pc_vfs_read, iolayers_
 IOLAYERS_DEFINE_FENTRY(iolayers_vfs_readv_fentry, iolayers_pc_vfs_readv, iolayers_vfs_entry)
 
 static struct iolayers_probe iolayers_vfs_probes[] = {
-	IOLAYERS_FENTRY("vfs_read", iolayers_vfs_read_fentry, iolayers_pc_vfs_read),
+	IOLAYERS_FENTRY("vfs_read", iolayers_vfs_read_fentry, iolayers_pc_vfs_read,
+			.missed_layer = IOLAYERS_MISSED_VFS),
 	/* The readv family's (static in fs/read_write.c; may be inlined). */
 	IOLAYERS_FENTRY("vfs_readv", iolayers_vfs_readv_fentry, iolayers_pc_vfs_readv,
-			.optional = true),
+			.optional = true, .missed_layer = IOLAYERS_MISSED_VFS),
 };
 
 /* The VFS layer: from vfs_read's (or vfs_readv's) entry to sys_exit. */

@@ -58,6 +58,8 @@ static void test_real_6_1(void)
 	EXPECT(s.flows.n && s.flows.v[0].lat[IOLAYERS_L_DEVICE] == 79750 && s.flows.v[0].done_off == 108040);
 	EXPECT(s.flows.n && s.flows.v[0].start_ns == 18946277724LL && s.flows.v[0].pos == 24481792);
 	EXPECT(s.slow.n == 2);
+	/* Format 4 has no disk column. */
+	EXPECT(s.flows.n && !strcmp(s.flows.v[0].disk, "-"));
 	il_snapshot_free(&s);
 }
 
@@ -65,7 +67,7 @@ static void test_real_6_1(void)
 static void test_real_6_12(void)
 {
 	struct il_snapshot s;
-	uint64_t sum = 0;
+	uint64_t sum = 0, v;
 	char err[256];
 	int c;
 
@@ -73,8 +75,14 @@ static void test_real_6_12(void)
 	EXPECT(s.format == 5);
 	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
 		sum += s.hist[IOLAYERS_L_SYSCALL][c].count;
-	EXPECT(sum == 483 && s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_DIRECT].count == 447);
+	EXPECT(sum == 591 && s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_DIRECT].count == 570);
 	EXPECT(s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_ERROR].count == 0);
+	/* The disks' section and the flows' disk column. */
+	EXPECT(il_counter(&s, "nvme0n1_major", &v) == 0 && v == 259);
+	EXPECT(il_counter(&s, "nvme0n1_requests", &v) == 0 && v == 570);
+	EXPECT(il_counter(&s, "nvme0n1_device_rqs", &v) == 0 && v == 570);
+	EXPECT(il_counter(&s, "disk_overflow", &v) == 0 && v == 0);
+	EXPECT(s.flows.n > 0 && !strcmp(s.flows.v[0].disk, "nvme0n1"));
 	il_snapshot_free(&s);
 }
 
@@ -253,6 +261,7 @@ static void test_hist_and_flows(void)
 				  "9 300 5 5 fio pread64 3 0 4096 -14 ERROR 90 80 70 - - - 0 0 0 0 0 0 0 5 9 - - - - z\n",
 				  err, sizeof(err)) == 0);
 	EXPECT(fl.n == 3 && fl.v[2].cache == IOLAYERS_C_ERROR && fl.v[2].ret == -14);
+	EXPECT(fl.n == 3 && !strcmp(fl.v[2].disk, "-") && !strcmp(fl.v[2].missed, "-"));
 	EXPECT(fl.n == 3 && fl.v[0].seq == 7 && fl.v[0].cache == IOLAYERS_C_MISS && fl.v[0].lat[IOLAYERS_L_DEVICE] == 480);
 	EXPECT(fl.n == 3 && fl.v[1].pos == 8192 && fl.v[1].lat[IOLAYERS_L_QUEUE] == -1 && fl.v[1].queue_off == -1);
 	EXPECT(fl.n == 3 && !strcmp(fl.v[1].syscall, "pread64") && fl.v[1].start_ns == 200);
@@ -261,6 +270,14 @@ static void test_hist_and_flows(void)
 	EXPECT(il_pick_flow(&fl, 0, IOLAYERS_C_HIT) == &fl.v[1]);
 	EXPECT(il_pick_flow(&fl, 0, IOLAYERS_C_ERROR) == &fl.v[2]);
 	EXPECT(il_pick_flow(&fl, 99, -1) == NULL);
+	free(fl.v);
+	/* Format 5's columns: the disk of the requests, the layers missed. */
+	EXPECT(parse_flows_string(&fl, IOLAYERS_FLOWS_HEADER "\n"
+				  "7 100 5 5 fio read 3 -1 4096 4096 UNK 900 800 700 10 500 480 1 1 4096 4096 0 0 0 "
+				  "50 - 120 130 610 630 sda+ vfs,fs\n",
+				  err, sizeof(err)) == 0);
+	EXPECT(fl.n == 1 && !strcmp(fl.v[0].disk, "sda+") && !strcmp(fl.v[0].missed, "vfs,fs"));
+	EXPECT(fl.n == 1 && fl.v[0].fs_off == -1 && fl.v[0].cache == IOLAYERS_C_UNK);
 	free(fl.v);
 }
 
@@ -280,7 +297,7 @@ static void test_bad_hist_and_flows(void)
 		"", "seq tid\n",
 		IOLAYERS_FLOWS_HEADER "\n1 2 3\n",
 		IOLAYERS_FLOWS_HEADER "\n1 1 2 2 c read 3 -1 1 1 NOPE 1 1 1 - - - 0 0 0 0 0 0 0 1 1 - - - -\n",
-		IOLAYERS_FLOWS_HEADER "\n1 1 2 2 c read 3 -1 1 1 HIT 1 1 1 - - - 0 0 0 0 0 0 0 1 1 - - - - vda 9\n",
+		IOLAYERS_FLOWS_HEADER "\n1 1 2 2 c read 3 -1 1 1 HIT 1 1 1 - - - 0 0 0 0 0 0 0 1 1 - - - - vda - 9\n",
 		IOLAYERS_FLOWS_HEADER "\n-1 1 2 2 c read 3 -1 1 1 HIT 1 1 1 - - - 0 0 0 0 0 0 0 1 1 - - - -\n",
 		IOLAYERS_FLOWS_HEADER "\n1 1 2 2 c read 3 -1 1 1x HIT 1 1 1 - - - 0 0 0 0 0 0 0 1 1 - - - -\n",
 		NULL,
