@@ -16,7 +16,7 @@
 # and the wait shows between each read's first bio and its issue.
 # vm-modules: virtio_blk xfs btrfs bfq dm_mod dm_delay dm_crypt virtio_scsi sd_mod
 # vm-virtio-disk: 512
-# vm-scsi-disk: 256
+# vm-scsi-disk: 512
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 
@@ -211,6 +211,9 @@ umount /tmp/vd
 # A SCSI disk on virtio-scsi (SATA disks go through the same SCSI layer):
 # the DEVICE layer from scsi_dispatch_cmd_start to scsi_dispatch_cmd_done,
 # within each request's service time, and the disk named in the flows.
+# As large as vda (4 KiB ext4 blocks): on a 256 MiB disk (1 KiB blocks)
+# the disk read 10 times more than the reads' 100 requests, none of them
+# in a followed read; vda's file systems cost 1 to 3.
 i=0
 while [ ! -b /dev/sda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 check "SCSI disk present" test -b /dev/sda
