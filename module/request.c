@@ -12,7 +12,9 @@
 #include <linux/blk-mq.h>
 #include <linux/blk_types.h>
 #include <linux/export.h>
+#include <linux/fs.h>
 #include <linux/hash.h>
+#include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/string.h>
@@ -35,6 +37,7 @@ static const char * const iolayers_blk_counter_names[IOLAYERS_NR_BLK_COUNTERS] =
 	[IOLAYERS_BLK_RQ_MERGED] = "requests_merged",
 	[IOLAYERS_BLK_BIO_REMAPPED] = "bios_remapped",
 	[IOLAYERS_BLK_DISK_OVERFLOW] = "disk_overflow",
+	[IOLAYERS_BLK_BIO_FOREIGN] = "bios_foreign",
 };
 
 DEFINE_PER_CPU(u64 [IOLAYERS_NR_BLK_COUNTERS], iolayers_blk_counters);
@@ -186,6 +189,42 @@ static void iolayers_bio_add(const struct iolayers_flow_ref *flow, struct iolaye
 		f = iolayers_flow_get(flow);
 	if (f)
 		iolayers_flow_add_bio(f, flow->seq, b->bytes, b->queue_ns);
+}
+
+/**
+ * iolayers_bio_foreign() - Is a bio the reader queues not its read's?
+ * @f: the reader's flow in flight
+ * @bio: a bio it queues
+ *
+ * During a buffered read the reader may queue I/O that is not its file's:
+ * a swap-in, or another file's page when the copy to the user buffer
+ * faults on a mapping of it. The bio's first page tells: in the swap
+ * cache, or in the page cache of a regular file other than the read's.
+ * The file system's metadata stays the read's: on the block device's
+ * page cache (ext4's buffer heads), on an inode of its own that is no
+ * regular file (btrfs's btree inode), or on pages of no mapping (xfs's
+ * buffers). An O_DIRECT bio carries the user buffer's own pages, of any
+ * mapping: those are never called foreign.
+ *
+ * Context: the reader, under rcu_read_lock(); the bio's pages are locked
+ * for the read, so their mapping holds.
+ * Return: true for a bio of another file or of swap.
+ */
+bool iolayers_bio_foreign(const struct iolayers_task_flow *f, struct bio *bio)
+{
+	const struct address_space *mapping;
+	struct folio *folio;
+
+	if (!f->rd.fs.reached || f->rd.fs.direct || !bio->bi_vcnt)
+		return false;
+	folio = page_folio(bio_first_page_all(bio));
+	if (folio_test_swapcache(folio))
+		return true;
+	mapping = READ_ONCE(folio->mapping);
+	if (!mapping || ((unsigned long)mapping & PAGE_MAPPING_FLAGS) ||
+	    mapping == f->rd.fs.mapping)
+		return false;
+	return S_ISREG(mapping->host->i_mode);
 }
 
 /**

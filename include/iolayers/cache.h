@@ -19,6 +19,8 @@ struct iolayers_task_flow;
  * @added_pages: pages of that range the reading task added to the page
  *	cache during the call
  * @iowait: the task slept in I/O wait during the FS call
+ * @foreign: the task queued I/O of another file or of swap during the
+ *	call (a fault on the user buffer): an I/O wait may have been that's
  *
  * A failed read is ERROR only once it reached the FS layer: one that
  * failed before (a bad file descriptor, a buffer access_ok() refused) is
@@ -31,7 +33,7 @@ struct iolayers_task_flow;
  */
 static inline enum iolayers_cache
 iolayers_cache_decide(bool fs_reached, bool fs_whole, bool failed, bool direct,
-		      u64 range_pages, u64 added_pages, bool iowait)
+		      u64 range_pages, u64 added_pages, bool iowait, bool foreign)
 {
 	if (!fs_whole)
 		return IOLAYERS_C_UNK;
@@ -45,6 +47,9 @@ iolayers_cache_decide(bool fs_reached, bool fs_whole, bool failed, bool direct,
 		return IOLAYERS_C_HIT;
 	if (range_pages && added_pages >= range_pages)
 		return IOLAYERS_C_MISS;
+	/* Waited, added nothing: on its own I/O in flight, or the other? */
+	if (!added_pages && foreign)
+		return IOLAYERS_C_UNK;
 	return IOLAYERS_C_PARTIAL;
 }
 

@@ -135,6 +135,8 @@ struct iolayers_read_cache {
  * @fs: FS (fs.c)
  * @cache: cache state (cache.c)
  * @missed: IOLAYERS_MISSED_* of the layers whose entry was refused
+ * @foreign: the reader queued I/O that was not its file's during the read
+ *	(BLOCK: iolayers_bio_foreign()), which it may have waited for
  */
 struct iolayers_read_state {
 	struct iolayers_read_sys sys;
@@ -142,6 +144,7 @@ struct iolayers_read_state {
 	struct iolayers_read_fs fs;
 	struct iolayers_read_cache cache;
 	u8 missed;
+	bool foreign;
 };
 
 /**

@@ -93,6 +93,8 @@ struct iolayers_rq {
  *	to the device below
  * @IOLAYERS_BLK_DISK_OVERFLOW: bound requests to a disk beyond the
  *	IOLAYERS_MAX_DISKS the table of disks holds (no disk in their flows)
+ * @IOLAYERS_BLK_BIO_FOREIGN: bios a followed read's task queued that were
+ *	not its file's (swap-in, another file's page): not bound
  * @IOLAYERS_NR_BLK_COUNTERS: number of counters
  */
 enum iolayers_blk_counter {
@@ -106,6 +108,7 @@ enum iolayers_blk_counter {
 	IOLAYERS_BLK_RQ_MERGED,
 	IOLAYERS_BLK_BIO_REMAPPED,
 	IOLAYERS_BLK_DISK_OVERFLOW,
+	IOLAYERS_BLK_BIO_FOREIGN,
 	IOLAYERS_NR_BLK_COUNTERS,
 };
 
@@ -119,6 +122,7 @@ static inline void iolayers_blk_count(enum iolayers_blk_counter c, u64 n)
 
 extern unsigned int iolayers_expire_ms;
 
+bool iolayers_bio_foreign(const struct iolayers_task_flow *f, struct bio *bio);
 void iolayers_bio_bind(struct iolayers_task_flow *f, struct bio *bio);
 void iolayers_bio_remapped(struct bio *bio, dev_t dev, sector_t from);
 struct iolayers_rq *iolayers_rq_find(struct request *rq);

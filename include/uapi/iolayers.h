@@ -49,7 +49,9 @@ enum iolayers_layer {
  * @IOLAYERS_C_OTHER: not a file system read (pipe, socket, procfs, 9p...)
  * @IOLAYERS_C_UNK: undecidable because the FS layer could not be attached,
  *	or one of its function entries was refused during the read (the
- *	flow's missed column says "fs")
+ *	flow's missed column says "fs"), or the read waited on I/O and added
+ *	no page, while it queued another file's or swap's I/O (a fault on its
+ *	buffer): the wait may not have been its file's
  * @IOLAYERS_C_ERROR: a file system read that failed (it returned an error,
  *	e.g. -EFAULT for a bad buffer, -EAGAIN for RWF_NOWAIT on pages not
  *	cached, -EIO): whatever it found in the page cache, it served nothing

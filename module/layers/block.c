@@ -47,6 +47,12 @@ static void iolayers_bio_queue(void *data, struct bio *bio)
 	if (!f)
 		goto out;
 	iolayers_hit(&iolayers_pc_bio_queue);
+	if (unlikely(iolayers_bio_foreign(f, bio))) {
+		/* Not the read's I/O, but the read may wait for it. */
+		f->rd.foreign = true;
+		iolayers_blk_count(IOLAYERS_BLK_BIO_FOREIGN, 1);
+		goto out;
+	}
 	iolayers_bio_bind(f, bio);
 out:
 	rcu_read_unlock();
@@ -77,7 +83,11 @@ static void iolayers_throtl_entry(struct ftrace_regs *fregs,
 	if (!f)
 		return;
 	iolayers_hit(pcpu);
-	iolayers_bio_bind(f, bio);
+	/* A foreign bio is counted at its block_bio_queue, if it has one here. */
+	if (unlikely(iolayers_bio_foreign(f, bio)))
+		f->rd.foreign = true;
+	else
+		iolayers_bio_bind(f, bio);
 }
 
 IOLAYERS_DEFINE_FENTRY(iolayers_throtl_fentry, iolayers_pc_throtl, iolayers_throtl_entry)

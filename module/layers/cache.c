@@ -91,11 +91,11 @@ enum iolayers_cache iolayers_cache_state(const struct iolayers_task_flow *f, lon
 	if (!f->rd.fs.reached)	/* the FS layer's presence tells OTHER from UNK */
 		return iolayers_cache_decide(false,
 					     whole && iolayers_layer_attached(&iolayers_fs_layer),
-					     false, false, 0, 0, false);
+					     false, false, 0, 0, false, false);
 	if (ret > 0)
 		range = ((f->rd.fs.pos + ret - 1) >> PAGE_SHIFT) - f->rd.fs.first_index + 1;
 	return iolayers_cache_decide(true, whole, ret < 0, f->rd.fs.direct, range,
-				     f->rd.cache.added_pages, f->rd.cache.iowait);
+				     f->rd.cache.added_pages, f->rd.cache.iowait, f->rd.foreign);
 }
 
 /**

@@ -42,6 +42,28 @@ check "errors: MISS+PARTIAL == non-resident +-1% ($((MISS + PARTIAL)), $truth_no
 	within1 $((MISS + PARTIAL)) "$truth_nonres"
 check "errors: no DIRECT, other or UNK ($DIRECT, $OTHER, $UNK)" test "$DIRECT$OTHER$UNK" = 000
 
+# Reads of a cached file whose copy to the buffer faults on a page of
+# another file that is not cached (preadcheck foreign=): the reader queues
+# that file's I/O during its read and waits for it. The read's own pages
+# were all resident, so never MISS or PARTIAL: HIT, or UNK where the wait
+# cannot be told from one on I/O of its own; the other file's bios are
+# not the read's (no request in its flows, bios_foreign).
+dd if=/dev/zero of=/mnt/other bs=1M count=1 status=none
+cat /mnt/data >/dev/null
+sync
+d0=$(disk_reads)
+run_pc foreign /mnt/data 200 rand foreign=/mnt/other keep
+disk=$(($(disk_reads) - d0))
+foreign=$(stats_value bios_foreign)
+rmmod iolayers
+check "foreign: the read file all resident ($truth_res == $truth_reads)" test "$truth_res" = "$truth_reads"
+check "foreign: the faults read the other file from the disk ($disk reads >= $truth_reads)" \
+	test "$disk" -ge "$truth_reads"
+check "foreign: no MISS or PARTIAL ($MISS, $PARTIAL), all HIT or UNK ($HIT + $UNK == $truth_reads)" \
+	test "$MISS$PARTIAL" = 00 -a $((HIT + UNK)) = "$truth_reads"
+check "foreign: the other file's bios are not the reads' ($RQS requests in flows, $foreign foreign >= $truth_reads)" \
+	test "$RQS" = 0 -a "$foreign" -ge "$truth_reads"
+
 # The same file again, now cached: all HIT.
 cat /mnt/data >/dev/null
 run_pc warm-random /mnt/data 1500 rand

@@ -3,11 +3,15 @@
  * Ground truth for the cache-state test: before each 4 KiB pread of FILE,
  * ask mincore() whether the page is in the page cache, and count.
  *
- * Usage: preadcheck FILE COUNT rand|seq SEED [direct|errors]
+ * Usage: preadcheck FILE COUNT rand|seq SEED [direct|errors|foreign=OTHER]
  * direct opens FILE with O_DIRECT (the buffer is page-aligned). errors
  * makes reads that fail in the file system: every third read's buffer is
  * an unmapped page (-EFAULT), and the one after it is a preadv2() with
- * RWF_NOWAIT (-EAGAIN when its page is not cached).
+ * RWF_NOWAIT (-EAGAIN when its page is not cached). foreign=OTHER reads
+ * into a private writable mapping of the file OTHER whose page was just
+ * dropped from the page cache (MADV_DONTNEED, POSIX_FADV_DONTNEED), so
+ * that the copy to the buffer faults and reads OTHER from the disk: I/O
+ * during the read that is not FILE's.
  * Prints: reads N resident N nonresident N bytes N failed N, where
  * resident and nonresident count the reads that did not fail.
  * Stops itself (SIGSTOP) before the first read so that the test can load the
@@ -28,16 +32,26 @@ int main(int argc, char **argv)
 {
 	long count, pages, i, resident = 0, nonresident = 0, bytes = 0, failed = 0;
 	static char buf[4096] __attribute__((aligned(4096)));
-	int fd, seq, direct, errors;
+	int fd, seq, direct, errors, ofd = -1;
+	char *unmapped, *dst = buf;
 	unsigned char vec;
-	char *unmapped;
 	struct stat st;
 	void *map;
 
 	direct = argc == 6 && !strcmp(argv[5], "direct");
 	errors = argc == 6 && !strcmp(argv[5], "errors");
-	if (argc != 5 && !direct && !errors) {
-		fprintf(stderr, "usage: preadcheck FILE COUNT rand|seq SEED [direct|errors]\n");
+	if (argc == 6 && !strncmp(argv[5], "foreign=", 8)) {
+		ofd = open(argv[5] + 8, O_RDONLY);
+		dst = ofd < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+						  MAP_PRIVATE, ofd, 0);
+		if (dst == MAP_FAILED) {
+			perror(argv[5] + 8);
+			return 1;
+		}
+	}
+	if (argc != 5 && !direct && !errors && ofd < 0) {
+		fprintf(stderr,
+			"usage: preadcheck FILE COUNT rand|seq SEED [direct|errors|foreign=OTHER]\n");
 		return 2;
 	}
 	count = atol(argv[2]);
@@ -76,7 +90,12 @@ int main(int argc, char **argv)
 
 			r = preadv2(fd, &iov, 1, page * 4096, RWF_NOWAIT);
 		} else {
-			r = pread(fd, buf, sizeof(buf), page * 4096);
+			if (ofd >= 0 && (madvise(dst, 4096, MADV_DONTNEED) ||
+					 posix_fadvise(ofd, 0, 4096, POSIX_FADV_DONTNEED))) {
+				perror("foreign");
+				return 1;
+			}
+			r = pread(fd, dst, sizeof(buf), page * 4096);
 		}
 		if (r < 0 && errors) {
 			failed++;
