@@ -7,16 +7,18 @@
 # (/sys/block/vda/stat): buffered reads labelled by residency with FS
 # time, O_DIRECT reads (iomap_dio_rw) all DIRECT, each bound to its request.
 # Then through device-mapper, buffered and O_DIRECT: ext4 on linear (clones
-# queued by the reader), delay (clones remapped and queued from a workqueue
-# 20 ms later) and dm-crypt (decrypted in a workqueue), xfs on LVM made by
-# lvm2: every MISS has requests on the disk below and they are its own,
-# dm-delay's wait lies between the first bio and the issue, and the
-# stacked device's bios leave the bio table at once. Last, cgroup v2 io.max on the reader: the bios
+# queued by the reader) and delay (clones remapped and queued from a
+# workqueue 20 ms later) over vda; ext4 and xfs on dm-crypt (decrypted in a
+# workqueue) and on LVM made by lvm2 over an NVMe namespace: every MISS has
+# requests on the disk below (on NVMe with a device time) and they are
+# its own, dm-delay's wait lies between the first bio and the issue, and
+# the stacked device's bios leave the bio table at once. Last, cgroup v2 io.max on the reader: the bios
 # blk-throttle holds back (queued later by a kworker) keep their reads,
 # and the wait shows between each read's first bio and its issue.
 # vm-modules: virtio_blk xfs btrfs bfq dm_mod dm_delay dm_crypt virtio_scsi sd_mod
 # vm-virtio-disk: 512
 # vm-scsi-disk: 512
+# vm-nvme-ns2: 512
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 
@@ -31,12 +33,13 @@ requests_match() {
 	test "$RQS" -ge "$truth_reads" -a "$RQS" -le "$disk" -a "$disk" -le $((RQS + $1))
 }
 
-# vda_reads: reads completed by the virtio disk.
-vda_reads() {
+# dev_reads DISK: reads completed by DISK; vda_reads: by the virtio disk.
+dev_reads() {
 	local r rest
-	read -r r rest </sys/block/vda/stat
+	read -r r rest </sys/block/"$1"/stat
 	echo "$r"
 }
+vda_reads() { dev_reads vda; }
 
 for fs in xfs btrfs; do
 	case $fs in
@@ -74,51 +77,67 @@ for fs in xfs btrfs; do
 	umount /tmp/vd
 done
 
-# Device-mapper over the disk, without udev (libdevmapper makes the nodes).
+# Device-mapper, without udev (libdevmapper makes the nodes): over vda and
+# over the NVMe controller's second namespace, where requests have a
+# device time.
 export DM_DISABLE_UDEV=1
 echo mq-deadline >/sys/block/vda/queue/scheduler
-sectors=$(blockdev --getsz /dev/vda)
+i=0
+while [ ! -b /dev/nvme0n2 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+check "NVMe namespace 2 present" test -b /dev/nvme0n2
 
-# stacked_reads NAME DEV: cold buffered random reads, then O_DIRECT ones, of
-# /tmp/vd/data on DEV (a device-mapper device over vda), each checked
-# against mincore() and the disk's counters: every read's requests on vda
-# are in its flow (a MISS has at least one), and at most a few more of the
-# file system's own; the stacked device's bios are remapped and leave the
-# bio table at once; nothing stale or expired.
+# stacked_reads NAME DEV BELOW: cold buffered random reads, then O_DIRECT
+# ones, of /tmp/vd/data on DEV (a device-mapper device over the disk
+# BELOW), each checked against mincore() and the disk's counters: every
+# read's requests on BELOW are in its flow (a MISS has at least one, with
+# a device time on NVMe), and at most a few more of the file system's
+# own; the flows name BELOW; the stacked device's bios are remapped and
+# leave the bio table at once; nothing stale or expired.
 stacked_reads() {
-	local name=$1 dev=$2 mode nomiss
+	local name=$1 dev=$2 below=$3 mode nomiss nodev
 	for mode in buffered direct; do
 		check "$name: mount $(blkid -o value -s TYPE "$dev")" mount "$dev" /tmp/vd
 		echo 3 >/proc/sys/vm/drop_caches
-		before=$(vda_reads)
+		before=$(dev_reads $below)
 		if [ $mode = buffered ]; then
 			run_pc "$name-buffered" /tmp/vd/data 150 rand - keep
 		else
 			run_pc "$name-direct" /tmp/vd/data 100 rand direct keep
 		fi
-		disk=$(($(vda_reads) - before))
+		disk=$(($(dev_reads $below) - before))
 		if [ $mode = buffered ]; then
 			check "$name buffered: HIT == resident +-1% ($HIT, $truth_res)" within1 "$HIT" "$truth_res"
 			check "$name buffered: MISS+PARTIAL == non-resident +-1% ($((MISS + PARTIAL)), $truth_nonres)" \
 				within1 $((MISS + PARTIAL)) "$truth_nonres"
 			nomiss=$(flows_where "$IOLAYERS_D/flows" 'col("tid") == p && col("cache") == "MISS" &&
 				col("rqs") == 0' -v p=$PC_PID | wc -l)
-			check "$name buffered: every MISS has requests on vda ($nomiss without)" test "$nomiss" = 0
+			check "$name buffered: every MISS has requests on $below ($nomiss without)" test "$nomiss" = 0
 			# The file system's metadata after drop_caches (5 reads
 			# seen with dm-delay) is not the reader's.
-			check "$name buffered: requests on vda in flows, at most 8 more on the disk ($RQS, $disk)" \
+			check "$name buffered: requests on $below in flows, at most 8 more on the disk ($RQS, $disk)" \
 				test "$RQS" -ge $((MISS + PARTIAL)) -a "$RQS" -le "$disk" -a "$disk" -le $((RQS + 8))
 		else
 			check "$name O_DIRECT: all DIRECT ($DIRECT == $truth_reads)" test "$DIRECT" = "$truth_reads"
-			check "$name O_DIRECT: requests on vda in flows == its reads, at most 8 more on the disk ($RQS, $disk)" \
+			check "$name O_DIRECT: requests on $below in flows == its reads, at most 8 more on the disk ($RQS, $disk)" \
 				requests_match 8
 		fi
 		check "$name $mode: bios remapped ($(stats_value bios_remapped) >= $((MISS + PARTIAL + DIRECT)))" \
 			test "$(stats_value bios_remapped)" -ge $((MISS + PARTIAL + DIRECT))
-		check "$name $mode: flows name vda, the disk below ($(wrong_disk vda) wrong)" \
-			test "$(wrong_disk vda)" = 0
-		check "$name $mode: vda's requests, none with a device time (virtio-blk: $(disk_col vda requests) >= $RQS, $(disk_col vda device_rqs))" \
-			test "$(disk_col vda requests)" -ge "$RQS" -a "$(disk_col vda device_rqs)" = 0
+		check "$name $mode: flows name $below, the disk below ($(wrong_disk $below) wrong)" \
+			test "$(wrong_disk $below)" = 0
+		case $below in
+		nvme*)
+			nodev=$(flows_where "$IOLAYERS_D/flows" 'col("tid") == p && col("rqs") > 0 &&
+				col("device_ns") == "-"' -v p=$PC_PID | wc -l)
+			check "$name $mode: a device time for every read with requests ($nodev without)" \
+				test "$nodev" = 0
+			check "$name $mode: every $below request with a device time ($(disk_col $below device_rqs) == $(disk_col $below requests) >= $RQS)" \
+				test "$(disk_col $below device_rqs)" = "$(disk_col $below requests)" -a \
+				"$(disk_col $below requests)" -ge "$RQS" ;;
+		*)
+			check "$name $mode: $below's requests, none with a device time (virtio-blk: $(disk_col $below requests) >= $RQS, $(disk_col $below device_rqs))" \
+				test "$(disk_col $below requests)" -ge "$RQS" -a "$(disk_col $below device_rqs)" = 0 ;;
+		esac
 		check "$name $mode: bio and request tables empty at once ($(table_col bio entries) $(table_col rq entries))" \
 			test "$(table_col bio entries)$(table_col rq entries)" = 00
 		check "$name $mode: nothing stale or expired ($(drops_total))" test "$(drops_total)" = 0
@@ -134,10 +153,14 @@ stacked_reads() {
 	done
 }
 
-# make_data DEV FS: a new FS on DEV holding /tmp/vd/data (8 MiB).
+# make_data DEV FS: a new FS on DEV holding /tmp/vd/data (8 MiB). ext4
+# with 4 KiB blocks whatever the size: below 512 MiB mke2fs takes 1 KiB
+# ones, and the file's metadata then cost the disk 10 to 15 reads outside
+# the followed reads (a 256 MiB SCSI disk, a 448 MiB LVM volume) where 4
+# KiB blocks cost 1 to 3.
 make_data() {
 	case $2 in
-	ext4) mkfs.ext4 -q -F "$1" ;;
+	ext4) mkfs.ext4 -q -F -b 4096 "$1" ;;
 	xfs) mkfs.xfs -q -f "$1" ;;
 	esac
 	mount "$1" /tmp/vd
@@ -147,6 +170,7 @@ make_data() {
 
 # linear (clones queued by the reader) and delay (clones remapped and
 # queued from a workqueue 20 ms later), over the ext4 made on vda itself.
+sectors=$(blockdev --getsz /dev/vda)
 make_data /dev/vda ext4
 for target in linear delay; do
 	case $target in
@@ -154,34 +178,39 @@ for target in linear delay; do
 	delay) table="0 $sectors delay /dev/vda 0 20" ;;
 	esac
 	check "dm $target: create" dmsetup create il-$target --table "$table"
-	stacked_reads "dm $target" /dev/mapper/il-$target
+	stacked_reads "dm $target" /dev/mapper/il-$target vda
 	dmsetup remove il-$target
 done
 
-# dm-crypt (aes-cbc-plain64, built into Debian's kernels: no crypto module
-# to load): reads decrypted in kcryptd's workqueue after the clone, which
-# carries the read's bio to vda, completes. ext4 made through it.
+# On the NVMe namespace, ext4 and xfs on each: dm-crypt (aes-cbc-plain64,
+# built into Debian's kernels: no crypto module to load; reads decrypted
+# in kcryptd's workqueue after the clone, which carries the read's bio to
+# the disk, completes) and an LVM linear volume made by lvm2's own tools
+# (without udev or lvmetad; configuration and metadata backups in a
+# writable LVM_SYSTEM_DIR).
+sectors=$(blockdev --getsz /dev/nvme0n2)
 key=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
-check "dm-crypt: create" dmsetup create il-crypt --table "0 $sectors crypt aes-cbc-plain64 $key 0 /dev/vda 0"
-make_data /dev/mapper/il-crypt ext4
-stacked_reads dm-crypt /dev/mapper/il-crypt
-dmsetup remove il-crypt
-
-# LVM (linear, made by lvm2's own tools without udev or lvmetad; its
-# configuration and metadata backups in a writable LVM_SYSTEM_DIR), xfs on it.
 export LVM_SYSTEM_DIR=/tmp/lvm
 mkdir -p $LVM_SYSTEM_DIR /run/lock/lvm
 cat >$LVM_SYSTEM_DIR/lvm.conf <<'LVM'
 activation { udev_sync = 0 udev_rules = 0 monitoring = 0 }
 devices { obtain_device_list_from_udev = 0 use_devicesfile = 0 }
 LVM
-wipefs -q -a /dev/vda
-check "lvm: pvcreate, vgcreate, lvcreate" bash -c 'pvcreate -q /dev/vda && vgcreate -q ilvg /dev/vda &&
-	lvcreate -q -y -L 448m -n data ilvg' </dev/null
-make_data /dev/ilvg/data xfs
-stacked_reads "lvm linear" /dev/ilvg/data
-check "lvm: vgremove" vgremove -q -f ilvg
-wipefs -q -a /dev/vda
+for fs in ext4 xfs; do
+	check "dm-crypt: create" dmsetup create il-crypt --table \
+		"0 $sectors crypt aes-cbc-plain64 $key 0 /dev/nvme0n2 0"
+	make_data /dev/mapper/il-crypt $fs
+	stacked_reads "dm-crypt $fs" /dev/mapper/il-crypt nvme0n2
+	dmsetup remove il-crypt
+
+	wipefs -q -a /dev/nvme0n2
+	check "lvm: pvcreate, vgcreate, lvcreate" bash -c 'pvcreate -q /dev/nvme0n2 &&
+		vgcreate -q ilvg /dev/nvme0n2 && lvcreate -q -y -L 448m -n data ilvg' </dev/null
+	make_data /dev/ilvg/data $fs
+	stacked_reads "lvm $fs" /dev/ilvg/data nvme0n2
+	check "lvm: vgremove" vgremove -q -f ilvg
+	wipefs -q -a /dev/nvme0n2
+done
 
 # cgroup v2 io.max: the reader limited to 256 KiB/s of reads on vda, so
 # blk-throttle holds its bios back and a kworker queues them later.
@@ -211,9 +240,6 @@ umount /tmp/vd
 # A SCSI disk on virtio-scsi (SATA disks go through the same SCSI layer):
 # the DEVICE layer from scsi_dispatch_cmd_start to scsi_dispatch_cmd_done,
 # within each request's service time, and the disk named in the flows.
-# As large as vda (4 KiB ext4 blocks): on a 256 MiB disk (1 KiB blocks)
-# the disk read 10 times more than the reads' 100 requests, none of them
-# in a followed read; vda's file systems cost 1 to 3.
 i=0
 while [ ! -b /dev/sda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 check "SCSI disk present" test -b /dev/sda
