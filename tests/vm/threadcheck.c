@@ -49,7 +49,8 @@ static void read_once(int fd)
 
 static int open_file(void)
 {
-	int fd = open(path, O_RDONLY);
+	/* Close-on-exec: each of the execs' images opens it again. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
 		perror(path);
