@@ -1,19 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # In-guest test: requests that merge the bios of several followed reads.
-# Four fio threads read interleaved 4 KiB blocks with O_DIRECT (thread i
-# reads blocks i, i+4, i+8...) on a virtio-blk disk of one queue of depth
-# 2 (4 descriptors without indirect ones: the driver halves it), which
-# QEMU throttles to 100 requests a second, so that reads wait in the I/O
-# scheduler beside their neighbours and merge, front or back (the order
-# of arrival decides), and a request may carry up to four flows. Without
-# the throttle the disk under TCG kept up with the guest now and then:
-# one run of xfs under mq-deadline merged nothing. Ground truth: fio's counts and the disk's
+# Four threads (tests/vm/threadcheck.c merge) read with O_DIRECT the four
+# 4 KiB blocks of a stripe at once (a barrier between stripes), stripe
+# after stripe, on a virtio-blk disk of one queue of depth 2 (4
+# descriptors without indirect ones: the driver halves it) which QEMU
+# throttles to 100 requests a second: two reads wait in the I/O scheduler
+# beside their neighbours and merge, front or back (the order of arrival
+# decides), and a request may carry up to four flows. With fio's four
+# jobs reading the same pattern unsynchronised, the jobs drifted apart and
+# one run of xfs under mq-deadline merged nothing, throttled or not.
+# Ground truth: the program's own count and the disk's
 # (/sys/block/vda/stat: reads completed and merged, sectors). For ext4
 # and xfs, each under mq-deadline and bfq: every read gets its request,
-# the flows' request bytes add up to fio's and to the disk's sectors (but
-# for a little metadata), nothing stale,
-# the tables drain; under mq-deadline merges must have happened.
+# the flows' request bytes add up to the reads' and to the disk's sectors
+# (but for a little metadata), nothing stale, the tables drain; under
+# mq-deadline merges must have happened.
 # vm-modules: virtio_blk xfs bfq
 # vm-virtio-disk: 512 num-queues=1,queue-size=4,indirect_desc=off throttling.iops-total=100
 set -u
@@ -44,10 +46,7 @@ for fs in ext4 xfs; do
 		t="$fs/$sched"
 		echo $sched >/sys/block/vda/queue/scheduler
 		echo 3 >/proc/sys/vm/drop_caches
-		bash -c 'kill -STOP $$; exec fio --name=m --filename=/tmp/vd/data --size=4m \
-			--direct=1 --ioengine=psync --bs=4k --rw=read:12k --offset_increment=4k \
-			--numjobs=4 --thread --group_reporting --eta=never --output-format=json \
-			--output=/tmp/m.json' &
+		"$IOLAYERS_MODULE_DIR/threadcheck" merge 256 /tmp/vd/data >/tmp/m.out &
 		p=$!
 		while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.05; done
 		check "$t: insmod pid=$p" insmod "$ko" pid=$p
@@ -56,17 +55,19 @@ for fs in ext4 xfs; do
 		wait $p
 		reads=$(($(vda_stat 1) - r0)) merged=$(($(vda_stat 2) - m0))
 		bytes=$((($(vda_stat 3) - s0) * 512))
-		read -r ios iob <<<"$(python3 -c 'import json; r = json.load(open("/tmp/m.json"))["jobs"][0]["read"]; print(r["total_ios"], r["io_bytes"])')"
+		read -r _ _ ios </tmp/m.out
+		iob=$((ios * 4096))
 		cache_counts
 		qn=$(summary_field queue count) qb=$(summary_field queue bytes)
-		echo "$t: fio $ios reads $iob bytes; disk $reads reads $merged merged $bytes bytes;" \
+		echo "$t: threadcheck $ios reads $iob bytes; disk $reads reads $merged merged $bytes bytes;" \
 			"module DIRECT $DIRECT queue $qn reads $qb bytes," \
 			"merged $(stats_value requests_merged) overflow $(stats_value flow_overflow)"
-		check "$t: every fio read DIRECT ($DIRECT == $ios)" test "$DIRECT" = "$ios"
+		check "$t: threadcheck made its 1024 reads ($ios)" test "$ios" = 1024
+		check "$t: every read DIRECT ($DIRECT == $ios)" test "$DIRECT" = "$ios"
 		check "$t: every read has its request ($qn == $ios)" test "$qn" = "$ios"
 		# A cold file's metadata (xfs: 1536 bytes seen) may add a little
 		# of the file system's own.
-		check "$t: request bytes == fio bytes, the disk's at most 8 KiB more ($qb, $iob, $bytes)" \
+		check "$t: request bytes == the reads' bytes, the disk's at most 8 KiB more ($qb, $iob, $bytes)" \
 			test "$qb" = "$iob" -a "$bytes" -ge "$qb" -a "$bytes" -le $((qb + 8192))
 		check "$t: nothing stale ($(table_col rq stale) $(table_col bio stale) $(stats_value bio_reused))" \
 			test "$(table_col rq stale)$(table_col bio stale)$(stats_value bio_reused)" = 000

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Ground truth for the filter test: threads and processes that read a
- * known number of times in the ways that used to leak task entries or
- * lose a followed process. Linked statically, so that an exec runs no
+ * Ground truth for the filter and merge tests: threads and processes that
+ * read a known number of times in the ways that used to leak task entries
+ * or lose a followed process, or that make the I/O scheduler merge. Linked statically, so that an exec runs no
  * dynamic loader and every read() it makes is one of the counted ones.
  * Every mode stops itself (SIGSTOP) before its first counted read, so that
  * the test can load the module or change a filter first.
@@ -19,8 +19,14 @@
  *                                 goes on and reads N times
  *   threadcheck zombie 0 FILE     forks a child that exits at once, never
  *                                 reaped; prints "zombie PID", then waits
+ *   threadcheck merge N FILE      4 threads read FILE with O_DIRECT, N
+ *                                 stripes of 4 blocks of 4 KiB, each
+ *                                 stripe's blocks at once (a barrier), so
+ *                                 that neighbours wait side by side in
+ *                                 the I/O scheduler (the merge test)
  * Prints "MODE reads N" with the reads made (not "threads", "zombie").
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -182,10 +188,56 @@ static int mode_zombie(void)
 		pause();
 }
 
+/* merge: thread i reads block i of every stripe, all four at once. */
+#define MERGE_THREADS 4
+static pthread_barrier_t merge_barrier;
+static int merge_fd;
+
+static void *merge_thread(void *arg)
+{
+	long i = (long)arg, s;
+	void *buf;
+
+	if (posix_memalign(&buf, 4096, 4096))
+		exit(1);
+	for (s = 0; s < count; s++) {
+		pthread_barrier_wait(&merge_barrier);
+		if (pread(merge_fd, buf, 4096, (s * MERGE_THREADS + i) * 4096) != 4096) {
+			perror("pread");
+			exit(1);
+		}
+		atomic_fetch_add(&done, 1);
+	}
+	return NULL;
+}
+
+static int mode_merge(void)
+{
+	pthread_t t[MERGE_THREADS];
+	long i;
+
+	merge_fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (merge_fd < 0) {
+		perror(path);
+		return 1;
+	}
+	if (pthread_barrier_init(&merge_barrier, NULL, MERGE_THREADS))
+		return 1;
+	raise(SIGSTOP);
+	for (i = 0; i < MERGE_THREADS; i++)
+		if (pthread_create(&t[i], NULL, merge_thread, (void *)i))
+			return 1;
+	for (i = 0; i < MERGE_THREADS; i++)
+		pthread_join(t[i], NULL);
+	printf("merge reads %ld\n", atomic_load(&done));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: threadcheck execs|threads|reads|leader-exit|zombie N FILE\n");
+		fprintf(stderr,
+			"usage: threadcheck execs|threads|reads|leader-exit|zombie|merge N FILE\n");
 		return 2;
 	}
 	count = atol(argv[2]);
@@ -201,6 +253,8 @@ int main(int argc, char **argv)
 		return mode_leader_exit();
 	if (!strcmp(argv[1], "zombie"))
 		return mode_zombie();
+	if (!strcmp(argv[1], "merge"))
+		return mode_merge();
 	fprintf(stderr, "threadcheck: unknown mode %s\n", argv[1]);
 	return 2;
 }
