@@ -20,7 +20,7 @@ struct iolayers_task_flow;
  *	cache during the call
  * @iowait: the task slept in I/O wait during the FS call
  * @foreign: the task queued I/O of another file or of swap during the
- *	call (a fault on the user buffer): an I/O wait may have been that's
+ *	call (a fault on the user buffer): an I/O wait may have been for it
  *
  * A failed read is ERROR only once it reached the FS layer: one that
  * failed before (a bad file descriptor, a buffer access_ok() refused) is

@@ -144,10 +144,11 @@ drops_total() {
 	echo $s
 }
 
-# disk_reads: reads completed by the test disk (first field of its stat).
+# disk_reads [DISK]: reads completed by DISK (default the test disk,
+# nvme0n1): the first field of its stat.
 disk_reads() {
 	local r rest
-	read -r r rest </sys/block/nvme0n1/stat
+	read -r r rest </sys/block/"${1:-nvme0n1}"/stat
 	echo "$r"
 }
 

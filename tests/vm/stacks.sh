@@ -33,14 +33,6 @@ requests_match() {
 	test "$RQS" -ge "$truth_reads" -a "$RQS" -le "$disk" -a "$disk" -le $((RQS + $1))
 }
 
-# dev_reads DISK: reads completed by DISK; vda_reads: by the virtio disk.
-dev_reads() {
-	local r rest
-	read -r r rest </sys/block/"$1"/stat
-	echo "$r"
-}
-vda_reads() { dev_reads vda; }
-
 for fs in xfs btrfs; do
 	case $fs in
 	xfs) mkfs.xfs -q -f /dev/vda; sched=mq-deadline ;;
@@ -64,9 +56,9 @@ for fs in xfs btrfs; do
 		test "$DIRECT$OTHER$UNK" = 000
 
 	echo 3 >/proc/sys/vm/drop_caches
-	before=$(vda_reads)
+	before=$(disk_reads vda)
 	run_pc $fs-direct /tmp/vd/data 200 rand direct
-	disk=$(($(vda_reads) - before))
+	disk=$(($(disk_reads vda) - before))
 	check "$fs O_DIRECT: all DIRECT ($DIRECT == $truth_reads)" test "$DIRECT" = "$truth_reads"
 	# btrfs calls it again for a read it had to finish in two parts.
 	check "$fs O_DIRECT: FS layer for every read, through iomap_dio_rw ($FS, $DIO)" \
@@ -98,13 +90,13 @@ stacked_reads() {
 	for mode in buffered direct; do
 		check "$name: mount $(blkid -o value -s TYPE "$dev")" mount "$dev" /tmp/vd
 		echo 3 >/proc/sys/vm/drop_caches
-		before=$(dev_reads $below)
+		before=$(disk_reads $below)
 		if [ $mode = buffered ]; then
 			run_pc "$name-buffered" /tmp/vd/data 150 rand - keep
 		else
 			run_pc "$name-direct" /tmp/vd/data 100 rand direct keep
 		fi
-		disk=$(($(dev_reads $below) - before))
+		disk=$(($(disk_reads $below) - before))
 		if [ $mode = buffered ]; then
 			check "$name buffered: HIT == resident +-1% ($HIT, $truth_res)" within1 "$HIT" "$truth_res"
 			check "$name buffered: MISS+PARTIAL == non-resident +-1% ($((MISS + PARTIAL)), $truth_nonres)" \
@@ -221,9 +213,9 @@ check "io.max set" bash -c "echo '$(cat /sys/block/vda/dev) rbps=262144' >/sys/f
 make_data /dev/vda ext4
 mount /dev/vda /tmp/vd
 echo 3 >/proc/sys/vm/drop_caches
-before=$(vda_reads)
+before=$(disk_reads vda)
 PC_CGROUP=/sys/fs/cgroup/il run_pc throttled /tmp/vd/data 100 rand direct keep
-disk=$(($(vda_reads) - before))
+disk=$(($(disk_reads vda) - before))
 check "io.max: all DIRECT ($DIRECT == $truth_reads)" test "$DIRECT" = "$truth_reads"
 check "io.max: requests on vda in flows == its reads, at most 8 more on the disk ($RQS, $disk)" \
 	requests_match 8
@@ -246,10 +238,9 @@ check "SCSI disk present" test -b /dev/sda
 make_data /dev/sda ext4
 mount /dev/sda /tmp/vd
 echo 3 >/proc/sys/vm/drop_caches
-read -r before rest </sys/block/sda/stat
+before=$(disk_reads sda)
 run_pc scsi-direct /tmp/vd/data 100 rand direct keep
-read -r after rest </sys/block/sda/stat
-disk=$((after - before))
+disk=$(($(disk_reads sda) - before))
 check "scsi: scsi_dispatch_cmd_start attached (scsi_mod, through the module notifier)" \
 	grep -Eq '^scsi_dispatch_cmd_start +DEVICE +tracepoint +attached$' "$IOLAYERS_D/layers"
 check "scsi O_DIRECT: all DIRECT ($DIRECT == $truth_reads)" test "$DIRECT" = "$truth_reads"
