@@ -82,7 +82,7 @@ run_pc() {
 	wait $p
 	out=$(cat /tmp/pc.out)
 	echo "$name: preadcheck: $out"
-	read -r _ truth_reads _ truth_res _ truth_nonres _ truth_bytes _ truth_failed <<<"$out"
+	read -r _ truth_reads _ truth_res _ truth_nonres _ truth_bytes _ truth_failed _ truth_swapped <<<"$out"
 	cache_counts
 	FS=$(summary_field fs count)
 	RQS=$(flows_sum $p 'col("rqs")')

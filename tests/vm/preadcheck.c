@@ -3,7 +3,7 @@
  * Ground truth for the cache-state test: before each 4 KiB pread of FILE,
  * ask mincore() whether the page is in the page cache, and count.
  *
- * Usage: preadcheck FILE COUNT rand|seq SEED [direct|errors|foreign=OTHER]
+ * Usage: preadcheck FILE COUNT rand|seq SEED [direct|errors|foreign=OTHER|swap=RECLAIM]
  * direct opens FILE with O_DIRECT (the buffer is page-aligned). errors
  * makes reads that fail in the file system: every third read's buffer is
  * an unmapped page (-EFAULT), and the one after it is a preadv2() with
@@ -11,13 +11,19 @@
  * into a private writable mapping of the file OTHER whose page was just
  * dropped from the page cache (MADV_DONTNEED, POSIX_FADV_DONTNEED), so
  * that the copy to the buffer faults and reads OTHER from the disk: I/O
- * during the read that is not FILE's.
- * Prints: reads N resident N nonresident N bytes N failed N, where
- * resident and nonresident count the reads that did not fail.
+ * during the read that is not FILE's. swap=RECLAIM reads into an
+ * anonymous page that was just written and paged out to swap
+ * (MADV_PAGEOUT, then its cgroup's memory.reclaim file RECLAIM until
+ * mincore() says it has left the swap cache too), so that the copy to the
+ * buffer swaps it in: swap I/O during the read.
+ * Prints: reads N resident N nonresident N bytes N failed N swapped N,
+ * where resident and nonresident count the reads that did not fail, and
+ * swapped the reads whose buffer was out in swap when they started.
  * Stops itself (SIGSTOP) before the first read so that the test can load the
  * module with its pid.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,11 +32,50 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
+
+/*
+ * Write the anonymous page @dst (so that it has content to swap), page it
+ * out, and reclaim its cgroup's memory until the page has left the swap
+ * cache as well (MADV_PAGEOUT leaves it there while its write is in
+ * flight, and after). Returns 1 when it is out, 0 when it stayed.
+ */
+static int swap_out(char *dst, const char *reclaim, long i)
+{
+	struct timespec ms = { 0, 1000000 };
+	unsigned char vec;
+	int try, fd;
+
+	/* Never all zeros: 6.12 keeps a zero-filled page out of swap I/O. */
+	memset(dst, (int)(i % 255) + 1, 4096);
+	if (madvise(dst, 4096, MADV_PAGEOUT)) {
+		perror("MADV_PAGEOUT");
+		exit(1);
+	}
+	for (try = 0; try < 200; try++) {
+		if (mincore(dst, 4096, &vec)) {
+			perror("mincore");
+			exit(1);
+		}
+		if (!(vec & 1))
+			return 1;
+		fd = open(reclaim, O_WRONLY | O_CLOEXEC);
+		/* -EAGAIN when less than asked could be reclaimed: no matter. */
+		if (fd < 0 || (write(fd, "256K", 4) < 0 && errno != EAGAIN)) {
+			perror(reclaim);
+			exit(1);
+		}
+		close(fd);
+		nanosleep(&ms, NULL);
+	}
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
-	long count, pages, i, resident = 0, nonresident = 0, bytes = 0, failed = 0;
+	long count, pages, i, resident = 0, nonresident = 0, bytes = 0, failed = 0, swapped = 0;
+	const char *reclaim = NULL;
 	static char buf[4096] __attribute__((aligned(4096)));
 	int fd, seq, direct, errors, ofd = -1;
 	char *unmapped, *dst = buf;
@@ -49,9 +94,17 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (argc != 5 && !direct && !errors && ofd < 0) {
+	if (argc == 6 && !strncmp(argv[5], "swap=", 5)) {
+		reclaim = argv[5] + 5;
+		dst = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (dst == MAP_FAILED) {
+			perror("mmap");
+			return 1;
+		}
+	}
+	if (argc != 5 && !direct && !errors && ofd < 0 && !reclaim) {
 		fprintf(stderr,
-			"usage: preadcheck FILE COUNT rand|seq SEED [direct|errors|foreign=OTHER]\n");
+			"usage: preadcheck FILE COUNT rand|seq SEED [direct|errors|foreign=OTHER|swap=RECLAIM]\n");
 		return 2;
 	}
 	count = atol(argv[2]);
@@ -95,6 +148,8 @@ int main(int argc, char **argv)
 				perror("foreign");
 				return 1;
 			}
+			if (reclaim)
+				swapped += swap_out(dst, reclaim, i);
 			r = pread(fd, dst, sizeof(buf), page * 4096);
 		}
 		if (r < 0 && errors) {
@@ -111,7 +166,7 @@ int main(int argc, char **argv)
 			nonresident++;
 		bytes += r;
 	}
-	printf("reads %ld resident %ld nonresident %ld bytes %ld failed %ld\n", count, resident,
-	       nonresident, bytes, failed);
+	printf("reads %ld resident %ld nonresident %ld bytes %ld failed %ld swapped %ld\n", count,
+	       resident, nonresident, bytes, failed, swapped);
 	return 0;
 }

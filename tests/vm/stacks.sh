@@ -9,13 +9,14 @@
 # Then through device-mapper, buffered and O_DIRECT: ext4 on linear (clones
 # queued by the reader) and delay (clones remapped and queued from a
 # workqueue 20 ms later) over vda; ext4 and xfs on dm-crypt (decrypted in a
-# workqueue) and on LVM made by lvm2 over an NVMe namespace: every MISS has
+# workqueue) and on LVM made by lvm2 over a partition of an NVMe namespace,
+# then ext4 on md RAID1 and xfs on md RAID0 over two partitions: every MISS has
 # requests on the disk below (on NVMe with a device time) and they are
 # its own, dm-delay's wait lies between the first bio and the issue, and
 # the stacked device's bios leave the bio table at once. Last, cgroup v2 io.max on the reader: the bios
 # blk-throttle holds back (queued later by a kworker) keep their reads,
 # and the wait shows between each read's first bio and its issue.
-# vm-modules: virtio_blk xfs btrfs bfq dm_mod dm_delay dm_crypt virtio_scsi sd_mod
+# vm-modules: virtio_blk xfs btrfs bfq dm_mod dm_delay dm_crypt md_mod raid0 raid1 virtio_scsi sd_mod
 # vm-virtio-disk: 512
 # vm-scsi-disk: 512
 # vm-nvme-ns2: 512
@@ -188,6 +189,16 @@ cat >$LVM_SYSTEM_DIR/lvm.conf <<'LVM'
 activation { udev_sync = 0 udev_rules = 0 monitoring = 0 }
 devices { obtain_device_list_from_udev = 0 use_devicesfile = 0 }
 LVM
+# partition_ns2 N: a new GPT on the namespace with N partitions (one
+# filling it, or two of 240 MiB), their nodes in /dev.
+partition_ns2() {
+	local spec=',' i=0
+	[ "$1" = 2 ] && spec=$',240M\n,240M'
+	wipefs -q -a /dev/nvme0n2
+	printf 'label: gpt\n%s\n' "$spec" | sfdisk -q /dev/nvme0n2 >/dev/null
+	while [ ! -b /dev/nvme0n2p$1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	check "nvme0n2: $1 partition(s)" test -b /dev/nvme0n2p$1
+}
 for fs in ext4 xfs; do
 	check "dm-crypt: create" dmsetup create il-crypt --table \
 		"0 $sectors crypt aes-cbc-plain64 $key 0 /dev/nvme0n2 0"
@@ -195,14 +206,35 @@ for fs in ext4 xfs; do
 	stacked_reads "dm-crypt $fs" /dev/mapper/il-crypt nvme0n2
 	dmsetup remove il-crypt
 
-	wipefs -q -a /dev/nvme0n2
-	check "lvm: pvcreate, vgcreate, lvcreate" bash -c 'pvcreate -q /dev/nvme0n2 &&
-		vgcreate -q ilvg /dev/nvme0n2 && lvcreate -q -y -L 448m -n data ilvg' </dev/null
+	partition_ns2 1
+	check "lvm: pvcreate, vgcreate, lvcreate on nvme0n2p1" bash -c 'pvcreate -q /dev/nvme0n2p1 &&
+		vgcreate -q ilvg /dev/nvme0n2p1 && lvcreate -q -y -L 448m -n data ilvg' </dev/null
 	make_data /dev/ilvg/data $fs
 	stacked_reads "lvm $fs" /dev/ilvg/data nvme0n2
 	check "lvm: vgremove" vgremove -q -f ilvg
-	wipefs -q -a /dev/nvme0n2
+	wipefs -q -a /dev/nvme0n2p1 /dev/nvme0n2
 done
+
+# md (mdadm, without udev) over two partitions of the namespace: RAID1
+# with ext4 (the read goes to one mirror as a clone of md's bio) and RAID0
+# with xfs (md's bio itself, remapped to a member); each member a
+# partition, which remaps the bio once more.
+export MDADM_NO_UDEV=1
+mkdir -p /run/mdadm
+partition_ns2 2
+for level in 1 0; do
+	case $level in
+	1) fs=ext4 opts=--assume-clean ;;
+	0) fs=xfs opts= ;;
+	esac
+	check "md raid$level: create over nvme0n2p1 and p2" mdadm --create /dev/md0 --run --quiet \
+		--level=$level --raid-devices=2 $opts /dev/nvme0n2p1 /dev/nvme0n2p2 </dev/null
+	make_data /dev/md0 $fs
+	stacked_reads "md raid$level $fs" /dev/md0 nvme0n2
+	mdadm --stop /dev/md0
+	mdadm --zero-superblock /dev/nvme0n2p1 /dev/nvme0n2p2
+done
+wipefs -q -a /dev/nvme0n2p1 /dev/nvme0n2p2 /dev/nvme0n2
 
 # cgroup v2 io.max: the reader limited to 256 KiB/s of reads on vda, so
 # blk-throttle holds its bios back and a kworker queues them later.

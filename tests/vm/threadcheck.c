@@ -19,11 +19,19 @@
  *                                 goes on and reads N times
  *   threadcheck zombie 0 FILE     forks a child that exits at once, never
  *                                 reaped; prints "zombie PID", then waits
- *   threadcheck merge N FILE      4 threads read FILE with O_DIRECT, N
- *                                 stripes of 4 blocks of 4 KiB, each
- *                                 stripe's blocks at once (a barrier), so
- *                                 that neighbours wait side by side in
- *                                 the I/O scheduler (the merge test)
+ *   threadcheck gap N FILE        O_DIRECT, N stripes, in this order,
+ *                                 each read started once the one before
+ *                                 it waits for its I/O: three reads far
+ *                                 apart (on a disk that takes two at a
+ *                                 time they fill it and the third waits
+ *                                 outside the I/O scheduler, where the
+ *                                 next requests then stay), blocks 0 and 2, then
+ *                                 block 1, whose bio fills the gap
+ *                                 between the two waiting requests (a bio
+ *                                 merge after which the scheduler merges
+ *                                 the requests: block_rq_merge); N <= 85
+ *   threadcheck descend N FILE    the same with blocks 1 then 0: the
+ *                                 second bio front-merges
  * Prints "MODE reads N" with the reads made (not "threads", "zombie").
  */
 #define _GNU_SOURCE
@@ -34,6 +42,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <semaphore.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -188,56 +198,110 @@ static int mode_zombie(void)
 		pause();
 }
 
-/* merge: thread i reads block i of every stripe, all four at once. */
-#define MERGE_THREADS 4
-static pthread_barrier_t merge_barrier;
-static int merge_fd;
-
-static void *merge_thread(void *arg)
+/*
+ * gap, descend: one thread per slot of a stripe, started in slot order by
+ * the main thread, each once the one before it sleeps uninterruptibly in
+ * its read (its bio queued: an O_DIRECT read waits for its request in D
+ * state) or is done. Slots 0 to 2 read blocks two apart from block 4N on;
+ * the others read blocks of the stripe's 4 below block 4N.
+ */
+#define ORDER_FAR 3
+#define ORDER_SLOTS_MAX 6
+static const long *order_blocks;
+static pthread_barrier_t order_barrier;
+static sem_t order_go[ORDER_SLOTS_MAX];
+static atomic_int order_state[ORDER_SLOTS_MAX];	/* 1 reading, 2 done */
+static pid_t order_tid[ORDER_SLOTS_MAX];
+static int order_fd;
+static void *order_thread(void *arg)
 {
-	long i = (long)arg, s;
+	long k = (long)arg, s, far = count * 4, block;
 	void *buf;
 
+	order_tid[k] = (pid_t)syscall(SYS_gettid);
 	if (posix_memalign(&buf, 4096, 4096))
 		exit(1);
+	memset(buf, 0, 4096);
+	pthread_barrier_wait(&order_barrier);
 	for (s = 0; s < count; s++) {
-		pthread_barrier_wait(&merge_barrier);
-		if (pread(merge_fd, buf, 4096, (s * MERGE_THREADS + i) * 4096) != 4096) {
+		while (sem_wait(&order_go[k]))
+			;
+		block = k < ORDER_FAR ? far + s * 8 + k * 2 : s * 4 + order_blocks[k];
+		atomic_store(&order_state[k], 1);
+		if (pread(order_fd, buf, 4096, block * 4096) != 4096) {
 			perror("pread");
 			exit(1);
 		}
 		atomic_fetch_add(&done, 1);
+		atomic_store(&order_state[k], 2);
+		pthread_barrier_wait(&order_barrier);
 	}
 	return NULL;
 }
 
-static int mode_merge(void)
+/* Has thread @k gone to sleep in its read (state D), or finished it? */
+static int order_waiting(int k)
 {
-	pthread_t t[MERGE_THREADS];
-	long i;
+	char path[64], stat[512], *p;
+	int fd, n;
 
-	merge_fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
-	if (merge_fd < 0) {
+	if (atomic_load(&order_state[k]) == 2)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)order_tid[k]);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	stat[n] = 0;
+	p = strrchr(stat, ')');
+	return atomic_load(&order_state[k]) == 1 && p && p[1] == ' ' && p[2] == 'D';
+}
+
+static int mode_ordered(const long *blocks, int slots)
+{
+	pthread_t t[ORDER_SLOTS_MAX];
+	long k, s;
+
+	order_blocks = blocks;
+	order_fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (order_fd < 0) {
 		perror(path);
 		return 1;
 	}
-	if (pthread_barrier_init(&merge_barrier, NULL, MERGE_THREADS))
+	if (pthread_barrier_init(&order_barrier, NULL, slots + 1))
 		return 1;
-	raise(SIGSTOP);
-	for (i = 0; i < MERGE_THREADS; i++)
-		if (pthread_create(&t[i], NULL, merge_thread, (void *)i))
+	for (k = 0; k < slots; k++)
+		if (sem_init(&order_go[k], 0, 0) ||
+		    pthread_create(&t[k], NULL, order_thread, (void *)k))
 			return 1;
-	for (i = 0; i < MERGE_THREADS; i++)
-		pthread_join(t[i], NULL);
-	printf("merge reads %ld\n", atomic_load(&done));
+	pthread_barrier_wait(&order_barrier);
+	raise(SIGSTOP);
+	for (s = 0; s < count; s++) {
+		for (k = 0; k < slots; k++) {
+			atomic_store(&order_state[k], 0);
+			sem_post(&order_go[k]);
+			while (!order_waiting(k))
+				usleep(50);
+		}
+		pthread_barrier_wait(&order_barrier);
+	}
+	for (k = 0; k < slots; k++)
+		pthread_join(t[k], NULL);
+	printf("%s reads %ld\n", slots == 6 ? "gap" : "descend", atomic_load(&done));
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
+	/* The stripe's blocks by slot (the first ORDER_FAR: the far reads). */
+	static const long gap[] = { 0, 0, 0, 0, 2, 1 }, descend[] = { 0, 0, 0, 1, 0 };
+
 	if (argc < 4) {
 		fprintf(stderr,
-			"usage: threadcheck execs|threads|reads|leader-exit|zombie|merge N FILE\n");
+			"usage: threadcheck execs|threads|reads|leader-exit|zombie|gap|descend N FILE\n");
 		return 2;
 	}
 	count = atol(argv[2]);
@@ -253,8 +317,10 @@ int main(int argc, char **argv)
 		return mode_leader_exit();
 	if (!strcmp(argv[1], "zombie"))
 		return mode_zombie();
-	if (!strcmp(argv[1], "merge"))
-		return mode_merge();
+	if (!strcmp(argv[1], "gap"))
+		return mode_ordered(gap, 6);
+	if (!strcmp(argv[1], "descend"))
+		return mode_ordered(descend, 5);
 	fprintf(stderr, "threadcheck: unknown mode %s\n", argv[1]);
 	return 2;
 }
