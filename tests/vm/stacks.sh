@@ -10,7 +10,8 @@
 # queued by the reader) and delay (clones remapped and queued from a
 # workqueue 20 ms later) over vda; ext4 and xfs on dm-crypt (decrypted in a
 # workqueue) and on LVM made by lvm2 over a partition of an NVMe namespace,
-# then ext4 on md RAID1 and xfs on md RAID0 over two partitions: every MISS has
+# then ext4 on md RAID1 (with the SCSI disk, write-mostly) and xfs on md
+# RAID0 over two partitions: every MISS has
 # requests on the disk below (on NVMe with a device time) and they are
 # its own, dm-delay's wait lies between the first bio and the issue, and
 # the stacked device's bios leave the bio table at once. Last, cgroup v2 io.max on the reader: the bios
@@ -215,26 +216,32 @@ for fs in ext4 xfs; do
 	wipefs -q -a /dev/nvme0n2p1 /dev/nvme0n2
 done
 
-# md (mdadm, without udev) over two partitions of the namespace: RAID1
-# with ext4 (the read goes to one mirror as a clone of md's bio) and RAID0
-# with xfs (md's bio itself, remapped to a member); each member a
-# partition, which remaps the bio once more.
+# md (mdadm, without udev): RAID1 with ext4 over a partition of the
+# namespace and the SCSI disk, the latter write-mostly (md reads from the
+# other member while it is well, so every read's requests are on
+# nvme0n2; over two partitions of one disk md prints "WARNING: ... appears
+# to be on the same physical disk", which fails the run), a read going
+# down as a clone of md's bio; RAID0 with xfs over two partitions of the
+# namespace, md's bio itself remapped to a member. Each partition remaps
+# the bio once more.
 export MDADM_NO_UDEV=1
 mkdir -p /run/mdadm
+i=0
+while [ ! -b /dev/sda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 partition_ns2 2
 for level in 1 0; do
 	case $level in
-	1) fs=ext4 opts=--assume-clean ;;
-	0) fs=xfs opts= ;;
+	1) fs=ext4 devs="/dev/nvme0n2p1 /dev/sda" members="--assume-clean /dev/nvme0n2p1 --write-mostly /dev/sda" ;;
+	0) fs=xfs devs="/dev/nvme0n2p1 /dev/nvme0n2p2" members=$devs ;;
 	esac
-	check "md raid$level: create over nvme0n2p1 and p2" mdadm --create /dev/md0 --run --quiet \
-		--level=$level --raid-devices=2 $opts /dev/nvme0n2p1 /dev/nvme0n2p2 </dev/null
+	check "md raid$level: create over $devs" mdadm --create /dev/md0 --run --quiet \
+		--level=$level --raid-devices=2 $members </dev/null
 	make_data /dev/md0 $fs
 	stacked_reads "md raid$level $fs" /dev/md0 nvme0n2
 	mdadm --stop /dev/md0
-	mdadm --zero-superblock /dev/nvme0n2p1 /dev/nvme0n2p2
+	mdadm --zero-superblock $devs
 done
-wipefs -q -a /dev/nvme0n2p1 /dev/nvme0n2p2 /dev/nvme0n2
+wipefs -q -a /dev/nvme0n2p1 /dev/nvme0n2p2 /dev/nvme0n2 /dev/sda
 
 # cgroup v2 io.max: the reader limited to 256 KiB/s of reads on vda, so
 # blk-throttle holds its bios back and a kworker queues them later.
