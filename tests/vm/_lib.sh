@@ -144,6 +144,15 @@ drops_total() {
 	echo $s
 }
 
+# wait_block DEV: wait up to 10 s for the block device node DEV (a disk
+# probed asynchronously, a partition after its table was written); true
+# when it is there.
+wait_block() {
+	local i=0
+	while [ ! -b "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	test -b "$1"
+}
+
 # disk_reads [DISK]: reads completed by DISK (default the test disk,
 # nvme0n1): the first field of its stat.
 disk_reads() {

@@ -26,9 +26,7 @@ set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 
 ko=$IOLAYERS_MODULE_DIR/iolayers.ko
-i=0
-while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-check "virtio-blk disk present" test -b /dev/vda
+check "virtio-blk disk present" wait_block /dev/vda
 mkdir -p /tmp/vd
 
 # vda_stat FIELD: a field of /sys/block/vda/stat (1 reads, 2 merged, 3 sectors).

@@ -24,9 +24,7 @@
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 
-i=0
-while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-check "virtio-blk disk present" test -b /dev/vda
+check "virtio-blk disk present" wait_block /dev/vda
 mkdir -p /tmp/vd
 
 # requests_match SLACK: the reads' requests are all in their flows, and
@@ -76,9 +74,7 @@ done
 # device time.
 export DM_DISABLE_UDEV=1
 echo mq-deadline >/sys/block/vda/queue/scheduler
-i=0
-while [ ! -b /dev/nvme0n2 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-check "NVMe namespace 2 present" test -b /dev/nvme0n2
+check "NVMe namespace 2 present" wait_block /dev/nvme0n2
 
 # stacked_reads NAME DEV BELOW: cold buffered random reads, then O_DIRECT
 # ones, of /tmp/vd/data on DEV (a device-mapper device over the disk
@@ -193,12 +189,11 @@ LVM
 # partition_ns2 N: a new GPT on the namespace with N partitions (one
 # filling it, or two of 240 MiB), their nodes in /dev.
 partition_ns2() {
-	local spec=',' i=0
+	local spec=','
 	[ "$1" = 2 ] && spec=$',240M\n,240M'
 	wipefs -q -a /dev/nvme0n2
 	printf 'label: gpt\n%s\n' "$spec" | sfdisk -q /dev/nvme0n2 >/dev/null
-	while [ ! -b /dev/nvme0n2p$1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	check "nvme0n2: $1 partition(s)" test -b /dev/nvme0n2p$1
+	check "nvme0n2: $1 partition(s)" wait_block /dev/nvme0n2p$1
 }
 for fs in ext4 xfs; do
 	check "dm-crypt: create" dmsetup create il-crypt --table \
@@ -226,8 +221,7 @@ done
 # the bio once more.
 export MDADM_NO_UDEV=1
 mkdir -p /run/mdadm
-i=0
-while [ ! -b /dev/sda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+wait_block /dev/sda
 partition_ns2 2
 for level in 1 0; do
 	case $level in
@@ -271,9 +265,7 @@ umount /tmp/vd
 # A SCSI disk on virtio-scsi (SATA disks go through the same SCSI layer):
 # the DEVICE layer from scsi_dispatch_cmd_start to scsi_dispatch_cmd_done,
 # within each request's service time, and the disk named in the flows.
-i=0
-while [ ! -b /dev/sda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-check "SCSI disk present" test -b /dev/sda
+check "SCSI disk present" wait_block /dev/sda
 make_data /dev/sda ext4
 mount /dev/sda /tmp/vd
 echo 3 >/proc/sys/vm/drop_caches
