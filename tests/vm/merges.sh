@@ -56,7 +56,7 @@ trace_count() { grep -c " $1: " $T/trace; }
 # merge_run FS/SCHED MODE N READS: threadcheck MODE N under the module,
 # checked against the program's reads and the disk's counters.
 merge_run() {
-	local t="$1 $2" mode=$2 n=$3 want=$4 p reads merged bytes ios iob qn qb rqm fm bm rm
+	local t="$1 $2" mode=$2 n=$3 want=$4 p r0 m0 s0 reads merged bytes ios iob qn qb rqm fm bm mod_rqm
 	echo 3 >/proc/sys/vm/drop_caches
 	"$IOLAYERS_MODULE_DIR/threadcheck" $mode $n /tmp/vd/data >/tmp/m.out &
 	p=$!
@@ -75,10 +75,10 @@ merge_run() {
 	iob=$((ios * 4096))
 	cache_counts
 	qn=$(summary_field queue count) qb=$(summary_field queue bytes)
-	rm=$(stats_value requests_merged)
+	mod_rqm=$(stats_value requests_merged)
 	echo "$t: threadcheck $ios reads $iob bytes; disk $reads reads $merged merged $bytes bytes;" \
 		"kernel events: bio front $fm back $bm, rq merges $rqm;" \
-		"module DIRECT $DIRECT queue $qn reads $qb bytes, requests merged $rm," \
+		"module DIRECT $DIRECT queue $qn reads $qb bytes, requests merged $mod_rqm," \
 		"overflow $(stats_value flow_overflow)"
 	check "$t: threadcheck made its $want reads ($ios)" test "$ios" = "$want"
 	check "$t: every read DIRECT ($DIRECT == $ios)" test "$DIRECT" = "$ios"
@@ -95,13 +95,13 @@ merge_run() {
 	# Every merge takes one request off the disk's count: bios == requests + merges.
 	check "$t: the disk's requests and merges add up to its bios ($reads + $merged, $ios)" \
 		test $((reads + merged)) -ge "$ios" -a $((reads + merged)) -le $((ios + 2))
-	check "$t: requests merged by the module <= the kernel's ($rm <= $rqm)" test "$rm" -le "$rqm"
+	check "$t: requests merged by the module <= the kernel's ($mod_rqm <= $rqm)" test "$mod_rqm" -le "$rqm"
 	# Which merges mq-deadline makes is set by the order of arrival; bfq
 	# merges only bios of one queue (one thread) or of queues it merged.
 	if [ "${1#*/}" = mq-deadline ]; then
 		case $mode in
-		gap) check "$t: requests merged into others, the module saw them ($rqm kernel, $rm module > 0)" \
-			test "$rqm" -gt 0 -a "$rm" -gt 0 ;;
+		gap) check "$t: requests merged into others, the module saw them ($rqm kernel, $mod_rqm module > 0)" \
+			test "$rqm" -gt 0 -a "$mod_rqm" -gt 0 ;;
 		descend) check "$t: front merges ($fm)" test "$fm" -gt 0 ;;
 		esac
 	fi

@@ -25,8 +25,8 @@
  *                                 apart (on a disk that takes two at a
  *                                 time they fill it and the third waits
  *                                 outside the I/O scheduler, where the
- *                                 next requests then stay), blocks 0 and 2, then
- *                                 block 1, whose bio fills the gap
+ *                                 next requests then stay), blocks 0
+ *                                 and 2, then block 1, whose bio fills the gap
  *                                 between the two waiting requests (a bio
  *                                 merge after which the scheduler merges
  *                                 the requests: block_rq_merge); N <= 85
@@ -213,6 +213,7 @@ static sem_t order_go[ORDER_SLOTS_MAX];
 static atomic_int order_state[ORDER_SLOTS_MAX];	/* 1 reading, 2 done */
 static pid_t order_tid[ORDER_SLOTS_MAX];
 static int order_fd;
+
 static void *order_thread(void *arg)
 {
 	long k = (long)arg, s, far = count * 4, block;
