@@ -9,6 +9,7 @@
 #include <iolayers/cache.h>
 #include <iolayers/flow.h>
 #include <iolayers/request.h>
+#include <iolayers/stream.h>
 
 static void iolayers_flow_test_fold(struct kunit *test)
 {
@@ -30,7 +31,7 @@ static void iolayers_flow_test_fold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a.device_ns, 810ULL);
 	KUNIT_EXPECT_EQ(test, a.device_at, 1800ULL);
 	KUNIT_EXPECT_EQ(test, a.disk, 1);
-	KUNIT_EXPECT_FALSE(test, a.disks);
+	KUNIT_EXPECT_EQ(test, a.disk_mask, (u16)BIT(0));
 	/* A second request, on another disk (requeued once, no NVMe times, failed). */
 	iolayers_blk_fold(&a, &r2, 0, 2000, true);
 	KUNIT_EXPECT_EQ(test, a.nr_rqs, 2U);
@@ -44,7 +45,7 @@ static void iolayers_flow_test_fold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a.errors, 1U);
 	/* The first request's disk stays; the flow says others were used. */
 	KUNIT_EXPECT_EQ(test, a.disk, 1);
-	KUNIT_EXPECT_TRUE(test, a.disks);
+	KUNIT_EXPECT_EQ(test, a.disk_mask, (u16)(BIT(0) | BIT(1)));
 }
 
 /* The record of the flow @seq among the kept ones, copied to @out. */
@@ -54,7 +55,7 @@ static bool iolayers_flow_test_record(u64 seq, struct iolayers_flow_rec *out)
 	unsigned int i, n;
 	bool found = false;
 
-	recs = iolayers_rings_snapshot(false, &n);
+	recs = iolayers_stream_snapshot(false, &n);
 	for (i = 0; i < n; i++) {
 		if (recs[i].seq == seq) {
 			*out = recs[i];

@@ -20,6 +20,7 @@
 #include <iolayers/probe.h>
 #include <iolayers/request.h>
 #include <iolayers/settings.h>
+#include <iolayers/stream.h>
 #include <iolayers/syscall.h>
 #include <iolayers/table.h>
 #include <uapi/iolayers.h>
@@ -71,6 +72,9 @@ static int stats_show(struct seq_file *m, void *v)
 	for (i = 0; iolayers_blk_counter_name(i); i++)
 		seq_printf(m, "%-20s %12llu\n", iolayers_blk_counter_name(i),
 			   iolayers_blk_counter(i));
+	/* Records and their losses: stream.c's table, then its counters. */
+	seq_putc(m, '\n');
+	iolayers_stream_show_stats(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
@@ -154,115 +158,23 @@ static int hist_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(hist);
 
-static const char * const iolayers_syscall_names[] = IOLAYERS_SYSCALL_NAMES;
-
-/* The layers a read lost an event of, comma-separated ("-": none). */
-static void missed_show(struct seq_file *m, u8 missed)
-{
-	static const struct {
-		u8 bit;
-		const char *name;
-	} layers[] = {
-		{ IOLAYERS_MISSED_VFS, "vfs" },
-		{ IOLAYERS_MISSED_FS, "fs" },
-		{ IOLAYERS_MISSED_BLOCK, "block" },
-	};
-	char sep = ' ';
-	unsigned int i;
-
-	if (!missed) {
-		seq_puts(m, " -");
-		return;
-	}
-	for (i = 0; i < ARRAY_SIZE(layers); i++) {
-		if (!(missed & layers[i].bit))
-			continue;
-		seq_printf(m, "%c%s", sep, layers[i].name);
-		sep = ',';
-	}
-}
-
-static void flow_line(struct seq_file *m, const struct iolayers_flow_rec *r)
-{
-	const struct iolayers_blk_acc *b = &r->blk;
-	u64 start = r->end_ns - r->sys_ns;
-	char comm[TASK_COMM_LEN];
-	const char *disk;
-	int i;
-
-	/* One token per column: no blanks in the name. */
-	for (i = 0; i < TASK_COMM_LEN - 1 && r->comm[i]; i++)
-		comm[i] = isgraph(r->comm[i]) ? r->comm[i] : '?';
-	comm[i] = '\0';
-	seq_printf(m, "%llu %llu %d %d %s %s %d %lld %llu %ld %s %llu ", r->seq, start,
-		   r->tid, r->tgid,
-		   i ? comm : "?", iolayers_syscall_names[iolayers_syscall_index(r->nr)], r->fd,
-		   r->pos, r->req, r->ret, iolayers_cache_name(r->cache), r->sys_ns);
-	if (r->vfs_off >= 0)
-		seq_printf(m, "%llu ", r->vfs_ns);
-	else
-		seq_puts(m, "- ");
-	if (r->fs_off >= 0)
-		seq_printf(m, "%llu ", r->fs_ns);
-	else
-		seq_puts(m, "- ");
-	if (b->nr_rqs)
-		seq_printf(m, "%llu %llu ", b->queue_ns, b->service_ns);
-	else
-		seq_puts(m, "- - ");
-	if (b->device_at)
-		seq_printf(m, "%llu ", b->device_ns);
-	else
-		seq_puts(m, "- ");
-	seq_printf(m, "%u %u %llu %llu %llu %u %u", b->nr_bios, b->nr_rqs, b->bio_bytes,
-		   b->rq_bytes, r->ra_bytes, b->requeues, b->errors);
-	if (r->vfs_off >= 0)
-		seq_printf(m, " %lld", r->vfs_off);
-	else
-		seq_puts(m, " -");
-	if (r->fs_off >= 0)
-		seq_printf(m, " %lld", r->fs_off);
-	else
-		seq_puts(m, " -");
-	if (b->queue_at)
-		seq_printf(m, " %lld", (s64)(b->queue_at - start));
-	else
-		seq_puts(m, " -");
-	if (b->nr_rqs)
-		seq_printf(m, " %lld", (s64)(b->issue_at - start));
-	else
-		seq_puts(m, " -");
-	if (b->device_at)
-		seq_printf(m, " %lld", (s64)(b->device_at - start));
-	else
-		seq_puts(m, " -");
-	if (b->nr_rqs)
-		seq_printf(m, " %lld", (s64)(b->done_at - start));
-	else
-		seq_puts(m, " -");
-	/* The disk of its requests; "+": and others after it. */
-	disk = iolayers_disk_name(b->disk);
-	if (b->nr_rqs)
-		seq_printf(m, " %s%s", disk ?: "?", b->disks ? "+" : "");
-	else
-		seq_puts(m, " -");
-	missed_show(m, r->missed);
-	seq_putc(m, '\n');
-}
-
 struct iolayers_snap {
 	struct iolayers_flow_rec *recs;
 	unsigned int n;
+	char line[IOLAYERS_FLOW_LINE_MAX];
 };
 
 static int flows_show(struct seq_file *m, void *v)
 {
-	const struct iolayers_snap *snap = m->private;
+	struct iolayers_snap *snap = m->private;
 	unsigned int i;
+	int n;
 
 	seq_puts(m, IOLAYERS_FLOWS_HEADER "\n");
-	for (i = 0; i < snap->n; i++)
-		flow_line(m, &snap->recs[i]);
+	for (i = 0; i < snap->n; i++) {
+		n = iolayers_flow_format(snap->line, sizeof(snap->line), &snap->recs[i]);
+		seq_write(m, snap->line, n);
+	}
 	return 0;
 }
 
@@ -273,7 +185,7 @@ static int flows_open_kind(struct inode *inode, struct file *file, bool slow)
 
 	if (!snap)
 		return -ENOMEM;
-	snap->recs = iolayers_rings_snapshot(slow, &snap->n);
+	snap->recs = iolayers_stream_snapshot(slow, &snap->n);
 	ret = single_open_size(file, flows_show, snap, 256 + 320 * (size_t)snap->n);
 	if (ret) {
 		kvfree(snap->recs);
@@ -376,6 +288,7 @@ void iolayers_debugfs_init(void)
 	debugfs_create_file(IOLAYERS_FILE_HIST, 0400, iolayers_dir, NULL, &hist_fops);
 	debugfs_create_file(IOLAYERS_FILE_FLOWS, 0400, iolayers_dir, NULL, &flows_fops);
 	debugfs_create_file(IOLAYERS_FILE_SLOW, 0400, iolayers_dir, NULL, &slow_fops);
+	iolayers_stream_debugfs(iolayers_dir);
 	for (i = 0; i < iolayers_nr_settings; i++)
 		if (iolayers_settings[i].file)
 			debugfs_create_file(iolayers_settings[i].name, 0600, iolayers_dir,

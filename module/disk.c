@@ -136,6 +136,19 @@ const char *iolayers_disk_name(u8 id)
 }
 
 /**
+ * iolayers_disk_dev() - A disk's device number, by its id.
+ * @id: its id (iolayers_disk_id())
+ *
+ * Return: its dev_t, 0 for id 0 or a disk not in the table yet.
+ */
+dev_t iolayers_disk_dev(u8 id)
+{
+	if (!iolayers_disk_name(id))
+		return 0;
+	return READ_ONCE(iolayers_disks[id - 1].dev);
+}
+
+/**
  * iolayers_disks_show() - The disks' section of `stats`: a header line,
  *	then one line per disk seen (name, major, minor, counters).
  * @m: the seq_file

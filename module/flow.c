@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Flows: the task table's entries (a followed thread, and its read() in
- * flight) and the per-CPU rings of completed flows shown in `flows` and
- * `slow`.
+ * flight), ended at sys_exit into the histograms and the stream of
+ * records (stream.c).
  */
 
 #define pr_fmt(fmt) "iolayers: " fmt
@@ -13,7 +13,6 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/spinlock.h>
 #include <iolayers/cache.h>
 #include <iolayers/compat.h>
@@ -21,6 +20,7 @@
 #include <iolayers/hist.h>
 #include <iolayers/percpu.h>
 #include <iolayers/request.h>
+#include <iolayers/stream.h>
 #include <iolayers/table.h>
 
 /* Flow ids: a per-CPU counter with the CPU number in the low bits. */
@@ -221,8 +221,8 @@ VISIBLE_IF_KUNIT void iolayers_blk_fold(struct iolayers_blk_acc *a,
 	a->done_at = max(a->done_at, now);
 	if (a->nr_rqs == 1)
 		a->disk = r->disk;
-	else if (r->disk != a->disk)
-		a->disks = true;
+	if (r->disk)
+		a->disk_mask |= BIT(r->disk - 1);
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_blk_fold);
 
@@ -342,92 +342,6 @@ int iolayers_flows_in_flight(void)
 	return iolayers_table_count(IOLAYERS_T_TASK, iolayers_flow_in_flight);
 }
 
-/* Completed flows: one ring per CPU and kind, written at sys_exit. */
-struct iolayers_ring {
-	spinlock_t lock;	/* the writer on this CPU against readers */
-	unsigned int head;	/* next slot */
-	unsigned int used;
-	struct iolayers_flow_rec *recs;
-};
-
-/* Per CPU records kept (flows=); 0 keeps none (histograms only). */
-unsigned int iolayers_flows_kept = 256;
-/* Reads at least this slow (syscall latency) also go to `slow`. */
-u64 iolayers_slow_ns = 10 * NSEC_PER_MSEC;
-
-static struct iolayers_ring __percpu *iolayers_rings[2];
-
-/* The slot at head was written: move on. Under the ring's lock. */
-static void iolayers_ring_advance(struct iolayers_ring *r)
-{
-	r->head = (r->head + 1) % iolayers_flows_kept;
-	if (r->used < iolayers_flows_kept)
-		r->used++;
-}
-
-static void iolayers_ring_put(struct iolayers_ring *r, const struct iolayers_flow_rec *rec)
-{
-	spin_lock(&r->lock);
-	r->recs[r->head] = *rec;
-	iolayers_ring_advance(r);
-	spin_unlock(&r->lock);
-}
-
-static s64 iolayers_offset(u64 at, u64 start)
-{
-	return at ? (s64)(at - start) : -1;
-}
-
-/*
- * iolayers_flow_store() - Keep the record of a completed flow.
- * @f: the flow, ended
- * @ret: what the syscall returned
- * @now: ktime_get_ns() at sys_exit
- * @cache: its cache state (enum iolayers_cache)
- *
- * The record is written in place in the next slot of this CPU's ring (no
- * copy of it per read()); a read at least slow_us slow is also copied to
- * the `slow` ring.
- *
- * Context: task context (sys_exit); disables preemption briefly.
- */
-static void iolayers_flow_store(const struct iolayers_task_flow *f, long ret, u64 now,
-				int cache)
-{
-	struct iolayers_flow_rec *r;
-	struct iolayers_ring *ring;
-
-	if (!iolayers_flows_kept)
-		return;
-	ring = get_cpu_ptr(iolayers_rings[0]);
-	spin_lock(&ring->lock);
-	r = &ring->recs[ring->head];
-	r->seq = f->seq;
-	r->end_ns = now;
-	r->tid = current->pid;
-	r->tgid = current->tgid;
-	memcpy(r->comm, current->comm, sizeof(r->comm));
-	r->nr = f->rd.sys.nr;
-	r->fd = f->rd.sys.fd;
-	r->pos = f->rd.sys.pos;
-	r->req = f->rd.sys.req;
-	r->ret = ret;
-	r->cache = cache;
-	r->sys_ns = now - f->rd.sys.start_ns;
-	r->vfs_off = iolayers_offset(f->rd.vfs.start_ns, f->rd.sys.start_ns);
-	r->vfs_ns = f->rd.vfs.ns;
-	r->fs_off = f->rd.fs.reached ? iolayers_offset(f->rd.fs.start_ns, f->rd.sys.start_ns) : -1;
-	r->fs_ns = f->rd.fs.ns;
-	r->ra_bytes = f->rd.cache.ra_pages << PAGE_SHIFT;
-	r->missed = f->rd.missed;
-	r->blk = f->blk;
-	iolayers_ring_advance(ring);
-	spin_unlock(&ring->lock);
-	if (r->sys_ns >= READ_ONCE(iolayers_slow_ns))
-		iolayers_ring_put(this_cpu_ptr(iolayers_rings[1]), r);
-	put_cpu_ptr(iolayers_rings[0]);
-}
-
 /* Reads that lost an event of some layer (`stats`: reads_missed). */
 static DEFINE_PER_CPU(u64, iolayers_missed_reads);
 
@@ -504,152 +418,19 @@ void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now)
 							   blk->rq_bytes };
 	}
 	iolayers_hist_record(cache, s, n);
-	iolayers_flow_store(f, ret, now, cache);
+	iolayers_stream_store(f, ret, now, cache);
 	if (unlikely(f->rd.missed))
 		this_cpu_inc(iolayers_missed_reads);
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_finish);
 
-static int iolayers_rec_cmp(const void *a, const void *b)
-{
-	const struct iolayers_flow_rec *x = a, *y = b;
-
-	if (x->end_ns != y->end_ns)
-		return x->end_ns < y->end_ns ? -1 : 1;
-	return 0;
-}
-
-/* Records copied per hold of a ring's lock (interrupts are off then). */
-#define IOLAYERS_SNAP_CHUNK	256
-
-/* Sort @n records oldest first and keep the newest @keep of them. */
-static unsigned int iolayers_recs_keep_newest(struct iolayers_flow_rec *recs, unsigned int n,
-					      unsigned int keep)
-{
-	unsigned int skip;
-
-	sort(recs, n, sizeof(*recs), iolayers_rec_cmp, NULL);
-	skip = n > keep ? n - keep : 0;
-	memmove(recs, recs + skip, (n - skip) * sizeof(*recs));
-	return n - skip;
-}
-
 /**
- * iolayers_rings_snapshot() - Copy the newest completed flows.
- * @slow: the slow ring instead of the all-flows one
- * @n: set to the number of records returned
+ * iolayers_reads_missed_reset() - Zero the count of reads that missed a
+ *	layer.
  *
- * Memory stays at twice flows= records whatever the number of CPUs: after
- * each CPU's ring only the newest flows= records are kept. A ring is
- * copied a chunk at a time, with a chance to reschedule in between, so a
- * writer may overwrite a slot between two chunks: the snapshot then has a
- * newer record in its place.
- *
- * Context: process context, may sleep.
- * Return: at most flows= records, oldest first, to be kvfree()d; NULL
- * when there are none or on allocation failure (@n is 0 then).
+ * Context: process context (`reset`).
  */
-struct iolayers_flow_rec *iolayers_rings_snapshot(bool slow, unsigned int *n)
+void iolayers_reads_missed_reset(void)
 {
-	unsigned int total = 0, kept = iolayers_flows_kept;
-	struct iolayers_flow_rec *all;
-	int cpu;
-
-	*n = 0;
-	if (!kept)
-		return NULL;
-	all = kvmalloc_array(2 * (size_t)kept, sizeof(*all), GFP_KERNEL);
-	if (!all)
-		return NULL;
-	for_each_possible_cpu(cpu) {
-		struct iolayers_ring *r = per_cpu_ptr(iolayers_rings[slow], cpu);
-		unsigned int i = 0, end;
-
-		do {
-			spin_lock_irq(&r->lock);
-			end = min(r->used, i + IOLAYERS_SNAP_CHUNK);
-			for (; i < end; i++)
-				all[total++] = r->recs[i];
-			end = r->used;
-			spin_unlock_irq(&r->lock);
-			cond_resched();
-		} while (i < end);
-		if (total > kept)
-			total = iolayers_recs_keep_newest(all, total, kept);
-	}
-	*n = iolayers_recs_keep_newest(all, total, kept);
-	return all;
-}
-EXPORT_SYMBOL_IF_KUNIT(iolayers_rings_snapshot);
-
-/**
- * iolayers_rings_reset() - Forget every kept record, and zero the count
- *	of reads that missed a layer.
- *
- * Context: process context.
- */
-void iolayers_rings_reset(void)
-{
-	int k, cpu;
-
 	IOLAYERS_PERCPU_ZERO(iolayers_missed_reads);
-	for (k = 0; k < 2; k++)
-		for_each_possible_cpu(cpu) {
-			struct iolayers_ring *r = per_cpu_ptr(iolayers_rings[k], cpu);
-
-			spin_lock_irq(&r->lock);
-			r->head = 0;
-			r->used = 0;
-			spin_unlock_irq(&r->lock);
-		}
-}
-
-/**
- * iolayers_rings_exit() - Free the rings.
- *
- * Context: process context (unload), no probe attached.
- */
-void iolayers_rings_exit(void)
-{
-	int k, cpu;
-
-	for (k = 0; k < 2; k++) {
-		if (!iolayers_rings[k])
-			continue;
-		for_each_possible_cpu(cpu)
-			kvfree(per_cpu_ptr(iolayers_rings[k], cpu)->recs);
-		free_percpu(iolayers_rings[k]);
-		iolayers_rings[k] = NULL;
-	}
-}
-
-/**
- * iolayers_rings_init() - Allocate the rings of completed flows.
- *
- * Context: process context (load), may sleep.
- * Return: 0, or -ENOMEM.
- */
-int iolayers_rings_init(void)
-{
-	int k, cpu;
-
-	for (k = 0; k < 2; k++) {
-		iolayers_rings[k] = alloc_percpu(struct iolayers_ring);
-		if (!iolayers_rings[k])
-			goto fail;
-		for_each_possible_cpu(cpu) {
-			struct iolayers_ring *r = per_cpu_ptr(iolayers_rings[k], cpu);
-
-			spin_lock_init(&r->lock);
-			if (!iolayers_flows_kept)
-				continue;
-			r->recs = kvcalloc(iolayers_flows_kept, sizeof(*r->recs), GFP_KERNEL);
-			if (!r->recs)
-				goto fail;
-		}
-	}
-	return 0;
-fail:
-	iolayers_rings_exit();
-	return -ENOMEM;
 }

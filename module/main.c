@@ -10,6 +10,7 @@
 #include <iolayers/hist.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
+#include <iolayers/stream.h>
 #include <iolayers/table.h>
 #include <uapi/iolayers.h>
 
@@ -51,7 +52,7 @@ static int __init iolayers_init(void)
 	ret = iolayers_hist_init();
 	if (ret)
 		goto out_tables;
-	ret = iolayers_rings_init();
+	ret = iolayers_stream_init();
 	if (ret)
 		goto out_hist;
 	/*
@@ -76,7 +77,7 @@ static void __exit iolayers_exit(void)
 	/* Returns once no probe runs any more. */
 	iolayers_probes_detach();
 	iolayers_tables_exit();
-	iolayers_rings_exit();
+	iolayers_stream_exit();
 	iolayers_hist_exit();
 	pr_info("unloaded\n");
 }

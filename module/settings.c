@@ -21,6 +21,7 @@
 #include <iolayers/probe.h>
 #include <iolayers/request.h>
 #include <iolayers/settings.h>
+#include <iolayers/stream.h>
 #include <iolayers/table.h>
 #include <uapi/iolayers.h>
 
@@ -39,7 +40,8 @@ static void iolayers_stats_reset(void)
 	iolayers_disks_reset();
 	iolayers_cache_reset();
 	iolayers_tables_reset();
-	iolayers_rings_reset();
+	iolayers_reads_missed_reset();
+	iolayers_stream_reset();
 }
 
 static int iolayers_reset_set(const char *val)
@@ -66,6 +68,7 @@ enum {
 	IOLAYERS_S_COMM,
 	IOLAYERS_S_CHILDREN,
 	IOLAYERS_S_FLOWS,
+	IOLAYERS_S_BUFFER_KB,
 	IOLAYERS_S_SLOW_US,
 	IOLAYERS_S_EXPIRE_MS,
 	IOLAYERS_S_MAX_FLOWS,
@@ -95,6 +98,10 @@ const struct iolayers_setting iolayers_settings[] = {
 	[IOLAYERS_S_FLOWS] = {
 		.name = "flows", .kind = IOLAYERS_SET_UINT, .var = &iolayers_flows_kept,
 		.lo = 0, .hi = 65536,
+	},
+	[IOLAYERS_S_BUFFER_KB] = {
+		.name = "buffer_kb", .kind = IOLAYERS_SET_UINT, .var = &iolayers_buffer_kb,
+		.lo = 16, .hi = 262144,
 	},
 	[IOLAYERS_S_SLOW_US] = {
 		.name = IOLAYERS_FILE_SLOW_US, .kind = IOLAYERS_SET_US, .var = &iolayers_slow_ns,
@@ -207,7 +214,9 @@ MODULE_PARM_DESC(comm, "Also follow every process with this name (e.g. fio)");
 module_param_cb(children, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_CHILDREN), 0400);
 MODULE_PARM_DESC(children, "1: also follow processes a followed one forks after load");
 module_param_cb(flows, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_FLOWS), 0400);
-MODULE_PARM_DESC(flows, "Completed reads kept per CPU for `flows` and `slow`; 0: histograms only (default 256)");
+MODULE_PARM_DESC(flows, "Newest completed reads `flows` and `slow` show; 0: no records, no stream, histograms only (default 256)");
+module_param_cb(buffer_kb, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_BUFFER_KB), 0400);
+MODULE_PARM_DESC(buffer_kb, "Ring buffer of completed reads per CPU, KiB: what stream/events can fall behind by, and what `flows` looks back over (default 1024)");
 module_param_cb(slow_us, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_SLOW_US), 0400);
 MODULE_PARM_DESC(slow_us, "Reads at least this slow (syscall latency, us) also go to `slow` (default 10000)");
 module_param_cb(expire_ms, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_EXPIRE_MS), 0400);

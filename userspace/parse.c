@@ -42,12 +42,14 @@ int il_parse_version(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 	if (!fgets(line, sizeof(line), f) || sscanf(line, "format %d", &s->format) != 1)
 		return fail(err, errlen, "version: second line is not 'format N'");
 	/*
-	 * Format 5 added the ERROR cache state and nothing else: a format 4
-	 * tree is a format 5 one without ERROR reads.
+	 * Format 5 added the ERROR cache state, the disks' table and two
+	 * columns of `flows`; format 6 columns of `flows` (the file, its
+	 * device) and the stream's table in `stats`, and gave read() and
+	 * readv() their file offset in pos. This reader reads all three.
 	 */
-	if (s->format != IOLAYERS_FORMAT_VERSION && s->format != 4)
+	if (s->format < 4 || s->format > IOLAYERS_FORMAT_VERSION)
 		return fail(err, errlen,
-			    "debugfs format %d is not one this reader knows (4 or %d): use the reader built with the module",
+			    "debugfs format %d is not one this reader knows (4 to %d): use the reader built with the module",
 			    s->format, IOLAYERS_FORMAT_VERSION);
 	return 0;
 }
@@ -127,8 +129,11 @@ static int parse_counters(FILE *f, struct il_snapshot *s, int lineno, char *err,
 		}
 		if (strlen(tok) >= IL_NAME_LEN)
 			return fail(err, errlen, "stats: line %d is garbled", lineno);
-		/* format 5 added the disks' table, its header's first word "disk" */
-		if (!strcmp(tok, "table") || !strcmp(tok, "disk")) {
+		/*
+		 * format 5 added the disks' table, its header's first word
+		 * "disk"; format 6 the stream's buffers' ("buffer")
+		 */
+		if (!strcmp(tok, "table") || !strcmp(tok, "disk") || !strcmp(tok, "buffer")) {
 			for (ncols = 0; (tok = strtok_r(NULL, " \t\n", &save)); ncols++) {
 				if (ncols == IL_MAX_COLS || strlen(tok) >= IL_NAME_LEN)
 					return fail(err, errlen,

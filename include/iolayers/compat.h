@@ -50,4 +50,16 @@
 #define iolayers_fregs_arg(fregs, n) regs_get_kernel_argument(&(fregs)->regs, n)
 #endif
 
+/*
+ * Commit a ring buffer reservation: ring_buffer_unlock_commit() lost its
+ * unused event argument in 6.2 ("ring_buffer: Remove unused "event"
+ * parameter", Song Chen).
+ * IOLAYERS_KERNEL_RANGE: < 6.2 two arguments, >= 6.2 one.
+ */
+#if KERNEL_VERSION(6, 2, 0) > LINUX_VERSION_CODE
+#define iolayers_rb_commit(buf, ev) ring_buffer_unlock_commit(buf, ev)
+#else
+#define iolayers_rb_commit(buf, ev) ring_buffer_unlock_commit(buf)
+#endif
+
 #endif /* _IOLAYERS_COMPAT_H */

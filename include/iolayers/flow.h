@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The flow of one read(): its state while in flight (task table), the bios
- * and requests bound to it (bio and request tables), and the record kept
- * once it completes (the flows and slow rings).
+ * and requests bound to it (bio and request tables), and the record of it
+ * once it completes (stream.c).
  */
 #ifndef _IOLAYERS_FLOW_H
 #define _IOLAYERS_FLOW_H
@@ -34,7 +34,8 @@ struct iolayers_rq;
  * @errors: requests that completed with an error
  * @disk: the disk of the first of those requests (its id in the table of
  *	disks, disk.c), 0 if none or not in the table
- * @disks: a later request went to another disk (md, dm over several)
+ * @disk_mask: every disk of those requests, bit id - 1 (md, dm over
+ *	several disks set more than one)
  */
 struct iolayers_blk_acc {
 	u32 nr_bios;
@@ -51,7 +52,7 @@ struct iolayers_blk_acc {
 	u64 done_at;
 	u32 errors;
 	u8 disk;
-	bool disks;
+	u16 disk_mask;
 };
 
 /**
@@ -74,10 +75,22 @@ struct iolayers_read_sys {
  * struct iolayers_read_vfs - The VFS layer's part of a read().
  * @start_ns: at vfs_read's (or vfs_readv's) entry, 0 when not reached
  * @ns: its latency, from that entry to the syscall's exit
+ * @pos: the file position it was given (-1: none, a stream)
  */
 struct iolayers_read_vfs {
 	u64 start_ns;
 	u64 ns;
+	s64 pos;
+};
+
+/**
+ * struct iolayers_read_file - Which file a read() read.
+ * @ino: its inode number, 0 until the VFS or FS entry
+ * @dev: its file system's device (the super block's s_dev)
+ */
+struct iolayers_read_file {
+	u64 ino;
+	dev_t dev;
 };
 
 /**
@@ -133,6 +146,7 @@ struct iolayers_read_cache {
  * @sys: SYSCALL (syscall.c)
  * @vfs: VFS (vfs.c)
  * @fs: FS (fs.c)
+ * @file: the file, from the VFS or FS entry
  * @cache: cache state (cache.c)
  * @missed: IOLAYERS_MISSED_* of the layers whose entry was refused
  * @foreign: the reader queued I/O that was not its file's during the read
@@ -142,6 +156,7 @@ struct iolayers_read_state {
 	struct iolayers_read_sys sys;
 	struct iolayers_read_vfs vfs;
 	struct iolayers_read_fs fs;
+	struct iolayers_read_file file;
 	struct iolayers_read_cache cache;
 	u8 missed;
 	bool foreign;
@@ -201,15 +216,20 @@ struct iolayers_tgid {
 };
 
 /**
- * struct iolayers_flow_rec - A completed read(), as shown in `flows`/`slow`.
- * @seq: the flow's id
+ * struct iolayers_flow_rec - A completed read(), one record of the stream
+ *	(stream.c), a line of `flows`, `slow` and stream/events.
+ * @kind: IOLAYERS_EV_READ (stream.h)
  * @end_ns: ktime_get_ns() at sys_exit
+ * @seq: the flow's id
  * @tid: thread id
  * @tgid: process id
  * @comm: task name
  * @nr: syscall number
  * @fd: file descriptor
- * @pos: file position (-1: the file's current one)
+ * @pos: file offset the read started at: the p* calls' argument, else the
+ *	position vfs_read (or the FS call) was given; -1: none (a stream)
+ * @ino: the file's inode number (0: no VFS or FS entry seen)
+ * @fs_dev: its file system's device
  * @req: bytes requested
  * @ret: what the syscall returned
  * @cache: enum iolayers_cache
@@ -223,14 +243,17 @@ struct iolayers_tgid {
  * @blk: the BLOCK and DEVICE part
  */
 struct iolayers_flow_rec {
-	u64 seq;
+	u32 kind;
 	u64 end_ns;
+	u64 seq;
 	pid_t tid;
 	pid_t tgid;
 	char comm[TASK_COMM_LEN];
 	int nr;
 	int fd;
 	s64 pos;
+	u64 ino;
+	dev_t fs_dev;
 	u64 req;
 	long ret;
 	int cache;
@@ -253,16 +276,9 @@ bool iolayers_flow_fold_rq(const struct iolayers_rq *r, unsigned int i, u64 now,
 void iolayers_flow_exit(pid_t tid);
 void iolayers_flow_missed(u8 layers);
 u64 iolayers_reads_missed(void);
+void iolayers_reads_missed_reset(void);
 int iolayers_flows_forget_idle(void);
 int iolayers_flows_in_flight(void);
-
-int iolayers_rings_init(void);
-void iolayers_rings_exit(void);
-void iolayers_rings_reset(void);
-struct iolayers_flow_rec *iolayers_rings_snapshot(bool slow, unsigned int *n);
-
-extern unsigned int iolayers_flows_kept;
-extern u64 iolayers_slow_ns;
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static in the module; visible to the KUnit tests (compat.h). */

@@ -9,7 +9,7 @@
  * reader refuses versions it does not know.
  */
 #define IOLAYERS_DEBUGFS_DIR	"iolayers"
-#define IOLAYERS_FORMAT_VERSION	5
+#define IOLAYERS_FORMAT_VERSION	6
 #define IOLAYERS_VERSION_STRING	"0.1.0"
 
 /* Number of log2 buckets in every histogram: bucket i holds [2^i, 2^(i+1)). */
@@ -92,6 +92,18 @@ enum iolayers_cache {
 #define IOLAYERS_FILE_RESET	"reset"
 
 /*
+ * The stream of completed reads: a subdirectory, so that
+ * a `cat` of every file of the directory never blocks in it. `events` is
+ * consumed as it is read (one reader at a time), as ftrace's trace_pipe:
+ * the header line of `flows`, then one line per read as reads complete,
+ * in completion order across CPUs, and a line
+ * "# lost N cpu C" where N records of that CPU were lost before the next
+ * line (format 6).
+ */
+#define IOLAYERS_STREAM_DIR	"stream"
+#define IOLAYERS_FILE_EVENTS	"events"
+
+/*
  * Columns of `flows` and `slow`, one read() per line, oldest first. Times
  * in ns; start_ns is sys_enter's CLOCK_MONOTONIC time, *_off are offsets
  * from it; "-" where a layer was not reached. queue/service/device are the
@@ -99,11 +111,17 @@ enum iolayers_cache {
  * ("+" after it: some went to other disks; "?": one not in the table of
  * disks; "-": no request), and missed the layers whose function entry
  * ftrace's recursion guard refused during the read ("vfs,fs,block" or
- * some of them; "-": none), both added in format 5.
+ * some of them; "-": none), both added in format 5. Format 6 made pos the
+ * file offset of every read (read and readv: the file position they
+ * started at; -1 only for streams such as pipes) and added the file
+ * (ino, and fs_dev its file system's major:minor; "-": no VFS or FS entry
+ * seen), dev (major:minor of the first request's disk, "-": none) and
+ * ndisks (how many disks its requests went to).
  */
 #define IOLAYERS_FLOWS_HEADER \
 	"seq start_ns tid tgid comm syscall fd pos req ret cache syscall_ns vfs_ns fs_ns " \
 	"queue_ns service_ns device_ns bios rqs bio_bytes rq_bytes ra_bytes " \
-	"requeues errors vfs_off fs_off queue_off issue_off device_off done_off disk missed"
+	"requeues errors vfs_off fs_off queue_off issue_off device_off done_off disk missed " \
+	"ino fs_dev dev ndisks"
 
 #endif /* _UAPI_IOLAYERS_H */

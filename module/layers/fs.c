@@ -71,6 +71,12 @@ static __always_inline void iolayers_fs_entry(struct ftrace_regs *fregs,
 	f->rd.fs.reached = true;
 	f->rd.fs.direct = !pagecache && (iocb->ki_flags & IOCB_DIRECT);
 	f->rd.fs.mapping = iocb->ki_filp->f_mapping;
+	if (!f->rd.file.ino) {	/* VFS not reached (its entry refused) */
+		const struct inode *inode = file_inode(iocb->ki_filp);
+
+		f->rd.file.ino = inode->i_ino;
+		f->rd.file.dev = inode->i_sb->s_dev;
+	}
 	f->rd.fs.pos = iocb->ki_pos;
 	f->rd.fs.first_index = iocb->ki_pos >> PAGE_SHIFT;
 	f->rd.fs.last_index = len ? (iocb->ki_pos + len - 1) >> PAGE_SHIFT : f->rd.fs.first_index;

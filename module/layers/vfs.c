@@ -6,8 +6,10 @@
 
 #define pr_fmt(fmt) "iolayers: " fmt
 
+#include <linux/fs.h>
 #include <linux/ftrace.h>
 #include <linux/ktime.h>
+#include <iolayers/compat.h>
 #include <iolayers/flow.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
@@ -19,22 +21,32 @@ IOLAYERS_PROBE_COUNTERS(iolayers_pc_vfs_readv);
  * VFS ends where the syscall's exit begins: after vfs_read() returns, the
  * read family only drops the file reference (fdput_pos) before sys_exit,
  * so no return probe is armed (it was a kretprobe, twice the mechanism's
- * cost). sys_exit sets the flow's vfs_ns.
+ * cost). sys_exit sets the flow's vfs_ns. Here the read learns its file
+ * (inode number, file system) and the position it starts at: both
+ * functions take (struct file *, the buffer or iovecs, a count,
+ * loff_t *pos), pos NULL for a stream (a pipe, a socket).
  */
 static void iolayers_vfs_entry(struct ftrace_regs *fregs,
 			       struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	IOLAYERS_COST_SCOPE(pcpu);
 	struct iolayers_task_flow *f;
+	const struct inode *inode;
+	const loff_t *ppos;
 
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
 	/* An RCU reader already (iolayers_fentry_run()). */
 	f = iolayers_flow_find(current->pid);
-	if (f && !f->rd.vfs.start_ns) {	/* in a followed read(), not nested */
-		iolayers_hit(pcpu);
-		f->rd.vfs.start_ns = ktime_get_ns();
-	}
+	if (!f || f->rd.vfs.start_ns)	/* not a followed read(), or nested */
+		return;
+	iolayers_hit(pcpu);
+	inode = file_inode((const struct file *)iolayers_fregs_arg(fregs, 0));
+	f->rd.file.ino = inode->i_ino;
+	f->rd.file.dev = inode->i_sb->s_dev;
+	ppos = (const loff_t *)iolayers_fregs_arg(fregs, 3);
+	f->rd.vfs.pos = ppos ? *ppos : -1;
+	f->rd.vfs.start_ns = ktime_get_ns();
 }
 
 IOLAYERS_DEFINE_FENTRY(iolayers_vfs_read_fentry, iolayers_pc_vfs_read, iolayers_vfs_entry)

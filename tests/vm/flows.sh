@@ -288,8 +288,8 @@ for w in "pid abc" "pid 0" "comm 12345678901234567890" "children maybe" "reset 0
 		not_ok "bad write '$2' to $1: no pr_err naming it"
 	fi
 done
-perm=$(stat -c %a "$IOLAYERS_D"/* | sort -u | tr '\n' ' ')
-check "debugfs modes are 400/600 only ($perm)" test "$perm" = "400 600 "
+perm=$(find "$IOLAYERS_D" -type f -exec stat -c %a {} + | sort -u | tr '\n' ' ')
+check "debugfs files' modes are 400/600 only ($perm)" test "$perm" = "400 600 "
 kill $OTHER
 wait $OTHER 2>/dev/null
 rmmod iolayers

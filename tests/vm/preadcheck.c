@@ -3,8 +3,10 @@
  * Ground truth for the cache-state test: before each 4 KiB pread of FILE,
  * ask mincore() whether the page is in the page cache, and count.
  *
- * Usage: preadcheck FILE COUNT rand|seq SEED [direct|errors|foreign=OTHER|swap=RECLAIM]
- * direct opens FILE with O_DIRECT (the buffer is page-aligned). errors
+ * Usage: preadcheck FILE COUNT rand|seq SEED [direct|errors|mixed|foreign=OTHER|swap=RECLAIM]
+ * direct opens FILE with O_DIRECT (the buffer is page-aligned). mixed
+ * cycles through the whole read family: read() and readv() after an
+ * lseek() to the page, pread64(), preadv(), preadv2(). errors
  * makes reads that fail in the file system: every third read's buffer is
  * an unmapped page (-EFAULT), and the one after it is a preadv2() with
  * RWF_NOWAIT (-EAGAIN when its page is not cached). foreign=OTHER reads
@@ -18,7 +20,10 @@
  * buffer swaps it in: swap I/O during the read.
  * Prints: reads N resident N nonresident N bytes N failed N swapped N,
  * where resident and nonresident count the reads that did not fail, and
- * swapped the reads whose buffer was out in swap when they started.
+ * swapped the reads whose buffer was out in swap when they started. With
+ * PC_LOG=FILE in the environment, also one line per read into FILE:
+ * "SYSCALL OFFSET RESIDENT RET" (the syscall's name, the file offset,
+ * 1 when mincore() said the page was cached, what it returned).
  * Stops itself (SIGSTOP) before the first read so that the test can load the
  * module with its pid.
  */
@@ -77,7 +82,10 @@ int main(int argc, char **argv)
 	long count, pages, i, resident = 0, nonresident = 0, bytes = 0, failed = 0, swapped = 0;
 	const char *reclaim = NULL;
 	static char buf[4096] __attribute__((aligned(4096)));
-	int fd, seq, direct, errors, ofd = -1;
+	static const char * const names[] = { "read", "pread64", "readv", "preadv", "preadv2" };
+	int fd, seq, direct, errors, mixed, ofd = -1;
+	const char *log = getenv("PC_LOG");
+	FILE *logf = NULL;
 	char *unmapped, *dst = buf;
 	unsigned char vec;
 	struct stat st;
@@ -85,6 +93,7 @@ int main(int argc, char **argv)
 
 	direct = argc == 6 && !strcmp(argv[5], "direct");
 	errors = argc == 6 && !strcmp(argv[5], "errors");
+	mixed = argc == 6 && !strcmp(argv[5], "mixed");
 	if (argc == 6 && !strncmp(argv[5], "foreign=", 8)) {
 		ofd = open(argv[5] + 8, O_RDONLY);
 		dst = ofd < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ | PROT_WRITE,
@@ -102,9 +111,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (argc != 5 && !direct && !errors && ofd < 0 && !reclaim) {
+	if (argc != 5 && !direct && !errors && !mixed && ofd < 0 && !reclaim) {
 		fprintf(stderr,
-			"usage: preadcheck FILE COUNT rand|seq SEED [direct|errors|foreign=OTHER|swap=RECLAIM]\n");
+			"usage: preadcheck FILE COUNT rand|seq SEED [direct|errors|mixed|foreign=OTHER|swap=RECLAIM]\n");
 		return 2;
 	}
 	count = atol(argv[2]);
@@ -127,9 +136,15 @@ int main(int argc, char **argv)
 		perror("mmap");
 		return 1;
 	}
+	if (log && !(logf = fopen(log, "w"))) {
+		perror(log);
+		return 1;
+	}
 	raise(SIGSTOP);
 	for (i = 0; i < count; i++) {
 		long page = seq ? i % pages : ((long)rand() * RAND_MAX + rand()) % pages;
+		struct iovec iov = { buf, sizeof(buf) };
+		int call = 1;	/* pread64 */
 		ssize_t r;
 
 		if (mincore((char *)map + page * 4096, 4096, &vec)) {
@@ -139,9 +154,24 @@ int main(int argc, char **argv)
 		if (errors && i % 3 == 1) {
 			r = pread(fd, unmapped, sizeof(buf), page * 4096);
 		} else if (errors && i % 3 == 2) {
-			struct iovec iov = { buf, sizeof(buf) };
-
+			call = 4;
 			r = preadv2(fd, &iov, 1, page * 4096, RWF_NOWAIT);
+		} else if (mixed) {
+			call = i % 5;
+			if ((call == 0 || call == 2) && lseek(fd, page * 4096, SEEK_SET) < 0) {
+				perror("lseek");
+				return 1;
+			}
+			if (call == 0)
+				r = read(fd, buf, sizeof(buf));
+			else if (call == 1)
+				r = pread(fd, buf, sizeof(buf), page * 4096);
+			else if (call == 2)
+				r = readv(fd, &iov, 1);
+			else if (call == 3)
+				r = preadv(fd, &iov, 1, page * 4096);
+			else
+				r = preadv2(fd, &iov, 1, page * 4096, 0);
 		} else {
 			if (ofd >= 0 && (madvise(dst, 4096, MADV_DONTNEED) ||
 					 posix_fadvise(ofd, 0, 4096, POSIX_FADV_DONTNEED))) {
@@ -152,6 +182,8 @@ int main(int argc, char **argv)
 				swapped += swap_out(dst, reclaim, i);
 			r = pread(fd, dst, sizeof(buf), page * 4096);
 		}
+		if (logf)
+			fprintf(logf, "%s %ld %d %zd\n", names[call], page * 4096, vec & 1, r);
 		if (r < 0 && errors) {
 			failed++;
 			continue;
@@ -165,6 +197,10 @@ int main(int argc, char **argv)
 		else
 			nonresident++;
 		bytes += r;
+	}
+	if (logf && fclose(logf)) {
+		perror(log);
+		return 1;
 	}
 	printf("reads %ld resident %ld nonresident %ld bytes %ld failed %ld swapped %ld\n", count,
 	       resident, nonresident, bytes, failed, swapped);

@@ -272,12 +272,24 @@ static void test_hist_and_flows(void)
 	EXPECT(il_pick_flow(&fl, 99, -1) == NULL);
 	free(fl.v);
 	/* Format 5's columns: the disk of the requests, the layers missed. */
-	EXPECT(parse_flows_string(&fl, IOLAYERS_FLOWS_HEADER "\n"
+	EXPECT(parse_flows_string(&fl,
+				  "seq start_ns tid tgid comm syscall fd pos req ret cache syscall_ns vfs_ns fs_ns "
+				  "queue_ns service_ns device_ns bios rqs bio_bytes rq_bytes ra_bytes requeues errors "
+				  "vfs_off fs_off queue_off issue_off device_off done_off disk missed\n"
 				  "7 100 5 5 fio read 3 -1 4096 4096 UNK 900 800 700 10 500 480 1 1 4096 4096 0 0 0 "
 				  "50 - 120 130 610 630 sda+ vfs,fs\n",
 				  err, sizeof(err)) == 0);
 	EXPECT(fl.n == 1 && !strcmp(fl.v[0].disk, "sda+") && !strcmp(fl.v[0].missed, "vfs,fs"));
 	EXPECT(fl.n == 1 && fl.v[0].fs_off == -1 && fl.v[0].cache == IOLAYERS_C_UNK);
+	free(fl.v);
+	/* Format 6's: the file, its file system, the disk's number, disks. */
+	EXPECT(parse_flows_string(&fl, IOLAYERS_FLOWS_HEADER "\n"
+				  "7 100 5 5 fio read 3 8192 4096 4096 MISS 900 800 700 10 500 480 1 1 4096 4096 0 0 0 "
+				  "50 90 120 130 610 630 sda+ - 12 8:1 8:0 2\n"
+				  "8 200 5 5 cat read 0 -1 4096 7 other 90 80 - - - - 0 0 0 0 0 0 0 5 - - - - - - - - - - 0\n",
+				  err, sizeof(err)) == 0);
+	EXPECT(fl.n == 2 && fl.v[0].pos == 8192 && !strcmp(fl.v[0].disk, "sda+"));
+	EXPECT(fl.n == 2 && fl.v[1].pos == -1 && fl.v[1].cache == IOLAYERS_C_OTHER);
 	free(fl.v);
 }
 

@@ -1,0 +1,686 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Completed reads, one record each, in the kernel's own lockless per-CPU
+ * ring buffer (<linux/ring_buffer.h>, the one ftrace uses), in overwrite
+ * mode: the producer (sys_exit) never blocks and takes no lock a reader
+ * holds; when nobody consumes, the newest records stay. `flows` and `slow`
+ * copy the newest of them without consuming (as ftrace's `trace`);
+ * stream/events hands each record once to one reader, in completion order
+ * across CPUs (as `trace_pipe`). Every record that does not reach that
+ * reader is counted: overwritten before it was read (the ring buffer's
+ * own per-CPU overrun count, which the reader learns with the next record
+ * of that CPU), or not written at all (a reservation refused, during a
+ * reset); the stream has a "# lost N cpu C" line where they were.
+ *
+ * A hand-written ring would save little: the reservation, the time stamp
+ * and the commit are what any lockless per-CPU ring pays, and this one is
+ * the kernel's, with its readers, iterators and loss accounting.
+ */
+
+#define pr_fmt(fmt) "iolayers: " fmt
+
+#include <linux/ctype.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/irq_work.h>
+#include <linux/kdev_t.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/poll.h>
+#include <linux/ring_buffer.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <iolayers/compat.h>
+#include <iolayers/disk.h>
+#include <iolayers/flow.h>
+#include <iolayers/hist.h>
+#include <iolayers/percpu.h>
+#include <iolayers/stream.h>
+#include <iolayers/syscall.h>
+#include <uapi/iolayers.h>
+
+/* Records `flows` and `slow` show (the newest); 0: none kept at all. */
+unsigned int iolayers_flows_kept = 256;
+/* The stream's ring buffer per CPU, KiB (buffer_kb=). */
+unsigned int iolayers_buffer_kb = 1024;
+/* Reads at least this slow (syscall latency) also go to `slow`. */
+u64 iolayers_slow_ns = 10 * NSEC_PER_MSEC;
+
+/* [0]: every completed read (the stream); [1]: the slow ones. */
+static struct trace_buffer *iolayers_bufs[2];
+
+/* Reservations refused, per CPU and buffer; not yet said in the stream. */
+static DEFINE_PER_CPU(u64 [2], iolayers_rec_dropped);
+static atomic64_t iolayers_lost_pending = ATOMIC64_INIT(0);
+
+/* stream/events: open by one reader at a time; what it was given. */
+static atomic_t iolayers_stream_busy = ATOMIC_INIT(0);
+static atomic64_t iolayers_stream_delivered = ATOMIC64_INIT(0);
+static atomic64_t iolayers_stream_lost = ATOMIC64_INIT(0);
+/* Open, release, reset and the snapshots of `flows` against each other. */
+static DEFINE_MUTEX(iolayers_stream_mutex);
+
+/*
+ * The reader sleeps with @iolayers_stream_waiting set; the producer that
+ * sees it clears it and wakes the reader from an irq_work (a wake-up in
+ * the producer's own context would take the wait queue's lock, which the
+ * reader holds as it goes to sleep). No barrier on the producer's side:
+ * the reader also looks again every tenth of a second.
+ */
+static bool iolayers_stream_waiting;
+static DECLARE_WAIT_QUEUE_HEAD(iolayers_stream_wq);
+
+static void iolayers_stream_wake_work(struct irq_work *w)
+{
+	wake_up_interruptible_all(&iolayers_stream_wq);
+}
+
+static struct irq_work iolayers_stream_iw;
+
+static s64 iolayers_offset(u64 at, u64 start)
+{
+	return at ? (s64)(at - start) : -1;
+}
+
+/* A read's file offset: the p* calls' own, else the one its VFS or FS got. */
+static s64 iolayers_read_pos(const struct iolayers_read_state *rd)
+{
+	if (rd->sys.pos >= 0)
+		return rd->sys.pos;
+	if (rd->vfs.start_ns)
+		return rd->vfs.pos;
+	return rd->fs.reached ? rd->fs.pos : -1;
+}
+
+static void iolayers_flow_fill(struct iolayers_flow_rec *r, const struct iolayers_task_flow *f,
+			       long ret, u64 now, int cache)
+{
+	r->kind = IOLAYERS_EV_READ;
+	r->end_ns = now;
+	r->seq = f->seq;
+	r->tid = current->pid;
+	r->tgid = current->tgid;
+	memcpy(r->comm, current->comm, sizeof(r->comm));
+	r->nr = f->rd.sys.nr;
+	r->fd = f->rd.sys.fd;
+	r->pos = iolayers_read_pos(&f->rd);
+	r->ino = f->rd.file.ino;
+	r->fs_dev = f->rd.file.dev;
+	r->req = f->rd.sys.req;
+	r->ret = ret;
+	r->cache = cache;
+	r->sys_ns = now - f->rd.sys.start_ns;
+	r->vfs_off = iolayers_offset(f->rd.vfs.start_ns, f->rd.sys.start_ns);
+	r->vfs_ns = f->rd.vfs.ns;
+	r->fs_off = f->rd.fs.reached ? iolayers_offset(f->rd.fs.start_ns, f->rd.sys.start_ns) : -1;
+	r->fs_ns = f->rd.fs.ns;
+	r->ra_bytes = f->rd.cache.ra_pages << PAGE_SHIFT;
+	r->missed = f->rd.missed;
+	r->blk = f->blk;
+}
+
+/* Say in the stream how many records were not written (before this one). */
+static void iolayers_stream_put_lost(struct trace_buffer *buf)
+{
+	struct iolayers_ev_lost l = { .kind = IOLAYERS_EV_LOST };
+
+	l.count = atomic64_xchg(&iolayers_lost_pending, 0);
+	if (!l.count)
+		return;
+	l.end_ns = ktime_get_ns();
+	l.cpu = raw_smp_processor_id();
+	if (ring_buffer_write(buf, sizeof(l), &l))
+		atomic64_add(l.count, &iolayers_lost_pending);
+}
+
+/**
+ * iolayers_stream_store() - Write the record of a completed read.
+ * @f: the flow, ended
+ * @ret: what the syscall returned
+ * @now: ktime_get_ns() at sys_exit
+ * @cache: its cache state (enum iolayers_cache)
+ *
+ * The record is filled in place in this CPU's ring buffer page; a read at
+ * least slow_us slow is also copied to the `slow` buffer.
+ *
+ * Context: task context (sys_exit); the ring buffer disables preemption
+ * from the reservation to the commit.
+ */
+void iolayers_stream_store(const struct iolayers_task_flow *f, long ret, u64 now, int cache)
+{
+	struct trace_buffer *buf = iolayers_bufs[0];
+	struct ring_buffer_event *ev;
+	struct iolayers_flow_rec *r;
+
+	if (!buf)
+		return;
+	if (unlikely(atomic64_read(&iolayers_lost_pending)))
+		iolayers_stream_put_lost(buf);
+	ev = ring_buffer_lock_reserve(buf, sizeof(*r));
+	if (unlikely(!ev)) {
+		this_cpu_inc(iolayers_rec_dropped[0]);
+		atomic64_inc(&iolayers_lost_pending);
+		return;
+	}
+	r = ring_buffer_event_data(ev);
+	iolayers_flow_fill(r, f, ret, now, cache);
+	/* Another buffer: its own recursion guard lets this write nest. */
+	if (r->sys_ns >= READ_ONCE(iolayers_slow_ns) &&
+	    ring_buffer_write(iolayers_bufs[1], sizeof(*r), r))
+		this_cpu_inc(iolayers_rec_dropped[1]);
+	iolayers_rb_commit(buf, ev);
+	if (unlikely(READ_ONCE(iolayers_stream_waiting)) &&
+	    xchg(&iolayers_stream_waiting, false))
+		irq_work_queue(&iolayers_stream_iw);
+}
+
+static const char * const iolayers_syscall_names[] = IOLAYERS_SYSCALL_NAMES;
+
+/* The layers a read lost an event of, comma-separated ("-": none). */
+static int iolayers_missed_format(char *buf, size_t size, u8 missed)
+{
+	static const struct {
+		u8 bit;
+		const char *name;
+	} layers[] = {
+		{ IOLAYERS_MISSED_VFS, "vfs" },
+		{ IOLAYERS_MISSED_FS, "fs" },
+		{ IOLAYERS_MISSED_BLOCK, "block" },
+	};
+	char sep = ' ';
+	unsigned int i;
+	int n = 0;
+
+	if (!missed)
+		return scnprintf(buf, size, " -");
+	for (i = 0; i < ARRAY_SIZE(layers); i++) {
+		if (!(missed & layers[i].bit))
+			continue;
+		n += scnprintf(buf + n, size - n, "%c%s", sep, layers[i].name);
+		sep = ',';
+	}
+	return n;
+}
+
+/* " VALUE" for a signed time, or " -" when the layer was not reached. */
+static int iolayers_opt_format(char *buf, size_t size, bool reached, s64 v)
+{
+	return reached ? scnprintf(buf, size, " %lld", v) : scnprintf(buf, size, " -");
+}
+
+/**
+ * iolayers_flow_format() - One read's line of `flows`, `slow` and
+ *	stream/events (the columns of IOLAYERS_FLOWS_HEADER).
+ * @buf: where to write it
+ * @size: its size, IOLAYERS_FLOW_LINE_MAX is enough
+ * @r: the record
+ *
+ * Context: any; reads the table of disks.
+ * Return: the line's length, with its newline.
+ */
+int iolayers_flow_format(char *buf, size_t size, const struct iolayers_flow_rec *r)
+{
+	const struct iolayers_blk_acc *b = &r->blk;
+	u64 start = r->end_ns - r->sys_ns;
+	char comm[TASK_COMM_LEN];
+	const char *disk;
+	dev_t dev;
+	int i, n;
+
+	/* One token per column: no blanks in the name. */
+	for (i = 0; i < TASK_COMM_LEN - 1 && r->comm[i]; i++)
+		comm[i] = isgraph(r->comm[i]) ? r->comm[i] : '?';
+	comm[i] = '\0';
+	n = scnprintf(buf, size, "%llu %llu %d %d %s %s %d %lld %llu %ld %s %llu", r->seq, start,
+		      r->tid, r->tgid, i ? comm : "?",
+		      iolayers_syscall_names[iolayers_syscall_index(r->nr)], r->fd, r->pos, r->req,
+		      r->ret, iolayers_cache_name(r->cache), r->sys_ns);
+	n += iolayers_opt_format(buf + n, size - n, r->vfs_off >= 0, r->vfs_ns);
+	n += iolayers_opt_format(buf + n, size - n, r->fs_off >= 0, r->fs_ns);
+	n += iolayers_opt_format(buf + n, size - n, b->nr_rqs, b->queue_ns);
+	n += iolayers_opt_format(buf + n, size - n, b->nr_rqs, b->service_ns);
+	n += iolayers_opt_format(buf + n, size - n, b->device_at, b->device_ns);
+	n += scnprintf(buf + n, size - n, " %u %u %llu %llu %llu %u %u", b->nr_bios, b->nr_rqs,
+		       b->bio_bytes, b->rq_bytes, r->ra_bytes, b->requeues, b->errors);
+	n += iolayers_opt_format(buf + n, size - n, r->vfs_off >= 0, r->vfs_off);
+	n += iolayers_opt_format(buf + n, size - n, r->fs_off >= 0, r->fs_off);
+	n += iolayers_opt_format(buf + n, size - n, b->queue_at, b->queue_at - start);
+	n += iolayers_opt_format(buf + n, size - n, b->nr_rqs, b->issue_at - start);
+	n += iolayers_opt_format(buf + n, size - n, b->device_at, b->device_at - start);
+	n += iolayers_opt_format(buf + n, size - n, b->nr_rqs, b->done_at - start);
+	/* The disk of its requests; "+": and others after it. */
+	disk = iolayers_disk_name(b->disk);
+	if (b->nr_rqs)
+		n += scnprintf(buf + n, size - n, " %s%s", disk ?: "?",
+			       hweight16(b->disk_mask) > 1 ? "+" : "");
+	else
+		n += scnprintf(buf + n, size - n, " -");
+	n += iolayers_missed_format(buf + n, size - n, r->missed);
+	if (r->ino)
+		n += scnprintf(buf + n, size - n, " %llu %u:%u", r->ino, MAJOR(r->fs_dev),
+			       MINOR(r->fs_dev));
+	else
+		n += scnprintf(buf + n, size - n, " - -");
+	dev = iolayers_disk_dev(b->disk);
+	if (b->nr_rqs && dev)
+		n += scnprintf(buf + n, size - n, " %u:%u", MAJOR(dev), MINOR(dev));
+	else
+		n += scnprintf(buf + n, size - n, " -");
+	n += scnprintf(buf + n, size - n, " %u\n", hweight16(b->disk_mask));
+	return n;
+}
+
+static int iolayers_rec_cmp(const void *a, const void *b)
+{
+	const struct iolayers_flow_rec *x = a, *y = b;
+
+	if (x->end_ns != y->end_ns)
+		return x->end_ns < y->end_ns ? -1 : 1;
+	return 0;
+}
+
+/* Sort @n records oldest first and keep the newest @keep of them. */
+static unsigned int iolayers_recs_keep_newest(struct iolayers_flow_rec *recs, unsigned int n,
+					      unsigned int keep)
+{
+	unsigned int skip;
+
+	sort(recs, n, sizeof(*recs), iolayers_rec_cmp, NULL);
+	skip = n > keep ? n - keep : 0;
+	memmove(recs, recs + skip, (n - skip) * sizeof(*recs));
+	return n - skip;
+}
+
+/*
+ * Copy the read records of one CPU's buffer, oldest first, into @out,
+ * circularly: the last @keep of them stay (in an order sorting restores).
+ * The walk is bounded: a writer that keeps writing is not chased.
+ */
+static unsigned int iolayers_cpu_copy(struct trace_buffer *buf, int cpu,
+				      struct iolayers_flow_rec *out, unsigned int keep)
+{
+	unsigned long max = 2 * (ring_buffer_size(buf, cpu) / sizeof(*out)) + keep;
+	struct ring_buffer_iter *iter;
+	struct ring_buffer_event *ev;
+	unsigned int j = 0;
+	unsigned long walked;
+
+	iter = ring_buffer_read_start(buf, cpu, GFP_KERNEL);
+	if (!iter)
+		return 0;
+	for (walked = 0; walked < max; walked++) {
+		const struct iolayers_flow_rec *r;
+
+		ev = ring_buffer_iter_peek(iter, NULL);
+		if (!ev)
+			break;
+		r = ring_buffer_event_data(ev);
+		if (r->kind == IOLAYERS_EV_READ)
+			out[j++ % keep] = *r;
+		ring_buffer_iter_advance(iter);
+		if (!(walked % 256))
+			cond_resched();
+	}
+	ring_buffer_read_finish(iter);
+	return min(j, keep);
+}
+
+/**
+ * iolayers_stream_snapshot() - Copy the newest completed reads, without
+ *	consuming them.
+ * @slow: the slow reads' buffer instead of the stream's
+ * @n: set to the number of records returned
+ *
+ * Memory stays at twice flows= records whatever the number of CPUs. A
+ * CPU's buffer is walked with the ring buffer's own iterator while writers
+ * go on; records the stream's reader consumed are not there any more.
+ *
+ * Context: process context, may sleep.
+ * Return: at most flows= records, oldest first, to be kvfree()d; NULL
+ * when there are none or on allocation failure (@n is 0 then).
+ */
+struct iolayers_flow_rec *iolayers_stream_snapshot(bool slow, unsigned int *n)
+{
+	unsigned int total = 0, kept = iolayers_flows_kept;
+	struct trace_buffer *buf = iolayers_bufs[slow];
+	struct iolayers_flow_rec *all;
+	int cpu;
+
+	*n = 0;
+	if (!buf || !kept)
+		return NULL;
+	all = kvmalloc_array(2 * (size_t)kept, sizeof(*all), GFP_KERNEL);
+	if (!all)
+		return NULL;
+	mutex_lock(&iolayers_stream_mutex);
+	for_each_online_cpu(cpu) {
+		total += iolayers_cpu_copy(buf, cpu, all + total, kept);
+		if (total > kept)
+			total = iolayers_recs_keep_newest(all, total, kept);
+	}
+	mutex_unlock(&iolayers_stream_mutex);
+	*n = iolayers_recs_keep_newest(all, total, kept);
+	return all;
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_stream_snapshot);
+
+/* Records written to a buffer on @cpu since it was allocated or reset. */
+static unsigned long iolayers_rb_written(struct trace_buffer *buf, int cpu)
+{
+	return ring_buffer_entries_cpu(buf, cpu) + ring_buffer_overrun_cpu(buf, cpu) +
+	       ring_buffer_read_events_cpu(buf, cpu);
+}
+
+/**
+ * iolayers_stream_show_stats() - The stream's part of `stats`: per buffer
+ *	and CPU (rows "stream/CPU" and "slow/CPU") the records written,
+ *	overwritten before any reader took them, and refused (not written),
+ *	and the buffer's bytes; then what the stream's reader was given and
+ *	what it lost.
+ * @m: the seq_file of `stats`
+ *
+ * Context: process context.
+ */
+void iolayers_stream_show_stats(struct seq_file *m)
+{
+	static const char * const names[] = { "stream", "slow" };
+	unsigned long bytes = 0;
+	int k, cpu;
+
+	seq_printf(m, "%-10s %12s %12s %12s %12s\n", "buffer", "written", "overwritten",
+		   "dropped", "bytes");
+	for (k = 0; k < 2; k++) {
+		struct trace_buffer *buf = iolayers_bufs[k];
+
+		if (!buf)
+			continue;
+		for_each_online_cpu(cpu) {
+			seq_printf(m, "%s/%-*d %12lu %12lu %12llu %12lu\n", names[k],
+				   9 - (int)strlen(names[k]), cpu,
+				   iolayers_rb_written(buf, cpu), ring_buffer_overrun_cpu(buf, cpu),
+				   per_cpu(iolayers_rec_dropped, cpu)[k],
+				   ring_buffer_size(buf, cpu));
+			bytes += ring_buffer_size(buf, cpu);
+		}
+	}
+	seq_putc(m, '\n');
+	seq_printf(m, "%-20s %12lu\n", "stream_bytes", bytes);
+	seq_printf(m, "%-20s %12d\n", "stream_readers", atomic_read(&iolayers_stream_busy));
+	seq_printf(m, "%-20s %12lld\n", "stream_delivered",
+		   (long long)atomic64_read(&iolayers_stream_delivered));
+	seq_printf(m, "%-20s %12lld\n", "stream_lost",
+		   (long long)atomic64_read(&iolayers_stream_lost));
+}
+
+/* An open stream/events: a record's text, partly copied out. */
+struct iolayers_stream_reader {
+	struct mutex lock;	/* threads reading the one open file */
+	size_t len;
+	size_t off;
+	union {
+		struct iolayers_flow_rec rec;
+		struct iolayers_ev_lost lost;
+	} ev;
+	char line[IOLAYERS_FLOW_LINE_MAX + 64];
+};
+
+/* When a record was written (a read's sys_exit, a loss's first report). */
+static u64 iolayers_ev_time(const void *data)
+{
+	const struct iolayers_flow_rec *r = data;
+	const struct iolayers_ev_lost *l = data;
+
+	return r->kind == IOLAYERS_EV_READ ? r->end_ns : l->end_ns;
+}
+
+/*
+ * Consume the oldest record of all CPUs' buffers and put its text (after a
+ * "# lost" line if that CPU's buffer overwrote records before it) in
+ * @rd->line. False when every buffer is empty.
+ */
+static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
+{
+	struct trace_buffer *buf = iolayers_bufs[0];
+	struct ring_buffer_event *ev;
+	unsigned long lost = 0;
+	u64 best_ns = U64_MAX;
+	int cpu, best = -1;
+	size_t len, n = 0;
+
+	for_each_online_cpu(cpu) {
+		u64 t;
+
+		ev = ring_buffer_peek(buf, cpu, NULL, NULL);
+		if (!ev)
+			continue;
+		t = iolayers_ev_time(ring_buffer_event_data(ev));
+		if (t < best_ns) {
+			best_ns = t;
+			best = cpu;
+		}
+	}
+	if (best < 0)
+		return false;
+	ev = ring_buffer_consume(buf, best, NULL, &lost);
+	if (!ev)
+		return false;
+	len = min_t(size_t, ring_buffer_event_length(ev), sizeof(rd->ev));
+	memcpy(&rd->ev, ring_buffer_event_data(ev), len);
+	if (lost) {
+		n = scnprintf(rd->line, sizeof(rd->line), "# lost %lu cpu %d\n", lost, best);
+		atomic64_add(lost, &iolayers_stream_lost);
+	}
+	if (rd->ev.rec.kind == IOLAYERS_EV_READ && len >= sizeof(rd->ev.rec)) {
+		n += iolayers_flow_format(rd->line + n, sizeof(rd->line) - n, &rd->ev.rec);
+		atomic64_inc(&iolayers_stream_delivered);
+	} else if (rd->ev.lost.kind == IOLAYERS_EV_LOST && len >= sizeof(rd->ev.lost)) {
+		n += scnprintf(rd->line + n, sizeof(rd->line) - n, "# lost %llu cpu %u\n",
+			       rd->ev.lost.count, rd->ev.lost.cpu);
+		atomic64_add(rd->ev.lost.count, &iolayers_stream_lost);
+	}
+	rd->len = n;
+	rd->off = 0;
+	return true;
+}
+
+static bool iolayers_stream_ready(void)
+{
+	return !ring_buffer_empty(iolayers_bufs[0]);
+}
+
+/* Sleep until a record is written; -ERESTARTSYS on a signal. */
+static int iolayers_stream_wait(void)
+{
+	long ret;
+
+	do {
+		WRITE_ONCE(iolayers_stream_waiting, true);
+		smp_mb();	/* the flag before the look at the buffers */
+		ret = wait_event_interruptible_timeout(iolayers_stream_wq,
+						       iolayers_stream_ready(), HZ / 10);
+	} while (!ret);
+	WRITE_ONCE(iolayers_stream_waiting, false);
+	return ret < 0 ? ret : 0;
+}
+
+static ssize_t events_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
+{
+	struct iolayers_stream_reader *rd = file->private_data;
+	ssize_t done = 0;
+	int ret = 0;
+
+	if (mutex_lock_interruptible(&rd->lock))
+		return -ERESTARTSYS;
+	while (done < count) {
+		size_t n;
+
+		if (rd->off == rd->len && !iolayers_stream_next(rd)) {
+			if (done)
+				break;
+			if (file->f_flags & O_NONBLOCK) {
+				ret = -EAGAIN;
+				break;
+			}
+			ret = iolayers_stream_wait();
+			if (ret)
+				break;
+			continue;
+		}
+		n = min_t(size_t, count - done, rd->len - rd->off);
+		if (copy_to_user(ubuf + done, rd->line + rd->off, n)) {
+			ret = -EFAULT;
+			break;
+		}
+		rd->off += n;
+		done += n;
+	}
+	mutex_unlock(&rd->lock);
+	return done ? done : ret;
+}
+
+static __poll_t events_poll(struct file *file, poll_table *wait)
+{
+	struct iolayers_stream_reader *rd = file->private_data;
+
+	poll_wait(file, &iolayers_stream_wq, wait);
+	WRITE_ONCE(iolayers_stream_waiting, true);
+	smp_mb();	/* the flag before the look at the buffers */
+	if (READ_ONCE(rd->off) != READ_ONCE(rd->len) || iolayers_stream_ready())
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+/*
+ * One reader at a time (-EBUSY for another): each record goes to exactly
+ * one place. The stream starts at the open: what the buffers held is
+ * consumed unseen (and leaves `flows`), so that what the reader gets,
+ * plus what it is told was lost, is every read completed while it is
+ * open.
+ */
+static int events_open(struct inode *inode, struct file *file)
+{
+	struct iolayers_stream_reader *rd;
+	int cpu;
+
+	if (!iolayers_bufs[0])
+		return -ENODATA;	/* flows=0: no records at all */
+	if (atomic_cmpxchg(&iolayers_stream_busy, 0, 1))
+		return -EBUSY;
+	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	if (!rd) {
+		atomic_set(&iolayers_stream_busy, 0);
+		return -ENOMEM;
+	}
+	mutex_init(&rd->lock);
+	rd->len = scnprintf(rd->line, sizeof(rd->line), "%s\n", IOLAYERS_FLOWS_HEADER);
+	mutex_lock(&iolayers_stream_mutex);
+	for_each_online_cpu(cpu)
+		while (ring_buffer_consume(iolayers_bufs[0], cpu, NULL, NULL))
+			cond_resched();
+	mutex_unlock(&iolayers_stream_mutex);
+	file->private_data = rd;
+	return nonseekable_open(inode, file);
+}
+
+static int events_release(struct inode *inode, struct file *file)
+{
+	struct iolayers_stream_reader *rd = file->private_data;
+
+	mutex_destroy(&rd->lock);
+	kfree(rd);
+	atomic_set(&iolayers_stream_busy, 0);
+	return 0;
+}
+
+static const struct file_operations events_fops = {
+	.owner = THIS_MODULE,
+	.open = events_open,
+	.read = events_read,
+	.poll = events_poll,
+	.release = events_release,
+};
+
+/**
+ * iolayers_stream_debugfs() - Create the stream's directory and its
+ *	events file.
+ * @dir: the module's debugfs directory
+ *
+ * Context: process context (load).
+ */
+void iolayers_stream_debugfs(struct dentry *dir)
+{
+	struct dentry *sd = debugfs_create_dir(IOLAYERS_STREAM_DIR, dir);
+
+	debugfs_create_file(IOLAYERS_FILE_EVENTS, 0400, sd, NULL, &events_fops);
+}
+
+/**
+ * iolayers_stream_reset() - Forget every kept record and the stream's
+ *	counts, unless a reader has the stream open (its records are not
+ *	thrown away under it).
+ *
+ * Context: process context, may sleep.
+ */
+void iolayers_stream_reset(void)
+{
+	int k, cpu;
+
+	mutex_lock(&iolayers_stream_mutex);
+	if (!atomic_read(&iolayers_stream_busy)) {
+		for (k = 0; k < 2; k++)
+			if (iolayers_bufs[k])
+				ring_buffer_reset(iolayers_bufs[k]);
+		for_each_possible_cpu(cpu)
+			memset(per_cpu_ptr(iolayers_rec_dropped, cpu), 0,
+			       sizeof(iolayers_rec_dropped));
+		atomic64_set(&iolayers_stream_delivered, 0);
+		atomic64_set(&iolayers_stream_lost, 0);
+	}
+	mutex_unlock(&iolayers_stream_mutex);
+}
+
+/**
+ * iolayers_stream_exit() - Free the buffers.
+ *
+ * Context: process context (unload), no probe attached, no file open.
+ */
+void iolayers_stream_exit(void)
+{
+	int k;
+
+	irq_work_sync(&iolayers_stream_iw);
+	for (k = 0; k < 2; k++) {
+		if (iolayers_bufs[k])
+			ring_buffer_free(iolayers_bufs[k]);
+		iolayers_bufs[k] = NULL;
+	}
+}
+
+/**
+ * iolayers_stream_init() - Allocate the buffers: buffer_kb per CPU for
+ *	the stream, an eighth of it (at least 64 KiB) for the slow reads;
+ *	none with flows=0.
+ *
+ * Context: process context (load), may sleep.
+ * Return: 0, or -ENOMEM.
+ */
+int iolayers_stream_init(void)
+{
+	unsigned long size = (unsigned long)iolayers_buffer_kb << 10;
+
+	init_irq_work(&iolayers_stream_iw, iolayers_stream_wake_work);
+	if (!iolayers_flows_kept)
+		return 0;
+	iolayers_bufs[0] = ring_buffer_alloc(size, RB_FL_OVERWRITE);
+	iolayers_bufs[1] = ring_buffer_alloc(max(size / 8, 64UL << 10), RB_FL_OVERWRITE);
+	if (!iolayers_bufs[0] || !iolayers_bufs[1]) {
+		iolayers_stream_exit();
+		return -ENOMEM;
+	}
+	return 0;
+}

@@ -1,0 +1,229 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest test: stream/events, the stream of completed reads, against
+# ground truth the module did not produce: each read's syscall, offset,
+# return value and mincore() residency as the reading program logged them
+# (tests/vm/preadcheck.c, PC_LOG), fio's own counts per job (total_ios,
+# io_bytes) for every syscall of the read family, stat(1)'s inode and
+# device, the disk's major:minor in sysfs. Then a consumer too slow for
+# the reads: what it got plus what it was told was lost is every read;
+# one reader at a time; rmmod with a reader blocked; cat of the directory.
+set -u
+. "$IOLAYERS_REPO/tests/vm/_lib.sh"
+
+ko=$IOLAYERS_MODULE_DIR/iolayers.ko
+pc=$IOLAYERS_MODULE_DIR/preadcheck
+ev=$IOLAYERS_D/stream/events
+echo none >/sys/block/nvme0n1/queue/scheduler
+if [ "${IOLAYERS_KERNEL:-}" = debug ]; then
+	nmixed=1500 nfio=300 nslow=1500
+else
+	nmixed=5000 nfio=1200 nslow=3000
+fi
+dd if=/dev/zero of=/mnt/data bs=1M count=32 status=none
+sync
+
+# stopped_pc NAME COUNT PATTERN [MODE]: preadcheck on /mnt/data, stopped
+# before its first read, logging each read to /tmp/NAME.pclog; sets PC_PID.
+stopped_pc() {
+	PC_LOG=/tmp/$1.pclog "$pc" /mnt/data "$2" "$3" 7 ${4:+"$4"} >/tmp/$1.pcout &
+	PC_PID=$!
+	while [ "$(awk '{ print $3 }' /proc/$PC_PID/stat 2>/dev/null)" != T ]; do
+		kill -0 $PC_PID 2>/dev/null || return 1
+		sleep 0.1
+	done
+}
+
+# wait_reader: until the stream's reader has the file open.
+wait_reader() {
+	local i
+	for i in $(seq 100); do
+		[ "$(stats_value stream_readers)" = 1 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_accounted N: until the reader was given or told it lost N records
+# (at most a minute).
+wait_accounted() {
+	local i
+	for i in $(seq 600); do
+		[ $(($(stats_value stream_delivered) + $(stats_value stream_lost))) -ge "$1" ] &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# 1. The whole read family on a half-cached file, every read in the stream.
+echo 3 >/proc/sys/vm/drop_caches
+dd if=/mnt/data of=/dev/null bs=1M count=16 status=none
+stopped_pc mixed $nmixed rand mixed || exit 1
+insmod "$ko" pid=$PC_PID
+cat "$ev" >/tmp/mixed.ev &
+cat_pid=$!
+check "mixed: the reader has the stream" wait_reader
+err=$(cat "$ev" 2>&1 >/dev/null)
+check "a second reader is refused ($err)" grep -q "Device or resource busy" <<<"$err"
+kill -CONT $PC_PID
+wait $PC_PID
+echo "mixed: preadcheck: $(cat /tmp/mixed.pcout)"
+reads=$(summary_field syscall count)
+check "mixed: every read accounted in the stream ($reads)" wait_accounted "$reads"
+sleep 1
+# The reader sleeps in events now: the module is in use, unloading is refused.
+out=$(rmmod iolayers 2>&1)
+check "rmmod with a reader blocked in events is refused ($out)" \
+	test -d /sys/module/iolayers -a -n "$out"
+kill $cat_pid
+wait $cat_pid 2>/dev/null
+read -r ino fsdev <<<"$(stat -c '%i %Hd:%Ld' /mnt/data)"
+disk=$(cat /sys/block/nvme0n1/dev)
+python3 - /tmp/mixed.ev /tmp/mixed.pclog "$PC_PID" "$ino" "$fsdev" "$disk" <<'EOF' >/tmp/mixed.res
+import sys
+evf, logf, pid, ino, fsdev, disk = sys.argv[1:]
+lines = open(evf).read().split("\n")
+assert lines[-1] == ""
+hdr = lines[0].split()
+col = {n: i for i, n in enumerate(hdr)}
+data = [l.split() for l in lines[1:-1] if not l.startswith("#")]
+lost = sum(int(l.split()[2]) for l in lines[1:-1] if l.startswith("# lost"))
+mine = [d for d in data if d[col["tid"]] == pid]
+truth = [l.split() for l in open(logf)]
+same = sum(1 for d, t in zip(mine, truth)
+           if (d[col["syscall"]], d[col["pos"]], d[col["ret"]]) == (t[0], t[1], t[3]))
+wrong = 0
+for d, t in zip(mine, truth):
+    c = d[col["cache"]]
+    if (t[2] == "1") != (c == "HIT") or c not in ("HIT", "MISS", "PARTIAL"):
+        wrong += 1
+ends = [int(d[col["start_ns"]]) + int(d[col["syscall_ns"]]) for d in data]
+unordered = sum(1 for a, b in zip(ends, ends[1:]) if b < a)
+badfile = sum(1 for d in mine if (d[col["ino"]], d[col["fs_dev"]]) != (ino, fsdev))
+withrq = [d for d in mine if d[col["rqs"]] != "0"]
+baddev = sum(1 for d in withrq if (d[col["dev"]], d[col["ndisks"]]) != (disk, "1"))
+calls = len(set(d[col["syscall"]] for d in mine))
+print(len(mine), len(truth), same, wrong, unordered, badfile, len(withrq), baddev, calls, lost,
+      len(data), int(hdr == open("/sys/kernel/debug/iolayers/flows").readline().split()))
+EOF
+read -r n ntruth same wrong unordered badfile nrq baddev calls lost ndata hdr_ok </tmp/mixed.res
+echo "mixed: the stream's first lines:"
+head -4 /tmp/mixed.ev
+echo "mixed: records $n of $ntruth reads, $same matched, $wrong labels off mincore, $nrq with requests"
+check "mixed: the stream's header is flows' ($hdr_ok)" test "$hdr_ok" = 1
+check "mixed: one record per read ($n == $ntruth == $reads, $ndata in all)" \
+	test "$n/$ntruth/$ndata" = "$reads/$reads/$reads"
+check "mixed: each in the program's order with its syscall, offset and return ($same == $n)" \
+	test "$same" = "$n"
+check "mixed: all five read syscalls ($calls)" test "$calls" = 5
+check "mixed: labels agree with mincore +-1% ($wrong off)" test $((wrong * 100 / n)) -eq 0
+check "mixed: records in completion order ($unordered out of order)" test "$unordered" = 0
+check "mixed: every record names the file ($badfile wrong)" test "$badfile" = 0
+check "mixed: reads with requests name the disk $disk ($baddev wrong of $nrq)" \
+	test "$baddev" = 0 -a "$nrq" -gt 0
+check "mixed: nothing lost ($lost, $(stats_value stream_lost))" \
+	test "$lost/$(stats_value stream_lost)" = 0/0
+check "mixed: the module says it delivered them ($(stats_value stream_delivered))" \
+	test "$(stats_value stream_delivered)" = "$reads"
+check "mixed: rmmod once the reader is gone" rmmod iolayers
+
+# 2. fio, one job per syscall of the read family, the file cached: the
+# fastest reads of the test bed, recorded without loss by default.
+jobs=
+for e in sync psync vsync pvsync pvsync2; do
+	dd if=/dev/zero of=/mnt/fio-$e bs=1M count=8 status=none
+	cat /mnt/fio-$e >/dev/null
+	jobs="$jobs --name=$e --ioengine=$e --filename=/mnt/fio-$e"
+done
+insmod "$ko" comm=fio
+cat "$ev" >/tmp/fio.ev &
+cat_pid=$!
+check "fio: the reader has the stream" wait_reader
+# shellcheck disable=SC2086
+fio --eta=never --output-format=json --output=/tmp/fio.json --rw=randread --bs=4k \
+	--size=8m --number_ios=$nfio $jobs >/dev/null
+reads=$(summary_field syscall count)
+check "fio: every read accounted in the stream ($reads)" wait_accounted "$reads"
+kill $cat_pid
+wait $cat_pid 2>/dev/null
+for e in sync psync vsync pvsync pvsync2; do
+	ino=$(stat -c %i /mnt/fio-$e)
+	got=$(awk -v i="$ino" 'NR == 1 { for (k = 1; k <= NF; k++) h[$k] = k; next }
+		/^#/ { next } $(h["ino"]) == i { n++; b += $(h["ret"]) }
+		END { print n + 0, b + 0 }' /tmp/fio.ev)
+	want=$(python3 -c 'import json, sys
+j = [x for x in json.load(open("/tmp/fio.json"))["jobs"] if x["jobname"] == sys.argv[1]][0]
+print(j["read"]["total_ios"], j["read"]["io_bytes"])' "$e")
+	check "fio $e: records of its file == fio's total_ios io_bytes ($got, $want)" test "$got" = "$want"
+done
+lost=$(grep -c '^# lost' /tmp/fio.ev)
+check "fio: nothing lost at the default buffer ($lost lines, $(stats_value stream_lost))" \
+	test "$lost/$(stats_value stream_lost)" = 0/0
+rmmod iolayers
+
+# 3. A consumer far too slow (256 bytes every 20 ms) behind the smallest
+# buffer: exact accounting, records delivered + lost == reads made.
+cat /mnt/data >/dev/null
+stopped_pc slow $nslow seq || exit 1
+insmod "$ko" pid=$PC_PID buffer_kb=16
+python3 - "$ev" /tmp/slow.ev "$nslow" <<'EOF' &
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+out = open(sys.argv[2], "wb")
+want = int(sys.argv[3])
+def accounted():
+    s = {}
+    for l in open("/sys/kernel/debug/iolayers/stats"):
+        t = l.split()
+        if len(t) == 2:
+            s[t[0]] = t[1]
+    return int(s.get("stream_delivered", 0)) + int(s.get("stream_lost", 0))
+while accounted() < want:
+    out.write(os.read(fd, 256))
+    time.sleep(0.02)
+# The rest of the last record's line (it was counted when it was taken).
+os.set_blocking(fd, False)
+try:
+    while True:
+        b = os.read(fd, 65536)
+        if not b:
+            break
+        out.write(b)
+except BlockingIOError:
+    pass
+out.close()
+EOF
+py_pid=$!
+check "slow: the reader has the stream" wait_reader
+kill -CONT $PC_PID
+wait $PC_PID
+echo "slow: preadcheck: $(cat /tmp/slow.pcout)"
+reads=$(summary_field syscall count)
+timeout 120 tail --pid=$py_pid -f /dev/null
+wait $py_pid
+got=$(grep -vc '^#' /tmp/slow.ev)
+got=$((got - 1))	# the header
+lost=$(awk '/^# lost/ { s += $3 } END { print s + 0 }' /tmp/slow.ev)
+over=$(awk '$1 ~ /^stream\// { s += $3 } END { print s + 0 }' "$IOLAYERS_D/stats")
+echo "slow: $reads reads, $got delivered, $lost lost, buffers overwrote $over"
+grep -m3 '^# lost' /tmp/slow.ev
+sed -n '/^buffer /,$p' "$IOLAYERS_D/stats"
+check "slow: the program's reads are the module's ($reads == $nslow)" test "$reads" = "$nslow"
+check "slow: delivered + lost == reads exactly ($got + $lost == $reads)" \
+	test $((got + lost)) = "$reads"
+check "slow: the consumer did fall behind ($lost lost > 0)" test "$lost" -gt 0
+check "slow: stats agree (delivered $(stats_value stream_delivered), lost $(stats_value stream_lost))" \
+	test "$(stats_value stream_delivered)/$(stats_value stream_lost)" = "$got/$lost"
+check "slow: what was lost is what the ring buffer overwrote ($lost == $over)" test "$lost" = "$over"
+# Every directory entry at once returns: the stream is in a subdirectory.
+timeout 60 cat "$IOLAYERS_D"/* >/dev/null 2>&1
+check "cat of every file returns (exit $?, not 124)" test $? -ne 124
+rmmod iolayers
+
+# 4. flows=0 keeps no record: no stream either, and it says so.
+insmod "$ko" pid=1 flows=0
+err=$(cat "$ev" 2>&1)
+check "flows=0: events refuses to open ($err)" grep -q "No data available" <<<"$err"
+rmmod iolayers
+finish
