@@ -101,7 +101,7 @@ lines = open(sys.argv[1]).read().split("\n\n")[0].splitlines()
 head = lines[0].split()
 st = {r[0]: dict(zip(head, r)) for r in (l.split() for l in lines[1:])}
 clock = 0
-for l in open(sys.argv[1]).read().split("\n\n")[-1].splitlines():
+for l in open(sys.argv[1]).read().splitlines():
     if l.split()[:1] == ["clock_ns"]:
         clock = int(l.split()[1])
 est = sum(max(0, int(v["timed_ns"]) / int(v["timed"]) - clock) * int(v["calls"])
