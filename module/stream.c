@@ -417,17 +417,96 @@ void iolayers_stream_show_stats(struct seq_file *m)
 		   (long long)atomic64_read(&iolayers_stream_lost));
 }
 
-/* An open stream/events: a record's text, partly copied out. */
+/* Most bytes one record takes in stream/raw: a loss, then a read. */
+#define IOLAYERS_RAW_MAX (sizeof(struct iolayers_rec_lost) + sizeof(struct iolayers_rec_read))
+
+/*
+ * An open stream/events or stream/raw: a record's text or binary form,
+ * partly copied out (text only: binary records go out whole).
+ */
 struct iolayers_stream_reader {
 	struct mutex lock;	/* threads reading the one open file */
+	bool raw;
 	size_t len;
 	size_t off;
 	union {
 		struct iolayers_flow_rec rec;
 		struct iolayers_ev_lost lost;
 	} ev;
-	char line[IOLAYERS_FLOW_LINE_MAX + 64];
+	char line[IOLAYERS_FLOW_LINE_MAX + 64] __aligned(8);
 };
+
+static_assert(sizeof(((struct iolayers_stream_reader *)0)->line) >= IOLAYERS_RAW_MAX);
+
+/* A read's binary record (stream/raw), from its kept record. */
+static void iolayers_rec_to_raw(const struct iolayers_flow_rec *r, int cpu,
+				struct iolayers_rec_read *o)
+{
+	const struct iolayers_blk_acc *b = &r->blk;
+	u64 start = r->end_ns - r->sys_ns;
+	const char *disk = iolayers_disk_name(b->disk);
+	dev_t dev = iolayers_disk_dev(b->disk);
+
+	memset(o, 0, sizeof(*o));
+	o->hdr.type = IOLAYERS_REC_READ;
+	o->hdr.size = sizeof(*o);
+	o->hdr.cpu = cpu;
+	o->seq = r->seq;
+	o->start_ns = start;
+	o->pos = r->pos;
+	o->req = r->req;
+	o->ret = r->ret;
+	o->ino = r->ino;
+	o->ns[IOLAYERS_L_SYSCALL] = r->sys_ns;
+	o->ns[IOLAYERS_L_VFS] = r->vfs_off >= 0 ? r->vfs_ns : -1;
+	o->ns[IOLAYERS_L_FS] = r->fs_off >= 0 ? r->fs_ns : -1;
+	o->ns[IOLAYERS_L_QUEUE] = b->nr_rqs ? b->queue_ns : -1;
+	o->ns[IOLAYERS_L_SERVICE] = b->nr_rqs ? b->service_ns : -1;
+	o->ns[IOLAYERS_L_DEVICE] = b->device_at ? b->device_ns : -1;
+	o->vfs_off = r->vfs_off;
+	o->fs_off = r->fs_off;
+	o->queue_off = b->queue_at ? (s64)(b->queue_at - start) : -1;
+	o->issue_off = b->nr_rqs ? (s64)(b->issue_at - start) : -1;
+	o->device_off = b->device_at ? (s64)(b->device_at - start) : -1;
+	o->done_off = b->nr_rqs ? (s64)(b->done_at - start) : -1;
+	o->bio_bytes = b->bio_bytes;
+	o->rq_bytes = b->rq_bytes;
+	o->ra_bytes = r->ra_bytes;
+	o->tid = r->tid;
+	o->tgid = r->tgid;
+	o->fd = r->fd;
+	o->bios = b->nr_bios;
+	o->rqs = b->nr_rqs;
+	o->requeues = b->requeues;
+	o->errors = b->errors;
+	o->fs_major = MAJOR(r->fs_dev);
+	o->fs_minor = MINOR(r->fs_dev);
+	if (b->nr_rqs && dev) {
+		o->dev_major = MAJOR(dev);
+		o->dev_minor = MINOR(dev);
+	}
+	o->syscall = iolayers_syscall_index(r->nr);
+	o->cache = r->cache;
+	o->missed = r->missed;
+	o->ndisks = hweight16(b->disk_mask);
+	memcpy(o->comm, r->comm, min(sizeof(o->comm), sizeof(r->comm)));
+	o->comm[sizeof(o->comm) - 1] = '\0';
+	if (b->nr_rqs)
+		strscpy(o->disk, disk ?: "?", sizeof(o->disk));
+}
+
+/* A loss's binary record at @buf. */
+static size_t iolayers_lost_to_raw(void *buf, int cpu, u64 count)
+{
+	struct iolayers_rec_lost *l = buf;
+
+	memset(l, 0, sizeof(*l));
+	l->hdr.type = IOLAYERS_REC_LOST;
+	l->hdr.size = sizeof(*l);
+	l->hdr.cpu = cpu;
+	l->count = count;
+	return sizeof(*l);
+}
 
 /* When a record was written (a read's sys_exit, a loss's first report). */
 static u64 iolayers_ev_time(const void *data)
@@ -440,8 +519,8 @@ static u64 iolayers_ev_time(const void *data)
 
 /*
  * Consume the oldest record of all CPUs' buffers and put its text (after a
- * "# lost" line if that CPU's buffer overwrote records before it) in
- * @rd->line. False when every buffer is empty.
+ * "# lost" line if that CPU's buffer overwrote records before it), or its
+ * binary records, in @rd->line. False when every buffer is empty.
  */
 static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 {
@@ -472,15 +551,27 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 	len = min_t(size_t, ring_buffer_event_length(ev), sizeof(rd->ev));
 	memcpy(&rd->ev, ring_buffer_event_data(ev), len);
 	if (lost) {
-		n = scnprintf(rd->line, sizeof(rd->line), "# lost %lu cpu %d\n", lost, best);
+		if (rd->raw)
+			n = iolayers_lost_to_raw(rd->line, best, lost);
+		else
+			n = scnprintf(rd->line, sizeof(rd->line), "# lost %lu cpu %d\n", lost,
+				      best);
 		atomic64_add(lost, &iolayers_stream_lost);
 	}
 	if (rd->ev.rec.kind == IOLAYERS_EV_READ && len >= sizeof(rd->ev.rec)) {
-		n += iolayers_flow_format(rd->line + n, sizeof(rd->line) - n, &rd->ev.rec);
+		if (rd->raw) {
+			iolayers_rec_to_raw(&rd->ev.rec, best, (void *)(rd->line + n));
+			n += sizeof(struct iolayers_rec_read);
+		} else {
+			n += iolayers_flow_format(rd->line + n, sizeof(rd->line) - n, &rd->ev.rec);
+		}
 		atomic64_inc(&iolayers_stream_delivered);
 	} else if (rd->ev.lost.kind == IOLAYERS_EV_LOST && len >= sizeof(rd->ev.lost)) {
-		n += scnprintf(rd->line + n, sizeof(rd->line) - n, "# lost %llu cpu %u\n",
-			       rd->ev.lost.count, rd->ev.lost.cpu);
+		if (rd->raw)
+			n += iolayers_lost_to_raw(rd->line + n, rd->ev.lost.cpu, rd->ev.lost.count);
+		else
+			n += scnprintf(rd->line + n, sizeof(rd->line) - n, "# lost %llu cpu %u\n",
+				       rd->ev.lost.count, rd->ev.lost.cpu);
 		atomic64_add(rd->ev.lost.count, &iolayers_stream_lost);
 	}
 	rd->len = n;
@@ -514,6 +605,11 @@ static ssize_t events_read(struct file *file, char __user *ubuf, size_t count, l
 	ssize_t done = 0;
 	int ret = 0;
 
+	if (rd->raw && count < IOLAYERS_RAW_MAX) {
+		pr_err_ratelimited("read of %zu bytes from stream/raw: want at least %zu (whole records)\n",
+				   count, IOLAYERS_RAW_MAX);
+		return -EINVAL;
+	}
 	if (mutex_lock_interruptible(&rd->lock))
 		return -ERESTARTSYS;
 	while (done < count) {
@@ -532,6 +628,8 @@ static ssize_t events_read(struct file *file, char __user *ubuf, size_t count, l
 			continue;
 		}
 		n = min_t(size_t, count - done, rd->len - rd->off);
+		if (rd->raw && n < rd->len - rd->off)
+			break;	/* the next records do not fit whole */
 		if (copy_to_user(ubuf + done, rd->line + rd->off, n)) {
 			ret = -EFAULT;
 			break;
@@ -562,7 +660,7 @@ static __poll_t events_poll(struct file *file, poll_table *wait)
  * plus what it is told was lost, is every read completed while it is
  * open.
  */
-static int events_open(struct inode *inode, struct file *file)
+static int iolayers_stream_open(struct inode *inode, struct file *file, bool raw)
 {
 	struct iolayers_stream_reader *rd;
 	int cpu;
@@ -577,7 +675,19 @@ static int events_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	}
 	mutex_init(&rd->lock);
-	rd->len = scnprintf(rd->line, sizeof(rd->line), "%s\n", IOLAYERS_FLOWS_HEADER);
+	rd->raw = raw;
+	if (raw) {
+		struct iolayers_rec_start *st = (void *)rd->line;
+
+		st->hdr.type = IOLAYERS_REC_START;
+		st->hdr.size = sizeof(*st);
+		st->version = IOLAYERS_STREAM_VERSION;
+		st->format = IOLAYERS_FORMAT_VERSION;
+		st->open_ns = ktime_get_ns();
+		rd->len = sizeof(*st);
+	} else {
+		rd->len = scnprintf(rd->line, sizeof(rd->line), "%s\n", IOLAYERS_FLOWS_HEADER);
+	}
 	mutex_lock(&iolayers_stream_mutex);
 	for_each_online_cpu(cpu)
 		while (ring_buffer_consume(iolayers_bufs[0], cpu, NULL, NULL))
@@ -585,6 +695,16 @@ static int events_open(struct inode *inode, struct file *file)
 	mutex_unlock(&iolayers_stream_mutex);
 	file->private_data = rd;
 	return nonseekable_open(inode, file);
+}
+
+static int events_open(struct inode *inode, struct file *file)
+{
+	return iolayers_stream_open(inode, file, false);
+}
+
+static int raw_open(struct inode *inode, struct file *file)
+{
+	return iolayers_stream_open(inode, file, true);
 }
 
 static int events_release(struct inode *inode, struct file *file)
@@ -605,9 +725,17 @@ static const struct file_operations events_fops = {
 	.release = events_release,
 };
 
+static const struct file_operations raw_fops = {
+	.owner = THIS_MODULE,
+	.open = raw_open,
+	.read = events_read,
+	.poll = events_poll,
+	.release = events_release,
+};
+
 /**
  * iolayers_stream_debugfs() - Create the stream's directory and its
- *	events file.
+ *	files: events (text) and raw (binary), one stream.
  * @dir: the module's debugfs directory
  *
  * Context: process context (load).
@@ -617,6 +745,7 @@ void iolayers_stream_debugfs(struct dentry *dir)
 	struct dentry *sd = debugfs_create_dir(IOLAYERS_STREAM_DIR, dir);
 
 	debugfs_create_file(IOLAYERS_FILE_EVENTS, 0400, sd, NULL, &events_fops);
+	debugfs_create_file(IOLAYERS_FILE_RAW, 0400, sd, NULL, &raw_fops);
 }
 
 /**

@@ -122,4 +122,7 @@ int il_view_svg(FILE *out, const struct il_snapshot *s, int max);
 void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
 		       const struct il_snapshot *before);
 
+/* `iolayers record` (record.c): the exit status. */
+int il_record_main(int argc, char **argv);
+
 #endif

@@ -37,6 +37,7 @@ static const char doc[] =
 "that they failed (ERROR).\n"
 "\n"
 "USAGE: iolayers [OPTIONS] [INTERVAL [COUNT]]\n"
+"       iolayers record [-o FILE] [--duration S] [-- COMMAND...]\n"
 "\n"
 "EXAMPLES:\n"
 "    insmod iolayers.ko pid=$(pidof -s fio); iolayers   # a table per cache state\n"
@@ -50,7 +51,8 @@ static const char doc[] =
 "    iolayers -j > now.json; iolayers --prometheus > iolayers.prom\n"
 "    iolayers -p 4321 --children  # follow another process and its children\n"
 "    iolayers --reset             # zero the module's counters\n"
-"    iolayers --root ./saved      # a copy saved with scripts/save-debugfs\n";
+"    iolayers --root ./saved      # a copy saved with scripts/save-debugfs\n"
+"    iolayers record -o run.jsonl -- ./myapp   # every read of myapp, as JSON lines\n";
 
 enum { OPT_SVG = 1000, OPT_PROM, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS };
 
@@ -288,6 +290,8 @@ int main(int argc, char **argv)
 	struct il_snapshot s;
 	FILE *svg;
 
+	if (argc > 1 && !strcmp(argv[1], "record"))
+		return il_record_main(argc - 1, argv + 1);
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 1;
 	settings = env.pid || env.comm || env.children || env.reset;

@@ -3,6 +3,8 @@
 #ifndef _UAPI_IOLAYERS_H
 #define _UAPI_IOLAYERS_H
 
+#include <linux/types.h>
+
 /*
  * The debugfs directory is not a stable ABI (see Documentation/design.rst);
  * the format version below changes whenever a file's layout does, and the
@@ -102,6 +104,136 @@ enum iolayers_cache {
  */
 #define IOLAYERS_STREAM_DIR	"stream"
 #define IOLAYERS_FILE_EVENTS	"events"
+#define IOLAYERS_FILE_RAW	"raw"
+
+/*
+ * stream/raw: the same stream (sharing its one reader) in binary form.
+ * Each read() returns whole records (-EINVAL for a buffer smaller than
+ * the largest record); a record starts with struct iolayers_rec_hdr, whose
+ * size lets a reader skip types it does not know. The first record is
+ * IOLAYERS_REC_START (the stream's format version); struct layouts only
+ * ever grow at their end, and the version changes when a field's meaning
+ * does. Little-endian, naturally aligned; times are CLOCK_MONOTONIC ns.
+ */
+#define IOLAYERS_STREAM_VERSION	1
+
+enum iolayers_rec_type {
+	IOLAYERS_REC_START = 1,	/* struct iolayers_rec_start */
+	IOLAYERS_REC_READ = 2,	/* struct iolayers_rec_read */
+	IOLAYERS_REC_LOST = 3,	/* struct iolayers_rec_lost */
+};
+
+/**
+ * struct iolayers_rec_hdr - The head of every binary record.
+ * @type: enum iolayers_rec_type
+ * @size: bytes of the whole record, this header included
+ * @cpu: the CPU whose buffer held it
+ */
+struct iolayers_rec_hdr {
+	__u16 type;
+	__u16 size;
+	__u32 cpu;
+};
+
+/**
+ * struct iolayers_rec_start - First record of a binary stream.
+ * @hdr: IOLAYERS_REC_START
+ * @version: IOLAYERS_STREAM_VERSION
+ * @format: IOLAYERS_FORMAT_VERSION of the module
+ * @open_ns: when the stream was opened
+ */
+struct iolayers_rec_start {
+	struct iolayers_rec_hdr hdr;
+	__u32 version;
+	__u32 format;
+	__u64 open_ns;
+};
+
+/**
+ * struct iolayers_rec_lost - Records of one CPU lost before the next one.
+ * @hdr: IOLAYERS_REC_LOST (@hdr.cpu: the CPU that lost them)
+ * @count: how many
+ */
+struct iolayers_rec_lost {
+	struct iolayers_rec_hdr hdr;
+	__u64 count;
+};
+
+/**
+ * struct iolayers_rec_read - One completed read(): a line of `flows`.
+ * @hdr: IOLAYERS_REC_READ
+ * @seq: the flow's id
+ * @start_ns: sys_enter
+ * @pos: file offset (-1: none)
+ * @req: bytes requested
+ * @ret: what the syscall returned
+ * @ino: the file's inode number (0: not seen)
+ * @ns: latency per enum iolayers_layer (-1: not reached)
+ * @vfs_off: VFS entry, ns after sys_enter (-1: not reached)
+ * @fs_off: FS entry (-1: not reached)
+ * @queue_off: first bio queued (-1: none)
+ * @issue_off: first request issued (-1: none)
+ * @device_off: last device completion (-1: none)
+ * @done_off: last request completion (-1: none)
+ * @bio_bytes: bytes of its bios
+ * @rq_bytes: bytes of its requests
+ * @ra_bytes: readahead bytes added during the read
+ * @tid: thread id
+ * @tgid: process id
+ * @fd: file descriptor
+ * @bios: its bios
+ * @rqs: its requests
+ * @requeues: their requeues
+ * @errors: requests that failed
+ * @fs_major: the file system's device, major
+ * @fs_minor: and minor
+ * @dev_major: the first request's disk, major (0: none)
+ * @dev_minor: and minor
+ * @syscall: index in IOLAYERS_SYSCALL_NAMES
+ * @cache: enum iolayers_cache
+ * @missed: layers whose function entry was refused (bit 0 vfs, 1 fs,
+ *	2 block)
+ * @ndisks: disks its requests went to
+ * @comm: task name, NUL-terminated
+ * @disk: the first request's disk name, NUL-terminated ("" none, "?" not
+ *	in the module's table of disks)
+ */
+struct iolayers_rec_read {
+	struct iolayers_rec_hdr hdr;
+	__u64 seq;
+	__u64 start_ns;
+	__s64 pos;
+	__u64 req;
+	__s64 ret;
+	__u64 ino;
+	__s64 ns[IOLAYERS_NR_LAYERS];
+	__s64 vfs_off;
+	__s64 fs_off;
+	__s64 queue_off;
+	__s64 issue_off;
+	__s64 device_off;
+	__s64 done_off;
+	__u64 bio_bytes;
+	__u64 rq_bytes;
+	__u64 ra_bytes;
+	__s32 tid;
+	__s32 tgid;
+	__s32 fd;
+	__u32 bios;
+	__u32 rqs;
+	__u32 requeues;
+	__u32 errors;
+	__u32 fs_major;
+	__u32 fs_minor;
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u8 syscall;
+	__u8 cache;
+	__u8 missed;
+	__u8 ndisks;
+	char comm[16];
+	char disk[32];
+};
 
 /*
  * Columns of `flows` and `slow`, one read() per line, oldest first. Times

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iolayers record: save the module's stream of completed reads
+ * (stream/raw, the binary records of include/uapi/iolayers.h) as JSON
+ * lines: a header object, one object per read or loss, a trailer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "iolayers.h"
+#include "../include/uapi/iolayers.h"
+
+#define LIVE_ROOT	"/sys/kernel/debug/" IOLAYERS_DEBUGFS_DIR
+#define PARAMS		"/sys/module/iolayers/parameters"
+
+static volatile sig_atomic_t rec_stop, rec_child_done;
+
+static void rec_on_signal(int sig)
+{
+	if (sig == SIGCHLD)
+		rec_child_done = 1;
+	else
+		rec_stop = 1;
+}
+
+/* A JSON string; bytes that are not printable ASCII as \u00XX. */
+static void rec_str(FILE *out, const char *s, size_t max)
+{
+	size_t i;
+
+	fputc('"', out);
+	for (i = 0; i < max && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* The first line of a small file, without its newline; "" if unreadable. */
+static void rec_file_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+static void rec_header(FILE *out, const struct iolayers_rec_start *st, char **cmd)
+{
+	static const char * const params[] = {
+		"pid", "comm", "children", "flows", "buffer_kb", "slow_us", "max_flows", "expire_ms",
+	};
+	char buf[256], path[512];
+	struct utsname u;
+	unsigned int i;
+
+	uname(&u);
+	rec_file_line(LIVE_ROOT "/" IOLAYERS_FILE_VERSION, buf, sizeof(buf));
+	fprintf(out, "{\"iolayers_record\": 1, \"stream_version\": %u, \"format\": %u, ",
+		st->version, st->format);
+	fprintf(out, "\"kernel\": ");
+	rec_str(out, u.release, sizeof(u.release));
+	fprintf(out, ", \"module\": ");
+	rec_str(out, buf, sizeof(buf));
+	fprintf(out, ", \"open_ns\": %llu, \"settings\": {", (unsigned long long)st->open_ns);
+	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
+		snprintf(path, sizeof(path), PARAMS "/%s", params[i]);
+		rec_file_line(path, buf, sizeof(buf));
+		fprintf(out, "%s\"%s\": ", i ? ", " : "", params[i]);
+		rec_str(out, buf, sizeof(buf));
+	}
+	fprintf(out, "}, \"command\": [");
+	for (i = 0; cmd && cmd[i]; i++) {
+		fprintf(out, "%s", i ? ", " : "");
+		rec_str(out, cmd[i], strlen(cmd[i]));
+	}
+	fprintf(out, "]}\n");
+}
+
+static void rec_i64(FILE *out, const char *key, int64_t v)
+{
+	if (v < 0)
+		fprintf(out, ", \"%s\": null", key);
+	else
+		fprintf(out, ", \"%s\": %lld", key, (long long)v);
+}
+
+static void rec_read(FILE *out, const struct iolayers_rec_read *r)
+{
+	static const char * const sys[] = IOLAYERS_SYSCALL_NAMES;
+	static const char * const missed[] = { "vfs", "fs", "block" };
+	int l, k, n = 0;
+
+	fprintf(out, "{\"seq\": %llu, \"cpu\": %u, \"tid\": %d, \"tgid\": %d, \"comm\": ",
+		(unsigned long long)r->seq, r->hdr.cpu, r->tid, r->tgid);
+	rec_str(out, r->comm, sizeof(r->comm));
+	fprintf(out, ", \"syscall\": \"%s\", \"fd\": %d, \"pos\": %lld, \"req\": %llu, "
+		"\"ret\": %lld, \"cache\": \"%s\", \"start_ns\": %llu",
+		r->syscall < 5 ? sys[r->syscall] : "?", r->fd, (long long)r->pos,
+		(unsigned long long)r->req, (long long)r->ret,
+		r->cache < IOLAYERS_NR_CACHE ? il_cache_names[r->cache] : "?",
+		(unsigned long long)r->start_ns);
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%s_ns", il_layer_names[l]);
+		rec_i64(out, key, r->ns[l]);
+	}
+	rec_i64(out, "vfs_off", r->vfs_off);
+	rec_i64(out, "fs_off", r->fs_off);
+	rec_i64(out, "queue_off", r->queue_off);
+	rec_i64(out, "issue_off", r->issue_off);
+	rec_i64(out, "device_off", r->device_off);
+	rec_i64(out, "done_off", r->done_off);
+	fprintf(out, ", \"bios\": %u, \"rqs\": %u, \"bio_bytes\": %llu, \"rq_bytes\": %llu, "
+		"\"ra_bytes\": %llu, \"requeues\": %u, \"errors\": %u", r->bios, r->rqs,
+		(unsigned long long)r->bio_bytes, (unsigned long long)r->rq_bytes,
+		(unsigned long long)r->ra_bytes, r->requeues, r->errors);
+	if (r->ino)
+		fprintf(out, ", \"ino\": %llu, \"fs_dev\": \"%u:%u\"", (unsigned long long)r->ino,
+			r->fs_major, r->fs_minor);
+	else
+		fprintf(out, ", \"ino\": null, \"fs_dev\": null");
+	if (r->rqs && r->dev_major)
+		fprintf(out, ", \"dev\": \"%u:%u\"", r->dev_major, r->dev_minor);
+	else
+		fprintf(out, ", \"dev\": null");
+	fprintf(out, ", \"disk\": ");
+	if (r->disk[0])
+		rec_str(out, r->disk, sizeof(r->disk));
+	else
+		fprintf(out, "null");
+	fprintf(out, ", \"ndisks\": %u, \"missed\": [", r->ndisks);
+	for (k = 0; k < 3; k++)
+		if (r->missed & (1U << k))
+			fprintf(out, "%s\"%s\"", n++ ? ", " : "", missed[k]);
+	fprintf(out, "]}\n");
+}
+
+/*
+ * Records in @buf (whole ones, as the module gives them); returns reads
+ * and adds losses to @lost. -1 on a record that does not make sense.
+ */
+static long rec_records(FILE *out, const char *buf, size_t len, uint64_t *lost,
+			struct iolayers_rec_start *start)
+{
+	long reads = 0;
+	size_t off = 0;
+
+	while (off + sizeof(struct iolayers_rec_hdr) <= len) {
+		struct iolayers_rec_hdr h;
+
+		memcpy(&h, buf + off, sizeof(h));
+		if (h.size < sizeof(h) || off + h.size > len)
+			return -1;
+		if (h.type == IOLAYERS_REC_READ && h.size >= sizeof(struct iolayers_rec_read)) {
+			struct iolayers_rec_read r;
+
+			memcpy(&r, buf + off, sizeof(r));
+			rec_read(out, &r);
+			reads++;
+		} else if (h.type == IOLAYERS_REC_LOST && h.size >= sizeof(struct iolayers_rec_lost)) {
+			struct iolayers_rec_lost l;
+
+			memcpy(&l, buf + off, sizeof(l));
+			fprintf(out, "{\"lost\": %llu, \"cpu\": %u}\n", (unsigned long long)l.count,
+				l.hdr.cpu);
+			*lost += l.count;
+		} else if (h.type == IOLAYERS_REC_START && h.size >= sizeof(*start)) {
+			memcpy(start, buf + off, sizeof(*start));
+		}
+		off += h.size;
+	}
+	return off == len ? reads : -1;
+}
+
+static void rec_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: iolayers record [-o FILE] [--duration S] [-- COMMAND [ARG...]]\n"
+		"Save every read the module follows, as JSON lines (a header object, one\n"
+		"object per read, {\"lost\": N} where records were lost, a trailer),\n"
+		"until Ctrl-C, S seconds, or COMMAND's exit. With COMMAND, the module\n"
+		"follows it and its children (this sets the module's pid and children).\n");
+}
+
+/* Start @cmd stopped on a pipe; the caller lets it go with rec_release(). */
+static pid_t rec_spawn(char **cmd, int *gate)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(127);
+		close(p[0]);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "iolayers record: %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	*gate = p[1];
+	return pid;
+}
+
+static int rec_set(const char *name, const char *value)
+{
+	char path[512];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), LIVE_ROOT "/%s", name);
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "iolayers record: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	ret = fputs(value, f) < 0;
+	ret |= fclose(f) != 0;
+	if (ret)
+		fprintf(stderr, "iolayers record: the module refused %s=%s (see dmesg)\n", name,
+			value);
+	return ret ? -1 : 0;
+}
+
+/**
+ * il_record_main() - `iolayers record`.
+ * @argc: arguments after the reader's name, "record" first
+ * @argv: them
+ *
+ * Return: the exit status: 0 when the recording was saved (Ctrl-C
+ * included), 1 on an error, 2 on bad usage.
+ */
+int il_record_main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct sigaction sa = { .sa_handler = rec_on_signal };
+	struct iolayers_rec_start start = { 0 };
+	const char *path = NULL;
+	uint64_t lost = 0;
+	long duration = 0, reads = 0, n;
+	time_t draining = 0;
+	int fd, gate = -1, c, ret = 0, status;
+	char **cmd = NULL, *end;
+	pid_t child = 0;
+	static char buf[1 << 16];
+	FILE *out = stdout;
+	ssize_t len;
+
+	while ((c = getopt_long(argc, argv, "+o:d:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			path = optarg;
+			break;
+		case 'd':
+			errno = 0;
+			duration = strtol(optarg, &end, 10);
+			if (errno || *end || duration <= 0 || duration > 86400 * 365) {
+				fprintf(stderr, "iolayers record: invalid duration '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			rec_usage(stdout);
+			return 0;
+		default:
+			rec_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		cmd = argv + optind;
+	if (path && !(out = fopen(path, "w"))) {
+		fprintf(stderr, "iolayers record: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	/* No SA_RESTART: a signal ends the blocking read of the stream. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	if (cmd) {
+		char pid[32];
+
+		child = rec_spawn(cmd, &gate);
+		if (child < 0) {
+			fprintf(stderr, "iolayers record: fork: %s\n", strerror(errno));
+			return 1;
+		}
+		snprintf(pid, sizeof(pid), "%d", child);
+		if (rec_set(IOLAYERS_FILE_PID, pid) || rec_set(IOLAYERS_FILE_CHILDREN, "1")) {
+			kill(child, SIGKILL);
+			return 1;
+		}
+		fprintf(stderr, "iolayers record: following %s (pid %d; the module's pid setting)\n",
+			cmd[0], child);
+	}
+	/* The stream starts at the open: before the command runs. */
+	fd = open(LIVE_ROOT "/" IOLAYERS_STREAM_DIR "/" IOLAYERS_FILE_RAW, O_RDONLY);
+	if (fd < 0) {
+		fprintf(stderr, "iolayers record: %s/%s/%s: %s%s\n", LIVE_ROOT, IOLAYERS_STREAM_DIR,
+			IOLAYERS_FILE_RAW, strerror(errno),
+			errno == EBUSY ? " (another reader has the stream)" :
+			errno == ENOENT ? " (is the module loaded?)" :
+			errno == ENODATA ? " (the module keeps no records: flows=0)" : "");
+		if (child > 0)
+			kill(child, SIGKILL);
+		return 1;
+	}
+	if (duration)
+		alarm((unsigned int)duration);
+	if (gate >= 0) {
+		if (write(gate, "g", 1) != 1)
+			ret = 1;
+		close(gate);
+	}
+	len = read(fd, buf, sizeof(buf));
+	if (len < (ssize_t)sizeof(start) ||
+	    rec_records(out, buf, sizeof(start), &lost, &start) != 0 ||
+	    start.hdr.type != IOLAYERS_REC_START) {
+		fprintf(stderr, "iolayers record: the stream does not start with its version\n");
+		return 1;
+	}
+	if (start.version != IOLAYERS_STREAM_VERSION) {
+		fprintf(stderr, "iolayers record: stream version %u, this reader knows %u\n",
+			start.version, IOLAYERS_STREAM_VERSION);
+		return 1;
+	}
+	rec_header(out, &start, cmd);
+	n = rec_records(out, buf + sizeof(start), len - sizeof(start), &lost, &start);
+	while (n >= 0) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		reads += n;
+		n = 0;
+		if (!draining && (rec_stop || (rec_child_done && child > 0 &&
+					       waitpid(child, &status, WNOHANG) == child))) {
+			/*
+			 * The command's reads are all written once it has
+			 * exited; after Ctrl-C or the duration, what was
+			 * written before it. Take those, then stop.
+			 */
+			if (!rec_stop)
+				child = 0;
+			fcntl(fd, F_SETFL, O_NONBLOCK);
+			draining = time(NULL);
+		}
+		if (draining && time(NULL) - draining > 2)
+			break;
+		/* poll() first: a signal between a check and read() would be missed. */
+		if (!draining && poll(&pfd, 1, 200) <= 0)
+			continue;
+		len = read(fd, buf, sizeof(buf));
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0 && errno == EAGAIN)
+			break;
+		if (len < 0) {
+			fprintf(stderr, "iolayers record: reading the stream: %s\n", strerror(errno));
+			ret = 1;
+			break;
+		}
+		n = rec_records(out, buf, len, &lost, &start);
+	}
+	if (n < 0) {
+		fprintf(stderr, "iolayers record: a garbled record in the stream\n");
+		ret = 1;
+	}
+	close(fd);
+	fprintf(out, "{\"end\": true, \"reads\": %ld, \"lost\": %llu}\n", reads,
+		(unsigned long long)lost);
+	if (fflush(out) || (path && fclose(out))) {
+		fprintf(stderr, "iolayers record: %s: %s\n", path ? path : "stdout",
+			strerror(errno));
+		ret = 1;
+	}
+	fprintf(stderr, "iolayers record: %ld reads, %llu lost%s%s\n", reads,
+		(unsigned long long)lost, path ? ", saved to " : "", path ? path : "");
+	if (child > 0)
+		waitpid(child, &status, 0);
+	return ret;
+}
