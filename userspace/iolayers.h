@@ -122,6 +122,9 @@ int il_view_svg(FILE *out, const struct il_snapshot *s, int max);
 void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
 		       const struct il_snapshot *before);
 
+/* A recording read back (from.c). */
+int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
+
 /* `iolayers record` (record.c): the exit status. */
 int il_record_main(int argc, char **argv);
 

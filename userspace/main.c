@@ -17,6 +17,7 @@
 
 static struct env {
 	const char *root;
+	const char *from;
 	int hist, probes, ms, timeline, slow, json, prometheus, timestamp, reset;
 	unsigned int cache_mask;
 	int cache;			/* -1: any */
@@ -52,12 +53,14 @@ static const char doc[] =
 "    iolayers -p 4321 --children  # follow another process and its children\n"
 "    iolayers --reset             # zero the module's counters\n"
 "    iolayers --root ./saved      # a copy saved with scripts/save-debugfs\n"
-"    iolayers record -o run.jsonl -- ./myapp   # every read of myapp, as JSON lines\n";
+"    iolayers record -o run.jsonl -- ./myapp   # every read of myapp, as JSON lines\n"
+"    iolayers --from run.jsonl -H # any view of a recording\n";
 
-enum { OPT_SVG = 1000, OPT_PROM, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS };
+enum { OPT_SVG = 1000, OPT_PROM, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM };
 
 static const struct argp_option opts[] = {
 	{ "root", 'r', "DIR", 0, "Read DIR instead of " LIVE_ROOT, 0 },
+	{ "from", OPT_FROM, "FILE", 0, "Read a recording (iolayers record) instead of the module", 0 },
 	{ "hist", 'H', NULL, 0, "Log2 latency histograms per layer", 1 },
 	{ "probes", 'P', NULL, 0, "Probe points: state, hits, missed; tables and counters", 1 },
 	{ "milliseconds", 'm', NULL, 0, "Histograms in milliseconds", 1 },
@@ -98,6 +101,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'r':
 		env.root = arg;
+		break;
+	case OPT_FROM:
+		env.from = arg;
 		break;
 	case 'H':
 		env.hist = 1;
@@ -216,6 +222,24 @@ static int read_snapshot(struct il_snapshot *s)
 	char err[512];
 	struct stat st;
 
+	if (env.from) {
+		FILE *f = fopen(env.from, "r");
+		int ret;
+
+		if (!f) {
+			fprintf(stderr, "iolayers: %s: %s\n", env.from, strerror(errno));
+			return -1;
+		}
+		memset(s, 0, sizeof(*s));
+		ret = il_parse_recording(f, s, err, sizeof(err));
+		fclose(f);
+		if (ret) {
+			fprintf(stderr, "iolayers: %s: %s\n", env.from, err);
+			il_snapshot_free(s);
+		}
+		return ret;
+	}
+
 	if (stat(env.root, &st)) {
 		fprintf(stderr, "iolayers: %s: %s\n", env.root, strerror(errno));
 		explain_missing(env.root);
@@ -295,6 +319,10 @@ int main(int argc, char **argv)
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 1;
 	settings = env.pid || env.comm || env.children || env.reset;
+	if (env.from && (settings || env.interval || env.probes)) {
+		fprintf(stderr, "iolayers: --from reads a recording: no settings, interval or -P\n");
+		return 1;
+	}
 	if ((env.pid && write_setting(IOLAYERS_FILE_PID, env.pid)) ||
 	    (env.comm && write_setting(IOLAYERS_FILE_COMM, env.comm)) ||
 	    (env.children && write_setting(IOLAYERS_FILE_CHILDREN, env.children)) ||

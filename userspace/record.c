@@ -156,6 +156,103 @@ static void rec_read(FILE *out, const struct iolayers_rec_read *r)
 	fprintf(out, "]}\n");
 }
 
+/* --csv: seed 000's event schema, one row per event of a read. */
+#define CSV_HEADER "Time,Hier,Stage,TGID,TID,Comm,CPU,Flow_SYSCALL,Flow_VFS,Flow_FS,Bytes," \
+	"LBA/NR,SectorSz,ReqPtr,DevDisk,Flow_SYSCALL_Lat,Flow_VFS_Lat,Flow_FS_Lat,Queue_Lat," \
+	"Service_Lat,Device_Lat,Cache_State,IsDirect"
+
+static int rec_csv;
+
+/* A CSV field, quoted (RFC 4180); bytes that are not printable ASCII as '?'. */
+static void csv_str(FILE *out, const char *s, size_t max)
+{
+	size_t i;
+
+	fputc('"', out);
+	for (i = 0; i < max && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"')
+			fputs("\"\"", out);
+		else
+			fputc(c < 0x20 || c >= 0x7f ? '?' : c, out);
+	}
+	fputc('"', out);
+}
+
+static void csv_opt(FILE *out, int64_t v)
+{
+	if (v >= 0)
+		fprintf(out, ",%lld", (long long)v);
+	else
+		fputc(',', out);
+}
+
+/*
+ * One row: the event at @off ns after sys_enter, its layer and stage, the
+ * bytes it concerns, and the latencies it ends (-1: none).
+ */
+static void csv_row(FILE *out, const struct iolayers_rec_read *r, int64_t off, const char *hier,
+		    const char *stage, int64_t bytes, const int64_t lat[6], int last)
+{
+	fprintf(out, "%llu,%s,%s,%d,%d,", (unsigned long long)(r->start_ns + off), hier, stage,
+		r->tgid, r->tid);
+	csv_str(out, r->comm, sizeof(r->comm));
+	fprintf(out, ",%u,%llu", r->hdr.cpu, (unsigned long long)r->seq);
+	csv_opt(out, r->vfs_off >= 0 ? (int64_t)r->seq : -1);
+	csv_opt(out, r->fs_off >= 0 ? (int64_t)r->seq : -1);
+	csv_opt(out, bytes);
+	/* No LBA, sector size or request pointer: pointers never leave the kernel. */
+	fputs(",,,,", out);
+	if (r->disk[0] && strcmp(hier, "SYSCALL") && strcmp(hier, "VFS") && strcmp(hier, "FS"))
+		csv_str(out, r->disk, sizeof(r->disk));
+	for (int i = 0; i < 6; i++)
+		csv_opt(out, lat[i]);
+	if (last)
+		fprintf(out, ",%s,%d\n",
+			r->cache < IOLAYERS_NR_CACHE ? il_cache_names[r->cache] : "?",
+			r->cache == IOLAYERS_C_DIRECT);
+	else
+		fputs(",,\n", out);
+}
+
+static void rec_read_csv(FILE *out, const struct iolayers_rec_read *r)
+{
+	const int64_t none[6] = { -1, -1, -1, -1, -1, -1 };
+	int64_t lat[6];
+
+	csv_row(out, r, 0, "SYSCALL", "enter", (int64_t)r->req, none, 0);
+	if (r->vfs_off >= 0)
+		csv_row(out, r, r->vfs_off, "VFS", "enter", (int64_t)r->req, none, 0);
+	if (r->fs_off >= 0)
+		csv_row(out, r, r->fs_off, "FS", "enter", (int64_t)r->req, none, 0);
+	if (r->queue_off >= 0)
+		csv_row(out, r, r->queue_off, "BLOCK", "queue", (int64_t)r->bio_bytes, none, 0);
+	if (r->issue_off >= 0) {
+		memcpy(lat, none, sizeof(lat));
+		lat[3] = r->ns[IOLAYERS_L_QUEUE];
+		csv_row(out, r, r->issue_off, "BLOCK", "issue", (int64_t)r->rq_bytes, lat, 0);
+	}
+	if (r->device_off >= 0) {
+		memcpy(lat, none, sizeof(lat));
+		lat[5] = r->ns[IOLAYERS_L_DEVICE];
+		csv_row(out, r, r->device_off, "DEVICE", "complete", (int64_t)r->rq_bytes, lat, 0);
+	}
+	if (r->done_off >= 0) {
+		memcpy(lat, none, sizeof(lat));
+		lat[4] = r->ns[IOLAYERS_L_SERVICE];
+		csv_row(out, r, r->done_off, "BLOCK", "complete", (int64_t)r->rq_bytes, lat, 0);
+	}
+	lat[0] = r->ns[IOLAYERS_L_SYSCALL];
+	lat[1] = r->ns[IOLAYERS_L_VFS];
+	lat[2] = r->ns[IOLAYERS_L_FS];
+	lat[3] = r->ns[IOLAYERS_L_QUEUE];
+	lat[4] = r->ns[IOLAYERS_L_SERVICE];
+	lat[5] = r->ns[IOLAYERS_L_DEVICE];
+	csv_row(out, r, r->ns[IOLAYERS_L_SYSCALL], "SYSCALL", "exit", r->ret > 0 ? r->ret : 0, lat,
+		1);
+}
+
 /*
  * Records in @buf (whole ones, as the module gives them); returns reads
  * and adds losses to @lost. -1 on a record that does not make sense.
@@ -176,14 +273,21 @@ static long rec_records(FILE *out, const char *buf, size_t len, uint64_t *lost,
 			struct iolayers_rec_read r;
 
 			memcpy(&r, buf + off, sizeof(r));
-			rec_read(out, &r);
+			if (rec_csv)
+				rec_read_csv(out, &r);
+			else
+				rec_read(out, &r);
 			reads++;
 		} else if (h.type == IOLAYERS_REC_LOST && h.size >= sizeof(struct iolayers_rec_lost)) {
 			struct iolayers_rec_lost l;
 
 			memcpy(&l, buf + off, sizeof(l));
-			fprintf(out, "{\"lost\": %llu, \"cpu\": %u}\n", (unsigned long long)l.count,
-				l.hdr.cpu);
+			if (rec_csv)
+				fprintf(out, ",STREAM,lost,,,,%u,,,,%llu,,,,,,,,,,,,\n", l.hdr.cpu,
+					(unsigned long long)l.count);
+			else
+				fprintf(out, "{\"lost\": %llu, \"cpu\": %u}\n",
+					(unsigned long long)l.count, l.hdr.cpu);
 			*lost += l.count;
 		} else if (h.type == IOLAYERS_REC_START && h.size >= sizeof(*start)) {
 			memcpy(start, buf + off, sizeof(*start));
@@ -196,11 +300,14 @@ static long rec_records(FILE *out, const char *buf, size_t len, uint64_t *lost,
 static void rec_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: iolayers record [-o FILE] [--duration S] [-- COMMAND [ARG...]]\n"
+		"usage: iolayers record [-o FILE] [--duration S] [--csv] [-- COMMAND [ARG...]]\n"
 		"Save every read the module follows, as JSON lines (a header object, one\n"
 		"object per read, {\"lost\": N} where records were lost, a trailer),\n"
 		"until Ctrl-C, S seconds, or COMMAND's exit. With COMMAND, the module\n"
-		"follows it and its children (this sets the module's pid and children).\n");
+		"follows it and its children (this sets the module's pid and children).\n"
+		"--csv: one row per event of each read instead (enter and exit of the\n"
+		"syscall, VFS and FS entries, block queue, issue and completions), the\n"
+		"columns of seed 000's event schema; a row STREAM,lost where records were lost.\n");
 }
 
 /* Start @cmd stopped on a pipe; the caller lets it go with rec_release(). */
@@ -262,6 +369,7 @@ int il_record_main(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "csv", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -278,8 +386,11 @@ int il_record_main(int argc, char **argv)
 	FILE *out = stdout;
 	ssize_t len;
 
-	while ((c = getopt_long(argc, argv, "+o:d:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:d:ch", lopts, NULL)) != -1) {
 		switch (c) {
+		case 'c':
+			rec_csv = 1;
+			break;
 		case 'o':
 			path = optarg;
 			break;
@@ -357,7 +468,10 @@ int il_record_main(int argc, char **argv)
 			start.version, IOLAYERS_STREAM_VERSION);
 		return 1;
 	}
-	rec_header(out, &start, cmd);
+	if (rec_csv)
+		fprintf(out, "%s\n", CSV_HEADER);
+	else
+		rec_header(out, &start, cmd);
 	n = rec_records(out, buf + sizeof(start), len - sizeof(start), &lost, &start);
 	while (n >= 0) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
@@ -398,8 +512,9 @@ int il_record_main(int argc, char **argv)
 		ret = 1;
 	}
 	close(fd);
-	fprintf(out, "{\"end\": true, \"reads\": %ld, \"lost\": %llu}\n", reads,
-		(unsigned long long)lost);
+	if (!rec_csv)
+		fprintf(out, "{\"end\": true, \"reads\": %ld, \"lost\": %llu}\n", reads,
+			(unsigned long long)lost);
 	if (fflush(out) || (path && fclose(out))) {
 		fprintf(stderr, "iolayers record: %s: %s\n", path ? path : "stdout",
 			strerror(errno));

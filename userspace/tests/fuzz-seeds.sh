@@ -14,3 +14,9 @@ for d in "$src"/*/; do
 		i=$((i + 1))
 	done
 done
+# Recordings (iolayers record): kind 5.
+for f in "$src"/../recordings/*.jsonl; do
+	[ -f "$f" ] || continue
+	{ printf '\005'; cat "$f"; } >"$dst/seed$i"
+	i=$((i + 1))
+done

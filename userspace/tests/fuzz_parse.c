@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the reader's parser and views: the first byte picks
- * the file kind, the rest is its content. Whatever parses must also print
+ * the file kind (5: a recording, iolayers record's JSON lines), the rest
+ * is its content. Whatever parses must also print
  * in every view without a sanitizer report.
  */
 #include <stdint.h>
@@ -46,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = fmemopen((void *)(data + 1), size - 1, "r");
 	if (!s || !f || !devnull)
 		abort();
-	switch (data[0] % 5) {
+	switch (data[0] % 6) {
 	case 0:
 		ok = !il_parse_version(f, s, err, sizeof(err));
 		break;
@@ -59,8 +60,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 3:
 		ok = !il_parse_hist(f, s, err, sizeof(err));
 		break;
-	default:
+	case 4:
 		ok = !il_parse_flows(f, &s->flows, err, sizeof(err));
+		break;
+	default:
+		ok = !il_parse_recording(f, s, err, sizeof(err));
 		break;
 	}
 	fclose(f);

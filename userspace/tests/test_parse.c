@@ -333,6 +333,70 @@ static void test_bad_hist_and_flows(void)
 	}
 }
 
+static int parse_recording_string(struct il_snapshot *s, const char *text, char *err,
+				  size_t errlen)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	ret = il_parse_recording(f, s, err, errlen);
+	fclose(f);
+	return ret;
+}
+
+/* A recording (iolayers record) read back: flows, histograms, losses. */
+static void test_recording(void)
+{
+	static const char head[] =
+		"{\"iolayers_record\": 1, \"stream_version\": 1, \"format\": 6, \"kernel\": \"k\", "
+		"\"module\": \"iolayers 0.1.0\", \"open_ns\": 1, \"settings\": {\"slow_us\": \"1\"}, "
+		"\"command\": []}\n";
+	static const char * const bad[] = {
+		"",
+		"{\"seq\": 1}\n",
+		"[1]\n",
+		"{\"iolayers_record\": 2, \"settings\": {}, \"format\": 6, \"module\": \"x\"}\n",
+		"%s{\"lost\": 1, \"lost\": 2}\n",
+		"%s{\"seq\": 1, \"tid\": 1}\n",
+		"%s{\"what\": 1}\n",
+		"%s{\"end\": true}\n{\"lost\": 1}\n",
+		"%s{\"lost\": 1}\nnot json\n",
+		NULL,
+	};
+	uint64_t v = 0;
+	struct il_snapshot s;
+	char err[256], text[1024];
+	FILE *f = fopen("recordings/small.jsonl", "r");
+	int i;
+
+	EXPECT(f != NULL);
+	if (!f)
+		return;
+	memset(&s, 0, sizeof(s));
+	EXPECT(il_parse_recording(f, &s, err, sizeof(err)) == 0);
+	fclose(f);
+	EXPECT(s.format == 6 && s.pid == 42 && !strcmp(s.version, "0.1.0"));
+	EXPECT(s.flows.n == 2 && s.flows.v[0].seq == 7 && s.flows.v[0].pos == 8192);
+	EXPECT(s.flows.n == 2 && s.flows.v[1].lat[IOLAYERS_L_QUEUE] == -1 &&
+	       !strcmp(s.flows.v[1].missed, "fs") && !strcmp(s.flows.v[1].disk, "-"));
+	EXPECT(s.slow.n == 1 && s.slow.v[0].seq == 7);
+	EXPECT(s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].count == 1 &&
+	       s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].buckets[18] == 1 &&
+	       s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].bytes == 4096);
+	EXPECT(s.hist[IOLAYERS_L_DEVICE][IOLAYERS_C_HIT].count == 0 &&
+	       s.hist[IOLAYERS_L_DEVICE][IOLAYERS_C_MISS].sum_ns == 190000);
+	EXPECT(il_counter(&s, "stream_lost", &v) == 0 && v == 3);
+	il_snapshot_free(&s);
+	for (i = 0; bad[i]; i++) {
+		snprintf(text, sizeof(text), bad[i], head);
+		err[0] = 0;
+		EXPECT(parse_recording_string(&s, text, err, sizeof(err)) == -1);
+		EXPECT(err[0] != 0);
+		il_snapshot_free(&s);
+	}
+}
+
 int main(void)
 {
 	test_real_6_1();
@@ -343,6 +407,7 @@ int main(void)
 	test_table();
 	test_hist_and_flows();
 	test_bad_hist_and_flows();
+	test_recording();
 	printf("test_parse: %s\n", failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;
 }

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iolayers --from FILE: a recording (`iolayers record`, JSON lines) read
+ * back into the snapshot the live views print: every read a flow, the
+ * histograms built from the reads exactly as the module builds its own
+ * (one sample per layer the read reached, log2 buckets), the slow reads
+ * those at least the recording's slow_us. JSON is parsed by jansson.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "iolayers.h"
+
+static int from_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* An integer member; null gives @null_value; anything else is an error. */
+static int get_i64(json_t *o, const char *key, int null_ok, int64_t null_value, int64_t *out)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v && json_is_integer(v)) {
+		*out = json_integer_value(v);
+		return 0;
+	}
+	if (null_ok && v && json_is_null(v)) {
+		*out = null_value;
+		return 0;
+	}
+	return -1;
+}
+
+static int get_str(json_t *o, const char *key, int null_ok, char *buf, size_t len,
+		   const char *null_value)
+{
+	json_t *v = json_object_get(o, key);
+	const char *s;
+
+	if (null_ok && v && json_is_null(v))
+		s = null_value;
+	else if (v && json_is_string(v))
+		s = json_string_value(v);
+	else
+		return -1;
+	if (strlen(s) >= len)
+		return -1;
+	strcpy(buf, s);
+	return 0;
+}
+
+static int bucket(uint64_t ns)
+{
+	int b = 0;
+
+	while (ns >>= 1)
+		b++;
+	return b;
+}
+
+static void hist_add(struct il_hist *h, int64_t ns, int64_t bytes)
+{
+	uint64_t v = (uint64_t)ns;
+
+	if (!h->count || v < h->min_ns)
+		h->min_ns = v;
+	if (v > h->max_ns)
+		h->max_ns = v;
+	h->count++;
+	h->sum_ns += v;
+	h->bytes += (uint64_t)bytes;
+	h->buckets[bucket(v)]++;
+}
+
+/* One read's object into @f, its samples into @s's histograms. */
+static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
+{
+	static const char *const offs[] = {
+		"vfs_off", "fs_off", "queue_off", "issue_off", "device_off", "done_off",
+	};
+	int64_t *offv[] = {
+		&f->vfs_off, &f->fs_off, &f->queue_off, &f->issue_off, &f->device_off, &f->done_off,
+	};
+	int64_t seq = 0, ndisks = 0, pos = 0, ret = 0;
+	json_t *missed, *m;
+	char key[IL_NAME_LEN + 8], cache[IL_NAME_LEN];
+	size_t i;
+	int l, bad = 0;
+
+	memset(f, 0, sizeof(*f));
+	bad |= get_i64(o, "seq", 0, 0, &seq) || seq < 0;
+	f->seq = (uint64_t)seq;
+	bad |= get_i64(o, "start_ns", 0, 0, &f->start_ns);
+	bad |= get_i64(o, "tid", 0, 0, &f->tid) | get_i64(o, "tgid", 0, 0, &f->tgid);
+	bad |= get_str(o, "comm", 0, f->comm, sizeof(f->comm), NULL);
+	bad |= get_str(o, "syscall", 0, f->syscall, sizeof(f->syscall), NULL);
+	bad |= get_i64(o, "fd", 0, 0, &f->fd) | get_i64(o, "pos", 0, 0, &pos);
+	bad |= get_i64(o, "req", 0, 0, &f->req) | get_i64(o, "ret", 0, 0, &ret);
+	f->pos = pos;
+	f->ret = ret;
+	bad |= get_str(o, "cache", 0, cache, sizeof(cache), NULL);
+	if (bad)
+		return -1;
+	f->cache = il_cache_index(cache);
+	if (f->cache < 0)
+		return -1;
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
+		snprintf(key, sizeof(key), "%s_ns", il_layer_names[l]);
+		if (get_i64(o, key, 1, -1, &f->lat[l]) || f->lat[l] < -1)
+			return -1;
+	}
+	if (f->lat[IOLAYERS_L_SYSCALL] < 0)
+		return -1;
+	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+		if (get_i64(o, offs[i], 1, -1, offv[i]))
+			return -1;
+	if (get_i64(o, "bios", 0, 0, &f->bios) || get_i64(o, "rqs", 0, 0, &f->rqs) ||
+	    get_i64(o, "bio_bytes", 0, 0, &f->bio_bytes) ||
+	    get_i64(o, "rq_bytes", 0, 0, &f->rq_bytes) ||
+	    get_i64(o, "ra_bytes", 0, 0, &f->ra_bytes) ||
+	    get_i64(o, "requeues", 0, 0, &f->requeues) ||
+	    get_i64(o, "errors", 0, 0, &f->errors) || get_i64(o, "ndisks", 0, 0, &ndisks) ||
+	    get_str(o, "disk", 1, f->disk, sizeof(f->disk) - 1, "-"))
+		return -1;
+	if (f->rq_bytes < 0 || f->bio_bytes < 0)
+		return -1;
+	if (ndisks > 1)
+		strcat(f->disk, "+");
+	missed = json_object_get(o, "missed");
+	if (!json_is_array(missed))
+		return -1;
+	strcpy(f->missed, json_array_size(missed) ? "" : "-");
+	json_array_foreach(missed, i, m) {
+		const char *name = json_string_value(m);
+
+		if (!name || strlen(f->missed) + strlen(name) + 2 > sizeof(f->missed))
+			return -1;
+		if (i)
+			strcat(f->missed, ",");
+		strcat(f->missed, name);
+	}
+	/* The module's samples (iolayers_flow_finish()): bytes as it counts them. */
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
+		int64_t bytes = l <= IOLAYERS_L_FS ? (f->ret > 0 ? f->ret : 0) : f->rq_bytes;
+
+		if (f->lat[l] >= 0)
+			hist_add(&s->hist[l][f->cache], f->lat[l], bytes);
+	}
+	return 0;
+}
+
+static int from_header(json_t *o, struct il_snapshot *s, int64_t *slow_ns, char *err,
+		       size_t errlen)
+{
+	json_t *st = json_object_get(o, "settings");
+	char buf[IL_NAME_LEN], module[IL_NAME_LEN * 2];
+	int64_t v, fmt;
+	char *end;
+
+	if (get_i64(o, "iolayers_record", 0, 0, &v) || v != 1 || !json_is_object(st) ||
+	    get_i64(o, "format", 0, 0, &fmt) || get_str(o, "module", 0, module, sizeof(module), NULL))
+		return from_fail(err, errlen, "line 1 is not an iolayers recording's header");
+	s->format = (int)fmt;
+	if (sscanf(module, "iolayers %31s", s->version) != 1)
+		snprintf(s->version, sizeof(s->version), "?");
+	if (!get_str(st, "pid", 0, buf, sizeof(buf), NULL))
+		s->pid = atoi(buf);
+	if (!get_str(st, "comm", 0, buf, sizeof(buf), NULL))
+		snprintf(s->comm, sizeof(s->comm), "%s", buf);
+	if (!get_str(st, "children", 0, buf, sizeof(buf), NULL))
+		s->children = atoi(buf);
+	*slow_ns = 10000000;
+	if (!get_str(st, "slow_us", 0, buf, sizeof(buf), NULL)) {
+		errno = 0;
+		v = strtoll(buf, &end, 10);
+		if (errno || *end || v < 0 || v > INT64_MAX / 1000)
+			return from_fail(err, errlen, "line 1: bad slow_us '%s'", buf);
+		*slow_ns = v * 1000;
+	}
+	return 0;
+}
+
+static int add_flow(struct il_flows *fl, const struct il_flow *f, int *cap)
+{
+	if (fl->n == *cap) {
+		int ncap = *cap ? *cap * 2 : 256;
+		struct il_flow *v = realloc(fl->v, (size_t)ncap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		fl->v = v;
+		*cap = ncap;
+	}
+	fl->v[fl->n++] = *f;
+	return 0;
+}
+
+/**
+ * il_parse_recording() - Read a recording into a snapshot.
+ * @f: the recording (JSON lines)
+ * @s: zeroed; filled (free with il_snapshot_free())
+ * @err: what is wrong, on failure
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err set.
+ */
+int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
+{
+	int cap = 0, slowcap = 0, lineno = 0, ended = 0, l, c;
+	int64_t slow_ns = 0, lost = 0, v;
+	char *line = NULL;
+	size_t len = 0;
+	ssize_t n;
+	int ret = -1;
+
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
+		for (c = 0; c < IOLAYERS_NR_CACHE; c++)
+			s->hist[l][c].min_ns = UINT64_MAX;
+	while ((n = getline(&line, &len, f)) > 0) {
+		json_error_t jerr;
+		struct il_flow fw;
+		json_t *o;
+
+		lineno++;
+		if (ended) {
+			from_fail(err, errlen, "line %d: after the trailer", lineno);
+			goto out;
+		}
+		o = json_loadb(line, (size_t)n, JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK, &jerr);
+		if (!o || !json_is_object(o)) {
+			from_fail(err, errlen, "line %d is not a JSON object: %s", lineno,
+				  o ? "another value" : jerr.text);
+			json_decref(o);
+			goto out;
+		}
+		if (lineno == 1) {
+			if (from_header(o, s, &slow_ns, err, errlen)) {
+				json_decref(o);
+				goto out;
+			}
+		} else if (json_object_get(o, "seq")) {
+			if (from_read(o, s, &fw)) {
+				from_fail(err, errlen, "line %d: not a read's record", lineno);
+				json_decref(o);
+				goto out;
+			}
+			if (add_flow(&s->flows, &fw, &cap) ||
+			    (fw.lat[IOLAYERS_L_SYSCALL] >= slow_ns &&
+			     add_flow(&s->slow, &fw, &slowcap))) {
+				from_fail(err, errlen, "out of memory");
+				json_decref(o);
+				goto out;
+			}
+		} else if (json_is_true(json_object_get(o, "end"))) {
+			int64_t reads = -1, tlost = -1;
+
+			/* The trailer counts what came before it. */
+			if (get_i64(o, "reads", 0, 0, &reads) || get_i64(o, "lost", 0, 0, &tlost) ||
+			    reads != s->flows.n || tlost != lost) {
+				from_fail(err, errlen,
+					  "line %d: the trailer does not count the %d reads and %lld lost before it",
+					  lineno, s->flows.n, (long long)lost);
+				json_decref(o);
+				goto out;
+			}
+			ended = 1;
+		} else if (!get_i64(o, "lost", 0, 0, &v) && v >= 0) {
+			lost += v;
+		} else {
+			from_fail(err, errlen, "line %d: an object of no known kind", lineno);
+			json_decref(o);
+			goto out;
+		}
+		json_decref(o);
+	}
+	if (!lineno) {
+		from_fail(err, errlen, "empty recording");
+		goto out;
+	}
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
+		for (c = 0; c < IOLAYERS_NR_CACHE; c++)
+			if (!s->hist[l][c].count)
+				s->hist[l][c].min_ns = UINT64_MAX;
+	/* What the recording lost, as `stats` would say it. */
+	if (s->ncounters < IL_MAX_COUNTERS) {
+		snprintf(s->counters[s->ncounters].name, IL_NAME_LEN, "stream_lost");
+		s->counters[s->ncounters++].value = (uint64_t)lost;
+	}
+	ret = 0;
+out:
+	free(line);
+	return ret;
+}
