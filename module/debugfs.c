@@ -15,6 +15,7 @@
 #include <iolayers/cache.h>
 #include <iolayers/debugfs.h>
 #include <iolayers/disk.h>
+#include <iolayers/file.h>
 #include <iolayers/flow.h>
 #include <iolayers/hist.h>
 #include <iolayers/probe.h>
@@ -95,6 +96,13 @@ static void summary_line(struct seq_file *m, const char *name, const struct iola
  * Per layer over all reads, then the cache states: reads per state and
  * their share of the file reads (all but "other").
  */
+static int files_show(struct seq_file *m, void *v)
+{
+	iolayers_files_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(files);
+
 static int summary_show(struct seq_file *m, void *v)
 {
 	u64 reads[IOLAYERS_NR_CACHE], files = 0;
@@ -288,6 +296,7 @@ void iolayers_debugfs_init(void)
 	debugfs_create_file(IOLAYERS_FILE_HIST, 0400, iolayers_dir, NULL, &hist_fops);
 	debugfs_create_file(IOLAYERS_FILE_FLOWS, 0400, iolayers_dir, NULL, &flows_fops);
 	debugfs_create_file(IOLAYERS_FILE_SLOW, 0400, iolayers_dir, NULL, &slow_fops);
+	debugfs_create_file(IOLAYERS_FILE_FILES, 0400, iolayers_dir, NULL, &files_fops);
 	iolayers_stream_debugfs(iolayers_dir);
 	for (i = 0; i < iolayers_nr_settings; i++)
 		if (iolayers_settings[i].file)

@@ -5,6 +5,7 @@
 
 #include <linux/module.h>
 #include <iolayers/debugfs.h>
+#include <iolayers/file.h>
 #include <iolayers/filter.h>
 #include <iolayers/flow.h>
 #include <iolayers/hist.h>
@@ -52,9 +53,12 @@ static int __init iolayers_init(void)
 	ret = iolayers_hist_init();
 	if (ret)
 		goto out_tables;
-	ret = iolayers_stream_init();
+	ret = iolayers_files_init();
 	if (ret)
 		goto out_hist;
+	ret = iolayers_stream_init();
+	if (ret)
+		goto out_files;
 	/*
 	 * A probe point that is missing or fails disables its layer and shows
 	 * in `layers`; it never fails the load.
@@ -64,6 +68,8 @@ static int __init iolayers_init(void)
 	pr_info("version %s loaded\n", IOLAYERS_VERSION_STRING);
 	return 0;
 
+out_files:
+	iolayers_files_exit();
 out_hist:
 	iolayers_hist_exit();
 out_tables:
@@ -78,6 +84,7 @@ static void __exit iolayers_exit(void)
 	iolayers_probes_detach();
 	iolayers_tables_exit();
 	iolayers_stream_exit();
+	iolayers_files_exit();
 	iolayers_hist_exit();
 	pr_info("unloaded\n");
 }

@@ -22,6 +22,7 @@
 #include <iolayers/compat.h>
 #include <iolayers/percpu.h>
 #include <iolayers/request.h>
+#include <iolayers/file.h>
 #include <iolayers/flow.h>
 #include <iolayers/table.h>
 
@@ -68,6 +69,7 @@ static struct iolayers_table iolayers_tables[IOLAYERS_NR_TABLES] = {
 	[IOLAYERS_T_BIO] = IOLAYERS_TABLE(IOLAYERS_T_BIO, "bio", struct iolayers_bio, 16),
 	[IOLAYERS_T_RQ] = IOLAYERS_TABLE(IOLAYERS_T_RQ, "rq", struct iolayers_rq, 16),
 	[IOLAYERS_T_TGID] = IOLAYERS_TABLE(IOLAYERS_T_TGID, "tgid", struct iolayers_tgid, 1),
+	[IOLAYERS_T_FILE] = IOLAYERS_TABLE(IOLAYERS_T_FILE, "file", struct iolayers_file, 1),
 };
 
 static DEFINE_PER_CPU(u64 [IOLAYERS_NR_TABLES][IOLAYERS_NR_DROPS], iolayers_drops);

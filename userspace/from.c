@@ -4,7 +4,8 @@
  * back into the snapshot the live views print: every read a flow, the
  * histograms built from the reads exactly as the module builds its own
  * (one sample per layer the read reached, log2 buckets), the slow reads
- * those at least the recording's slow_us. JSON is parsed by jansson.
+ * those at least the recording's slow_us, the files' paths from its file
+ * objects. JSON is parsed by jansson.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -135,6 +136,10 @@ static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 		return -1;
 	if (ndisks > 1)
 		strcat(f->disk, "+");
+	if (get_i64(o, "ino", 1, -1, &f->ino) ||
+	    get_str(o, "fs_dev", 1, f->fs_dev, sizeof(f->fs_dev), "-") ||
+	    get_str(o, "dev", 1, f->dev, sizeof(f->dev), "-"))
+		return -1;
 	missed = json_object_get(o, "missed");
 	if (!json_is_array(missed))
 		return -1;
@@ -216,6 +221,8 @@ static int add_flow(struct il_flows *fl, const struct il_flow *f, int *cap)
 int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 {
 	int cap = 0, slowcap = 0, lineno = 0, ended = 0, l, c;
+
+	s->recording = 1;
 	int64_t slow_ns = 0, lost = 0, v;
 	char *line = NULL;
 	size_t len = 0;
@@ -257,6 +264,19 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 			    (fw.lat[IOLAYERS_L_SYSCALL] >= slow_ns &&
 			     add_flow(&s->slow, &fw, &slowcap))) {
 				from_fail(err, errlen, "out of memory");
+				json_decref(o);
+				goto out;
+			}
+		} else if (json_is_object(json_object_get(o, "file"))) {
+			json_t *fo = json_object_get(o, "file");
+			char dev[IL_NAME_LEN], path[IL_PATH_LEN];
+			int64_t ino;
+
+			if (get_str(fo, "fs_dev", 0, dev, sizeof(dev), NULL) ||
+			    get_i64(fo, "ino", 0, 0, &ino) || ino < 0 ||
+			    get_str(fo, "path", 0, path, sizeof(path), NULL) ||
+			    il_add_file(&s->files, dev, ino, path)) {
+				from_fail(err, errlen, "line %d: not a file's record", lineno);
 				json_decref(o);
 				goto out;
 			}

@@ -65,6 +65,25 @@ struct il_flow {
 	int64_t vfs_off, fs_off, queue_off, issue_off, device_off, done_off;
 	char disk[IL_NAME_LEN];		/* of its first request, "-" if none */
 	char missed[IL_NAME_LEN];	/* layers that lost an event, "-" if none */
+	/* Format 6: the file (-1 and "-" when not seen or not shown). */
+	int64_t ino;
+	char fs_dev[IL_NAME_LEN];	/* its file system's major:minor */
+	char dev[IL_NAME_LEN];		/* its first request's disk's major:minor */
+};
+
+#define IL_PATH_LEN	512
+
+/** struct il_file - A line of `files` (format 6): a file and its path. */
+struct il_file {
+	char fs_dev[IL_NAME_LEN];
+	int64_t ino;
+	char path[IL_PATH_LEN];
+};
+
+/** struct il_files - The files followed reads read. */
+struct il_files {
+	int n;
+	struct il_file *v;		/* malloc()ed, il_snapshot_free() */
 };
 
 /** struct il_flows - The parsed lines of `flows` or `slow`. */
@@ -87,6 +106,8 @@ struct il_snapshot {
 	struct il_hist hist[IOLAYERS_NR_LAYERS][IOLAYERS_NR_CACHE];
 	struct il_flows flows;
 	struct il_flows slow;
+	struct il_files files;
+	int recording;			/* read from a recording (--from) */
 };
 
 int il_parse_version(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
@@ -95,6 +116,9 @@ int il_parse_stats(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 int il_counter(const struct il_snapshot *s, const char *name, uint64_t *value);
 int il_parse_hist(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen);
+int il_parse_files(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
+int il_add_file(struct il_files *fs, const char *fs_dev, int64_t ino, const char *path);
+const char *il_file_path(const struct il_snapshot *s, const char *fs_dev, int64_t ino);
 int il_read_snapshot(const char *root, struct il_snapshot *s, char *err, size_t errlen);
 void il_snapshot_free(struct il_snapshot *s);
 int il_cache_index(const char *name);
@@ -116,6 +140,8 @@ void il_view_hist(FILE *out, const struct il_snapshot *s, unsigned int mask, int
 const struct il_flow *il_pick_flow(const struct il_flows *fl, uint64_t seq, int cache);
 void il_view_timeline(FILE *out, const struct il_flow *f);
 void il_view_slow(FILE *out, const struct il_flows *fl);
+void il_view_files(FILE *out, const struct il_snapshot *s, int rows);
+void il_view_disks(FILE *out, const struct il_snapshot *s, int ms);
 void il_view_json(FILE *out, const struct il_snapshot *s);
 void il_view_prometheus(FILE *out, const struct il_snapshot *s);
 int il_view_svg(FILE *out, const struct il_snapshot *s, int max);

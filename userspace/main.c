@@ -18,7 +18,7 @@
 static struct env {
 	const char *root;
 	const char *from;
-	int hist, probes, ms, timeline, slow, json, prometheus, timestamp, reset;
+	int hist, probes, ms, timeline, slow, json, prometheus, timestamp, reset, files, disks;
 	unsigned int cache_mask;
 	int cache;			/* -1: any */
 	unsigned long long flow;
@@ -54,9 +54,11 @@ static const char doc[] =
 "    iolayers --reset             # zero the module's counters\n"
 "    iolayers --root ./saved      # a copy saved with scripts/save-debugfs\n"
 "    iolayers record -o run.jsonl -- ./myapp   # every read of myapp, as JSON lines\n"
-"    iolayers --from run.jsonl -H # any view of a recording\n";
+"    iolayers --from run.jsonl -H # any view of a recording\n"
+"    iolayers --files; iolayers -D  # per file; per disk histograms\n";
 
-enum { OPT_SVG = 1000, OPT_PROM, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM };
+enum { OPT_SVG = 1000, OPT_PROM, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
+	OPT_FILES };
 
 static const struct argp_option opts[] = {
 	{ "root", 'r', "DIR", 0, "Read DIR instead of " LIVE_ROOT, 0 },
@@ -69,8 +71,10 @@ static const struct argp_option opts[] = {
 	{ "timeline", 't', NULL, 0, "Timeline of the slowest read (of --cache)", 1 },
 	{ "flow", 'f', "ID", 0, "Timeline of read ID", 1 },
 	{ "slow", 's', NULL, 0, "Slow reads, one per line", 1 },
+	{ "files", OPT_FILES, NULL, 0, "Per file: reads, bytes, HIT share, time per layer (--rows files)", 1 },
+	{ "disks", 'D', NULL, 0, "Per disk: queue, service and device histograms", 1 },
 	{ "svg", OPT_SVG, "FILE", 0, "Write a waterfall of the slowest reads to FILE", 1 },
-	{ "rows", OPT_ROWS, "N", 0, "Reads in the SVG (default 50)", 1 },
+	{ "rows", OPT_ROWS, "N", 0, "Reads in the SVG, files in --files (default 50)", 1 },
 	{ "json", 'j', NULL, 0, "Everything as one JSON object", 1 },
 	{ "prometheus", OPT_PROM, NULL, 0, "Prometheus text format (node_exporter textfile)", 1 },
 	{ "timestamp", 'T', NULL, 0, "Print a timestamp with each interval", 1 },
@@ -133,6 +137,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 's':
 		env.slow = 1;
+		break;
+	case OPT_FILES:
+		env.files = 1;
+		break;
+	case 'D':
+		env.disks = 1;
 		break;
 	case OPT_SVG:
 		env.svg = arg;
@@ -331,7 +341,7 @@ int main(int argc, char **argv)
 	if (env.interval)
 		return interval_loop();
 	if (settings && !(env.hist || env.probes || env.timeline || env.slow || env.svg || env.json ||
-			  env.prometheus))
+			  env.prometheus || env.files || env.disks))
 		return 0;
 	if (read_snapshot(&s))
 		return 1;
@@ -362,6 +372,10 @@ int main(int argc, char **argv)
 				"the newest flows= per CPU)\n");
 			ret = 1;
 		}
+	} else if (env.files) {
+		il_view_files(stdout, &s, env.rows);
+	} else if (env.disks) {
+		il_view_disks(stdout, &s, env.ms);
 	} else if (env.slow) {
 		il_view_slow(stdout, &s.slow);
 	} else if (env.probes) {

@@ -323,6 +323,143 @@ void il_view_slow(FILE *out, const struct il_flows *fl)
 	}
 }
 
+/* Where the per-read views' reads come from. */
+static void reads_source(FILE *out, const struct il_snapshot *s)
+{
+	if (s->recording)
+		fprintf(out, "(%d reads recorded)\n", s->flows.n);
+	else
+		fprintf(out, "(the newest %d reads the module keeps in flows; "
+			"iolayers record keeps every read)\n", s->flows.n);
+}
+
+struct file_sum {
+	const struct il_flow *f;	/* its first read */
+	int64_t reads, bytes, hits, files;
+	double ns[IOLAYERS_NR_LAYERS];
+};
+
+static int file_sum_cmp(const void *a, const void *b)
+{
+	const struct file_sum *x = a, *y = b;
+
+	if (x->ns[IOLAYERS_L_SYSCALL] != y->ns[IOLAYERS_L_SYSCALL])
+		return x->ns[IOLAYERS_L_SYSCALL] < y->ns[IOLAYERS_L_SYSCALL] ? 1 : -1;
+	return 0;
+}
+
+/*
+ * --files: per file (inode number and file system; its path from `files`),
+ * its reads, bytes, HIT share of its file-system reads and the total time
+ * of each layer, most read time first; the top @rows.
+ */
+void il_view_files(FILE *out, const struct il_snapshot *s, int rows)
+{
+	struct file_sum *v = calloc(s->flows.n ? s->flows.n : 1, sizeof(*v));
+	int n = 0, i, j, l;
+	char t[32];
+
+	if (!v)
+		return;
+	for (i = 0; i < s->flows.n; i++) {
+		const struct il_flow *f = &s->flows.v[i];
+
+		if (f->ino < 0)
+			continue;	/* no file seen: format 5, or no VFS entry */
+		for (j = 0; j < n; j++)
+			if (v[j].f->ino == f->ino && !strcmp(v[j].f->fs_dev, f->fs_dev))
+				break;
+		if (j == n)
+			v[n++].f = f;
+		v[j].reads++;
+		v[j].bytes += f->ret > 0 ? f->ret : 0;
+		if (f->cache != IOLAYERS_C_OTHER)
+			v[j].files++;
+		v[j].hits += f->cache == IOLAYERS_C_HIT;
+		for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
+			v[j].ns[l] += f->lat[l] > 0 ? (double)f->lat[l] : 0;
+	}
+	qsort(v, n, sizeof(*v), file_sum_cmp);
+	print_filters(out, s);
+	reads_source(out, s);
+	fprintf(out, "%8s %12s %6s", "READS", "BYTES", "HIT%");
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
+		fprintf(out, " %9s", il_layer_names[l]);
+	fprintf(out, "  FILE\n");
+	for (i = 0; i < n && i < rows; i++) {
+		const char *path = il_file_path(s, v[i].f->fs_dev, v[i].f->ino);
+
+		fprintf(out, "%8" PRId64 " %12" PRId64, v[i].reads, v[i].bytes);
+		if (v[i].files)
+			fprintf(out, " %5.1f%%", 100.0 * v[i].hits / v[i].files);
+		else
+			fprintf(out, " %6s", "-");
+		for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
+			fprintf(out, " %9s", v[i].ns[l] ? il_fmt_ns(t, sizeof(t), v[i].ns[l]) : "-");
+		if (path)
+			fprintf(out, "  %s\n", path);
+		else
+			fprintf(out, "  ino %" PRId64 " on %s\n", v[i].f->ino, v[i].f->fs_dev);
+	}
+	if (!n)
+		fprintf(out, "no read with a file (format 6 names each read's file)\n");
+	fprintf(out, "TIME: the layer's total over the file's reads; queue/service/device: "
+		"the longest request of each read\n");
+	free(v);
+}
+
+/*
+ * -D: per disk, the log2 histograms of the service and device layers of
+ * the reads that had requests on it (its first request's disk), like
+ * biolatency -D.
+ */
+void il_view_disks(FILE *out, const struct il_snapshot *s, int ms)
+{
+	static const int layers[] = { IOLAYERS_L_QUEUE, IOLAYERS_L_SERVICE, IOLAYERS_L_DEVICE };
+	char disks[16][IL_NAME_LEN], label[128];
+	int nd = 0, i, d, k;
+
+	print_filters(out, s);
+	reads_source(out, s);
+	for (i = 0; i < s->flows.n && nd < 16; i++) {
+		char name[IL_NAME_LEN];
+
+		if (s->flows.v[i].rqs <= 0 || !strcmp(s->flows.v[i].disk, "-"))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(s->flows.v[i].disk, "+"),
+			 s->flows.v[i].disk);
+		for (d = 0; d < nd && strcmp(disks[d], name); d++)
+			;
+		if (d == nd)
+			strcpy(disks[nd++], name);
+	}
+	if (!nd)
+		fprintf(out, "no read with requests\n");
+	for (d = 0; d < nd; d++) {
+		for (k = 0; k < 3; k++) {
+			struct il_hist h;
+			int l = layers[k];
+
+			memset(&h, 0, sizeof(h));
+			for (i = 0; i < s->flows.n; i++) {
+				const struct il_flow *f = &s->flows.v[i];
+				size_t len = strcspn(f->disk, "+");
+
+				if (f->lat[l] < 0 || strlen(disks[d]) != len ||
+				    strncmp(f->disk, disks[d], len))
+					continue;
+				h.count++;
+				h.buckets[f->lat[l] ? 63 - __builtin_clzll((uint64_t)f->lat[l]) : 0]++;
+			}
+			if (!h.count)
+				continue;
+			snprintf(label, sizeof(label), "\ndisk = %s, layer = %s, %" PRIu64 " reads",
+				 disks[d], il_layer_names[l], h.count);
+			il_print_log2_hist(out, &h, label, ms);
+		}
+	}
+}
+
 /* A JSON string: the names we print are plain, but escape anyway. */
 static void json_str(FILE *out, const char *s)
 {

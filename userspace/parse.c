@@ -351,6 +351,9 @@ static const struct {
 	COL("device_off", COL_I64, device_off), COL("done_off", COL_I64, done_off),
 	{ "disk", COL_STR, offsetof(struct il_flow, disk), 1 },	/* format 5 */
 	{ "missed", COL_STR, offsetof(struct il_flow, missed), 1 },	/* format 5 */
+	{ "ino", COL_I64, offsetof(struct il_flow, ino), 1 },	/* format 6 */
+	{ "fs_dev", COL_STR, offsetof(struct il_flow, fs_dev), 1 },	/* format 6 */
+	{ "dev", COL_STR, offsetof(struct il_flow, dev), 1 },	/* format 6 */
 #undef COL
 };
 #define NCOLS ((int)(sizeof(flow_cols) / sizeof(flow_cols[0])))
@@ -432,6 +435,9 @@ int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
 		memset(fw, 0, sizeof(*fw));
 		strcpy(fw->disk, "-");	/* format 4: no disk or missed column */
 		strcpy(fw->missed, "-");
+		fw->ino = -1;		/* format 5: no file columns */
+		strcpy(fw->fs_dev, "-");
+		strcpy(fw->dev, "-");
 		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
 			if (n == ncol || (map[n] >= 0 && set_col(fw, map[n], tok)))
 				return fail(err, errlen, "flows: line %d is garbled", lineno);
@@ -440,6 +446,72 @@ int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
 		if (n != ncol)
 			return fail(err, errlen, "flows: line %d is garbled", lineno);
 		fl->n++;
+	}
+	return 0;
+}
+
+/**
+ * il_add_file() - Add a file to a snapshot's files (once per fs_dev, ino).
+ * @fs: the files
+ * @fs_dev: its file system's major:minor
+ * @ino: its inode number
+ * @path: its path
+ *
+ * Return: 0, or -1 when out of memory or a field is too long.
+ */
+int il_add_file(struct il_files *fs, const char *fs_dev, int64_t ino, const char *path)
+{
+	struct il_file *v;
+	int i;
+
+	if (strlen(fs_dev) >= IL_NAME_LEN || strlen(path) >= IL_PATH_LEN)
+		return -1;
+	for (i = 0; i < fs->n; i++)
+		if (fs->v[i].ino == ino && !strcmp(fs->v[i].fs_dev, fs_dev))
+			return 0;
+	v = realloc(fs->v, (size_t)(fs->n + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	fs->v = v;
+	strcpy(v[fs->n].fs_dev, fs_dev);
+	v[fs->n].ino = ino;
+	strcpy(v[fs->n].path, path);
+	fs->n++;
+	return 0;
+}
+
+const char *il_file_path(const struct il_snapshot *s, const char *fs_dev, int64_t ino)
+{
+	int i;
+
+	for (i = 0; i < s->files.n; i++)
+		if (s->files.v[i].ino == ino && !strcmp(s->files.v[i].fs_dev, fs_dev))
+			return s->files.v[i].path;
+	return NULL;
+}
+
+/* `files` (format 6): "fs_dev ino path", then MAJ:MIN INO PATH (with blanks). */
+int il_parse_files(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
+{
+	char line[IL_PATH_LEN + 64], dev[IL_NAME_LEN];
+	unsigned int ma, mi;
+	int lineno = 1, n;
+	long long ino;
+
+	if (!fgets(line, sizeof(line), f) || strcmp(line, "fs_dev ino path\n"))
+		return fail(err, errlen, "files: no header line");
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (!strchr(line, '\n'))
+			return fail(err, errlen, "files: line %d is too long", lineno);
+		line[strcspn(line, "\n")] = '\0';
+		n = 0;
+		if (sscanf(line, "%u:%u %lld %n", &ma, &mi, &ino, &n) != 3 || !n || !line[n] ||
+		    ino < 0)
+			return fail(err, errlen, "files: line %d is garbled", lineno);
+		snprintf(dev, sizeof(dev), "%u:%u", ma, mi);
+		if (il_add_file(&s->files, dev, ino, line + n))
+			return fail(err, errlen, "files: line %d: out of memory or too long", lineno);
 	}
 	return 0;
 }
@@ -510,7 +582,9 @@ int il_read_snapshot(const char *root, struct il_snapshot *s, char *err, size_t 
 	    parse_file(root, IOLAYERS_FILE_CHILDREN, parse_children, s, err, errlen) ||
 	    parse_file(root, IOLAYERS_FILE_HIST, il_parse_hist, s, err, errlen) ||
 	    parse_file(root, IOLAYERS_FILE_FLOWS, parse_flows_file, s, err, errlen) ||
-	    parse_file(root, IOLAYERS_FILE_SLOW, parse_slow_file, s, err, errlen)) {
+	    parse_file(root, IOLAYERS_FILE_SLOW, parse_slow_file, s, err, errlen) ||
+	    (s->format >= 6 &&
+	     parse_file(root, IOLAYERS_FILE_FILES, il_parse_files, s, err, errlen))) {
 		il_snapshot_free(s);
 		return -1;
 	}
@@ -521,7 +595,9 @@ void il_snapshot_free(struct il_snapshot *s)
 {
 	free(s->flows.v);
 	free(s->slow.v);
+	free(s->files.v);
 	s->flows.v = s->slow.v = NULL;
-	s->flows.n = s->slow.n = 0;
+	s->files.v = NULL;
+	s->flows.n = s->slow.n = s->files.n = 0;
 }
 

@@ -21,6 +21,7 @@
 
 #define LIVE_ROOT	"/sys/kernel/debug/" IOLAYERS_DEBUGFS_DIR
 #define PARAMS		"/sys/module/iolayers/parameters"
+#define IOLAYERS_FILES_LINE	1024
 
 static volatile sig_atomic_t rec_stop, rec_child_done;
 
@@ -297,12 +298,37 @@ static long rec_records(FILE *out, const char *buf, size_t len, uint64_t *lost,
 	return off == len ? reads : -1;
 }
 
+/* The paths of the files read (the module's `files`), before the trailer. */
+static void rec_files(FILE *out)
+{
+	char line[IOLAYERS_FILES_LINE];
+	unsigned int ma, mi;
+	long long ino;
+	int n;
+	FILE *f = fopen(LIVE_ROOT "/" IOLAYERS_FILE_FILES, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		n = 0;
+		if (sscanf(line, "%u:%u %lld %n", &ma, &mi, &ino, &n) != 3 || !n)
+			continue;	/* the header */
+		fprintf(out, "{\"file\": {\"fs_dev\": \"%u:%u\", \"ino\": %lld, \"path\": ", ma, mi,
+			ino);
+		rec_str(out, line + n, strlen(line + n));
+		fprintf(out, "}}\n");
+	}
+	fclose(f);
+}
+
 static void rec_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: iolayers record [-o FILE] [--duration S] [--csv] [-- COMMAND [ARG...]]\n"
 		"Save every read the module follows, as JSON lines (a header object, one\n"
-		"object per read, {\"lost\": N} where records were lost, a trailer),\n"
+		"object per read, {\"lost\": N} where records were lost, the paths of the\n"
+		"files read, a trailer),\n"
 		"until Ctrl-C, S seconds, or COMMAND's exit. With COMMAND, the module\n"
 		"follows it and its children (this sets the module's pid and children).\n"
 		"--csv: one row per event of each read instead (enter and exit of the\n"
@@ -512,6 +538,8 @@ int il_record_main(int argc, char **argv)
 		ret = 1;
 	}
 	close(fd);
+	if (!rec_csv)
+		rec_files(out);
 	if (!rec_csv)
 		fprintf(out, "{\"end\": true, \"reads\": %ld, \"lost\": %llu}\n", reads,
 			(unsigned long long)lost);

@@ -110,7 +110,7 @@ const struct il_flow *il_pick_flow(const struct il_flows *fl, uint64_t seq, int 
 /*
  * @now minus @before, for interval mode: histograms and counters subtract;
  * min/max of a delta are the bounds of its lowest/highest bucket; @d keeps
- * no flows.
+ * no flows and no files.
  */
 void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
 		       const struct il_snapshot *before)
@@ -119,7 +119,8 @@ void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
 
 	*d = *now;
 	d->flows.v = d->slow.v = NULL;
-	d->flows.n = d->slow.n = 0;
+	d->files.v = NULL;
+	d->flows.n = d->slow.n = d->files.n = 0;
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 		for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
 			struct il_hist *h = &d->hist[l][c];

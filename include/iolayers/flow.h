@@ -177,6 +177,9 @@ struct iolayers_read_state {
  * @tid: the task (thread id) making the syscall
  * @task: that task, to tell it from others in a CPU's flow hand-off
  *	(never dereferenced)
+ * @last_inode: the inode of the thread's last read at VFS, whose path is
+ *	known (file.c; never dereferenced)
+ * @last_ino: and its number
  * @rd: the read()'s own state, written by the reader's context only
  *
  * The entry is added at the thread's first followed read() and kept
@@ -194,6 +197,8 @@ struct iolayers_task_flow {
 	struct iolayers_blk_acc blk;
 	pid_t tid;
 	const struct task_struct *task;
+	const void *last_inode;
+	u64 last_ino;
 	struct iolayers_read_state rd;
 };
 

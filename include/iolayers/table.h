@@ -17,7 +17,8 @@
  * struct iolayers_entry - Head of every table entry.
  * @node: link in its bucket
  * @rcu: for kfree_rcu()
- * @key: what the entry is found by (thread id, bio or request address)
+ * @key: what the entry is found by (thread id, bio, request or inode
+ *	address)
  * @born_ns: ktime_get_ns() when it was added, for expiry
  */
 struct iolayers_entry {
@@ -34,6 +35,8 @@ struct iolayers_entry {
  * @IOLAYERS_T_BIO: bios queued by a followed read, keyed by address
  * @IOLAYERS_T_RQ: requests carrying such bios, keyed by address
  * @IOLAYERS_T_TGID: processes followed because their parent is (children=1)
+ * @IOLAYERS_T_FILE: files followed reads read, with their paths, keyed by
+ *	inode address (file.c)
  * @IOLAYERS_NR_TABLES: number of tables
  */
 enum iolayers_table_id {
@@ -41,6 +44,7 @@ enum iolayers_table_id {
 	IOLAYERS_T_BIO,
 	IOLAYERS_T_RQ,
 	IOLAYERS_T_TGID,
+	IOLAYERS_T_FILE,
 	IOLAYERS_NR_TABLES,
 };
 

@@ -92,6 +92,13 @@ enum iolayers_cache {
 #define IOLAYERS_FILE_CHILDREN	"children"
 #define IOLAYERS_FILE_SLOW_US	"slow_us"
 #define IOLAYERS_FILE_RESET	"reset"
+/*
+ * The files followed reads read (format 6): "fs_dev ino path", then per
+ * file its file system's major:minor, inode number and path (the rest of
+ * the line, which may hold blanks; its end after "..." when longer than
+ * 255 bytes).
+ */
+#define IOLAYERS_FILE_FILES	"files"
 
 /*
  * The stream of completed reads: a subdirectory, so that

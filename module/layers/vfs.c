@@ -10,6 +10,7 @@
 #include <linux/ftrace.h>
 #include <linux/ktime.h>
 #include <iolayers/compat.h>
+#include <iolayers/file.h>
 #include <iolayers/flow.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
@@ -31,6 +32,7 @@ static void iolayers_vfs_entry(struct ftrace_regs *fregs,
 {
 	IOLAYERS_COST_SCOPE(pcpu);
 	struct iolayers_task_flow *f;
+	const struct file *file;
 	const struct inode *inode;
 	const loff_t *ppos;
 
@@ -41,9 +43,16 @@ static void iolayers_vfs_entry(struct ftrace_regs *fregs,
 	if (!f || f->rd.vfs.start_ns)	/* not a followed read(), or nested */
 		return;
 	iolayers_hit(pcpu);
-	inode = file_inode((const struct file *)iolayers_fregs_arg(fregs, 0));
+	file = (const struct file *)iolayers_fregs_arg(fregs, 0);
+	inode = file_inode(file);
 	f->rd.file.ino = inode->i_ino;
 	f->rd.file.dev = inode->i_sb->s_dev;
+	/* A new file for this thread: its path, once per file (file.c). */
+	if (unlikely(inode != f->last_inode || inode->i_ino != f->last_ino)) {
+		f->last_inode = inode;
+		f->last_ino = inode->i_ino;
+		iolayers_file_note(file);
+	}
 	ppos = (const loff_t *)iolayers_fregs_arg(fregs, 3);
 	f->rd.vfs.pos = ppos ? *ppos : -1;
 	f->rd.vfs.start_ns = ktime_get_ns();

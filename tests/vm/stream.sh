@@ -126,6 +126,8 @@ check "mixed: nothing lost ($lost, $(stats_value stream_lost))" \
 	test "$lost/$(stats_value stream_lost)" = 0/0
 check "mixed: the module says it delivered them ($(stats_value stream_delivered))" \
 	test "$(stats_value stream_delivered)" = "$reads"
+check "mixed: files names the file's path ($(grep -c /mnt/data "$IOLAYERS_D/files"))" \
+	grep -qx "$fsdev $ino /mnt/data" "$IOLAYERS_D/files"
 check "mixed: rmmod once the reader is gone" rmmod iolayers
 
 # 2. fio, one job per syscall of the read family, the file cached: the
@@ -271,6 +273,13 @@ check "record: --from prints the live table" cmp /tmp/live.table /tmp/from.table
 check "record: --from -H prints the live histograms" cmp /tmp/live.hist /tmp/from.hist
 diff /tmp/live.table /tmp/from.table | head -20
 head -12 /tmp/from.table
+"$reader" --from /tmp/rec.jsonl --files >/tmp/from.files
+cat /tmp/from.files
+n=$(awk '$NF == "/mnt/data" { print $1 }' /tmp/from.files)
+check "record: --files from it: /mnt/data with every read ($n == $ntruth)" test "$n" = "$ntruth"
+"$reader" --from /tmp/rec.jsonl -D >/tmp/from.disks
+n=$(grep -c '^disk = nvme0n1, layer = ' /tmp/from.disks)
+check "record: -D from it: nvme0n1's queue, service and device histograms ($n)" test "$n" = 3
 rmmod iolayers
 insmod "$ko" pid=1
 LC_ALL=C "$reader" record -o /tmp/dd.jsonl -- dd if=/mnt/data of=/dev/null bs=4k count=1000 \

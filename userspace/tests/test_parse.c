@@ -362,6 +362,7 @@ static void test_recording(void)
 		"%s{\"what\": 1}\n",
 		"%s{\"end\": true}\n{\"lost\": 1}\n",
 		"%s{\"lost\": 1}\nnot json\n",
+		"%s{\"file\": {\"fs_dev\": \"8:1\", \"ino\": -4, \"path\": \"/x\"}}\n",
 		NULL,
 	};
 	uint64_t v = 0;
@@ -387,6 +388,8 @@ static void test_recording(void)
 	EXPECT(s.hist[IOLAYERS_L_DEVICE][IOLAYERS_C_HIT].count == 0 &&
 	       s.hist[IOLAYERS_L_DEVICE][IOLAYERS_C_MISS].sum_ns == 190000);
 	EXPECT(il_counter(&s, "stream_lost", &v) == 0 && v == 3);
+	EXPECT(s.files.n == 1 && s.flows.n == 2 && s.flows.v[0].ino == 12 &&
+	       !strcmp(il_file_path(&s, s.flows.v[0].fs_dev, s.flows.v[0].ino) ?: "", "/mnt/a file"));
 	il_snapshot_free(&s);
 	for (i = 0; bad[i]; i++) {
 		snprintf(text, sizeof(text), bad[i], head);
