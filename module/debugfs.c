@@ -76,6 +76,13 @@ static int stats_show(struct seq_file *m, void *v)
 	/* Records and their losses: stream.c's table, then its counters. */
 	seq_putc(m, '\n');
 	iolayers_stream_show_stats(m);
+	/* The module's memory, apart from its code and static data. */
+	seq_printf(m, "%-20s %12zu\n", "memory_tables", iolayers_tables_bytes());
+	seq_printf(m, "%-20s %12zu\n", "memory_hist", iolayers_hist_bytes());
+	seq_printf(m, "%-20s %12zu\n", "memory_paths", iolayers_files_bytes());
+	seq_printf(m, "%-20s %12zu\n", "memory_total",
+		   iolayers_tables_bytes() + iolayers_hist_bytes() + iolayers_files_bytes() +
+		   iolayers_stream_bytes());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);

@@ -99,6 +99,17 @@ void iolayers_files_show(struct seq_file *m)
 }
 
 /**
+ * iolayers_files_bytes() - Memory d_path()'s scratch space takes (the
+ *	entries are the file table's).
+ *
+ * Return: bytes.
+ */
+size_t iolayers_files_bytes(void)
+{
+	return iolayers_path_buf ? num_possible_cpus() * (size_t)PATH_MAX : 0;
+}
+
+/**
  * iolayers_files_init() - Allocate d_path()'s scratch space.
  *
  * Context: process context (load).

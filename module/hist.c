@@ -115,6 +115,16 @@ void iolayers_hist_sum(enum iolayers_layer layer, int cache, struct iolayers_his
 }
 
 /**
+ * iolayers_hist_bytes() - Memory the histograms take.
+ *
+ * Return: bytes, over every possible CPU.
+ */
+size_t iolayers_hist_bytes(void)
+{
+	return num_possible_cpus() * sizeof(struct iolayers_hist_cpu);
+}
+
+/**
  * iolayers_hist_init() - Allocate the per-CPU histograms, empty.
  *
  * Context: process context (load), may sleep.

@@ -377,6 +377,23 @@ static unsigned long iolayers_rb_written(struct trace_buffer *buf, int cpu)
 }
 
 /**
+ * iolayers_stream_bytes() - Memory the ring buffers take.
+ *
+ * Return: bytes, over the online CPUs.
+ */
+size_t iolayers_stream_bytes(void)
+{
+	size_t bytes = 0;
+	int k, cpu;
+
+	for (k = 0; k < 2; k++)
+		if (iolayers_bufs[k])
+			for_each_online_cpu(cpu)
+				bytes += ring_buffer_size(iolayers_bufs[k], cpu);
+	return bytes;
+}
+
+/**
  * iolayers_stream_show_stats() - The stream's part of `stats`: per buffer
  *	and CPU (rows "stream/CPU" and "slow/CPU") the records written,
  *	overwritten before any reader took them, and refused (not written),
@@ -389,7 +406,6 @@ static unsigned long iolayers_rb_written(struct trace_buffer *buf, int cpu)
 void iolayers_stream_show_stats(struct seq_file *m)
 {
 	static const char * const names[] = { "stream", "slow" };
-	unsigned long bytes = 0;
 	int k, cpu;
 
 	seq_printf(m, "%-10s %12s %12s %12s %12s\n", "buffer", "written", "overwritten",
@@ -405,11 +421,10 @@ void iolayers_stream_show_stats(struct seq_file *m)
 				   iolayers_rb_written(buf, cpu), ring_buffer_overrun_cpu(buf, cpu),
 				   per_cpu(iolayers_rec_dropped, cpu)[k],
 				   ring_buffer_size(buf, cpu));
-			bytes += ring_buffer_size(buf, cpu);
 		}
 	}
 	seq_putc(m, '\n');
-	seq_printf(m, "%-20s %12lu\n", "stream_bytes", bytes);
+	seq_printf(m, "%-20s %12zu\n", "stream_bytes", iolayers_stream_bytes());
 	seq_printf(m, "%-20s %12d\n", "stream_readers", atomic_read(&iolayers_stream_busy));
 	seq_printf(m, "%-20s %12lld\n", "stream_delivered",
 		   (long long)atomic64_read(&iolayers_stream_delivered));

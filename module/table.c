@@ -437,6 +437,27 @@ int iolayers_table_occupancy(enum iolayers_table_id t, int *high_water)
 }
 
 /**
+ * iolayers_tables_bytes() - Memory the tables take now: their buckets and
+ *	entries (each entry counted at its size, not its allocator's).
+ *
+ * Return: bytes.
+ */
+size_t iolayers_tables_bytes(void)
+{
+	size_t bytes = 0;
+	int t;
+
+	for (t = 0; t < IOLAYERS_NR_TABLES; t++) {
+		const struct iolayers_table *tb = &iolayers_tables[t];
+
+		if (tb->buckets)
+			bytes += ((size_t)1 << tb->bits) * sizeof(*tb->buckets);
+		bytes += (size_t)atomic_read(tb->nr) * tb->entry_size;
+	}
+	return bytes;
+}
+
+/**
  * iolayers_table_bound() - Most entries a table may hold.
  * @t: the table
  *

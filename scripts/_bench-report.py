@@ -120,7 +120,8 @@ for w, tracers in by.items():
     # module's own work: iolayers minus its floor, against the floor.
     pairs = [("bpftrace", "iolayers"), ("bpftrace-fast", "iolayers"), ("bpftrace", "bpftrace-fast"),
              ("iolayers", "floor"), ("bpftrace", "bpftrace-floor"),
-             ("bpftrace-fast", "bpftrace-floor"), ("badcase", "iolayers")]
+             ("bpftrace-fast", "bpftrace-floor"), ("badcase", "iolayers"),
+             ("bpftrace-stream", "iolayers-stream"), ("iolayers", "iolayers-noflows")]
     for a, b in pairs:
         if a not in rw or b not in rw or rw[a].get(key) is None or rw[b].get(key) is None:
             continue
@@ -135,5 +136,13 @@ for w, tracers in by.items():
         rw["handlers_per_read"] = h
         print("%-12s iolayers' handlers (iolayers - floor) = %.0f insn/read = %.2f x floor" % (
             w, h, h / rw["floor"][key]))
+    # What each read's record costs (the ring buffer), and a reader of it.
+    for a, b, what in (("iolayers", "iolayers-noflows", "the records (nobody reading)"),
+                       ("iolayers-stream", "iolayers", "a stream reader (iolayers record)"),
+                       ("bpftrace-stream", "bpftrace", "the twin's printf per read")):
+        if a in rw and b in rw and rw[a].get(key) is not None and rw[b].get(key) is not None:
+            rw["%s-%s" % (a, b)] = rw[a][key] - rw[b][key]
+            print("%-12s %s: %s - %s = %.0f per read" % (w, what, a, b,
+                                                       rw[a][key] - rw[b][key]))
 json.dump(report, open(base + ".json", "w"), indent=1)
 print("runs: %s-runs.csv, summary: %s.json" % (base, base))

@@ -30,6 +30,7 @@ struct iolayers_file {
 void iolayers_file_note(const struct file *file);
 void iolayers_files_show(struct seq_file *m);
 int iolayers_files_init(void);
+size_t iolayers_files_bytes(void);
 void iolayers_files_exit(void);
 
 #endif /* _IOLAYERS_FILE_H */

@@ -60,6 +60,7 @@ void iolayers_hist_record(enum iolayers_cache cache, const struct iolayers_sampl
 void iolayers_hist_reset(void);
 void iolayers_hist_sum(enum iolayers_layer layer, int cache, struct iolayers_hist *out);
 int iolayers_hist_init(void);
+size_t iolayers_hist_bytes(void);
 void iolayers_hist_exit(void);
 const char *iolayers_layer_name(enum iolayers_layer layer);
 const char *iolayers_cache_name(enum iolayers_cache cache);

@@ -43,6 +43,7 @@ int iolayers_flow_format(char *buf, size_t size, const struct iolayers_flow_rec 
 void iolayers_stream_store(const struct iolayers_task_flow *f, long ret, u64 now, int cache);
 struct iolayers_flow_rec *iolayers_stream_snapshot(bool slow, unsigned int *n);
 void iolayers_stream_show_stats(struct seq_file *m);
+size_t iolayers_stream_bytes(void);
 void iolayers_stream_debugfs(struct dentry *dir);
 int iolayers_stream_init(void);
 void iolayers_stream_exit(void);

@@ -255,20 +255,32 @@ insn_totals() {
 	"$IOLAYERS_INSN_MARK" "$IOLAYERS_ICOUNT_FILE"
 }
 
+# wait_stream_reader: until a reader has the module's stream open (10 s).
+wait_stream_reader() {
+	local i
+	for i in $(seq 100); do
+		[ "$(stats_value stream_readers)" = 1 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # bpftrace_start TRACER PID: start a bpftrace twin (bpftrace,
-# bpftrace-fast or bpftrace-floor) following PID, its output in
+# bpftrace-fast, bpftrace-floor, or bpftrace-stream: the twin printing
+# a line per read) following PID, its output in
 # /tmp/bt.out, BT its pid. Returns once its BEGIN line is printed (bpftrace
 # runs BEGIN after every probe is attached); 1, with its output on stderr,
 # when it ended first or was not ready within 10 minutes.
 bpftrace_start() {
-	local bt i
+	local bt i stream=0
 	case $1 in
 	bpftrace) bt=iolayers.bt ;;
+	bpftrace-stream) bt=iolayers.bt stream=1 ;;
 	bpftrace-fast) bt=iolayers-fast.bt ;;
 	bpftrace-floor) bt=iolayers-floor.bt ;;
 	*) return 1 ;;
 	esac
-	BPFTRACE_MAP_KEYS_MAX=65536 bpftrace "$IOLAYERS_REPO/scripts/$bt" "$2" >/tmp/bt.out 2>&1 &
+	BPFTRACE_MAP_KEYS_MAX=65536 bpftrace "$IOLAYERS_REPO/scripts/$bt" "$2" $stream >/tmp/bt.out 2>&1 &
 	BT=$!
 	for i in $(seq 1 6000); do
 		grep -q '^iolayers-bt: ready' /tmp/bt.out && return 0

@@ -44,7 +44,7 @@ if [ "${IOLAYERS_BENCH_SMOKE:-0}" = 1 ]; then
 	runtime=1 n_cached=2000
 else
 	workloads="4k-cached 4k-uncached 128m 4k-numjobs2"
-	tracers="none iolayers iolayers-noflows floor bpftrace bpftrace-fast bpftrace-floor badcase"
+	tracers="none iolayers iolayers-noflows iolayers-stream floor bpftrace bpftrace-fast bpftrace-floor bpftrace-stream badcase"
 	runtime=4
 fi
 [ -z "${IOLAYERS_BENCH_WORKLOADS:-}" ] || workloads=${IOLAYERS_BENCH_WORKLOADS//,/ }
@@ -87,11 +87,19 @@ attach() {
 	iolayers) insmod "$ko" pid="$2" || return 1; DETACH="rmmod iolayers" ;;
 	iolayers-noflows) insmod "$ko" pid="$2" flows=0 || return 1; DETACH="rmmod iolayers" ;;
 	floor) insmod "$ko" pid="$2" empty=1 || return 1; DETACH="rmmod iolayers" ;;
+	iolayers-stream)
+		# Recording every read while the workload runs (iolayers record).
+		insmod "$ko" pid="$2" || return 1
+		"$IOLAYERS_REPO/userspace/iolayers" record -o /tmp/rec.out 2>/tmp/rec.err &
+		REC=$!
+		wait_stream_reader || return 1
+		DETACH="kill -INT $REC; wait $REC; rmmod iolayers"
+		;;
 	badcase)
 		insmod "$IOLAYERS_MODULE_DIR/iolayers_badcase.ko" || return 1
 		DETACH="rmmod iolayers_badcase"
 		;;
-	bpftrace|bpftrace-fast|bpftrace-floor)
+	bpftrace|bpftrace-fast|bpftrace-floor|bpftrace-stream)
 		bpftrace_start "$1" "$2" || return 1
 		DETACH="kill -INT $BT; wait $BT"
 		;;
@@ -144,11 +152,16 @@ run() {
 	wait $p
 	[ -z "$icount" ] || { read -r _ k1 u1 <<<"$(insn_totals)"; ins="$((k1 - k0)) $((u1 - u0))"; }
 	case $tr in
-	iolayers|iolayers-noflows) seen=$(awk '$1 == "syscall" { print $2 }' "$IOLAYERS_D/summary") ;;
+	iolayers|iolayers-noflows|iolayers-stream)
+		seen=$(awk '$1 == "syscall" { print $2 }' "$IOLAYERS_D/summary") ;;
 	esac
 	eval "$DETACH" >/dev/null 2>&1
 	case $tr in
 	bpftrace|bpftrace-fast) seen=$(awk -F': ' '/^@reads\[/ { s += $2 } END { print s + 0 }' /tmp/bt.out) ;;
+	# What the stream delivered: the recording's reads, the twin's lines.
+	iolayers-stream) seen=$(python3 -c 'import json, sys
+print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["reads"])' /tmp/rec.out) ;;
+	bpftrace-stream) seen=$(grep -cE '^[0-9]+ [A-Za-z]+ ' /tmp/bt.out) ;;
 	esac
 	read -r reads secs <<<"$(python3 -c 'import json
 j = json.load(open("/tmp/b.json"))["jobs"]

@@ -34,16 +34,6 @@ stopped_pc() {
 	done
 }
 
-# wait_reader: until the stream's reader has the file open.
-wait_reader() {
-	local i
-	for i in $(seq 100); do
-		[ "$(stats_value stream_readers)" = 1 ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # wait_accounted N: until the reader was given or told it lost N records
 # (at most a minute).
 wait_accounted() {
@@ -63,7 +53,7 @@ stopped_pc mixed $nmixed rand mixed || exit 1
 insmod "$ko" pid=$PC_PID
 cat "$ev" >/tmp/mixed.ev &
 cat_pid=$!
-check "mixed: the reader has the stream" wait_reader
+check "mixed: the reader has the stream" wait_stream_reader
 err=$(cat "$ev" 2>&1 >/dev/null)
 check "a second reader is refused ($err)" grep -q "Device or resource busy" <<<"$err"
 kill -CONT $PC_PID
@@ -141,7 +131,7 @@ done
 insmod "$ko" comm=fio
 cat "$ev" >/tmp/fio.ev &
 cat_pid=$!
-check "fio: the reader has the stream" wait_reader
+check "fio: the reader has the stream" wait_stream_reader
 # shellcheck disable=SC2086
 fio --eta=never --output-format=json --output=/tmp/fio.json --rw=randread --bs=4k \
 	--size=8m --number_ios=$nfio $jobs >/dev/null
@@ -197,7 +187,7 @@ except BlockingIOError:
 out.close()
 EOF
 py_pid=$!
-check "slow: the reader has the stream" wait_reader
+check "slow: the reader has the stream" wait_stream_reader
 kill -CONT $PC_PID
 wait $PC_PID
 echo "slow: preadcheck: $(cat /tmp/slow.pcout)"
@@ -232,7 +222,7 @@ stopped_pc rec $nslow rand mixed || exit 1
 insmod "$ko" pid=$PC_PID
 "$reader" record -o /tmp/rec.jsonl 2>/tmp/rec.err &
 rec_pid=$!
-check "record: it has the stream" wait_reader
+check "record: it has the stream" wait_stream_reader
 kill -CONT $PC_PID
 wait $PC_PID
 reads=$(summary_field syscall count)
