@@ -120,39 +120,83 @@ check "mixed: files names the file's path ($(grep -c /mnt/data "$IOLAYERS_D/file
 	grep -qx "$fsdev $ino /mnt/data" "$IOLAYERS_D/files"
 check "mixed: rmmod once the reader is gone" rmmod iolayers
 
-# 2. fio, one job per syscall of the read family, the file cached: the
-# fastest reads of the test bed, recorded without loss by default.
-jobs=
+# 2. fio, one job per syscall of the read family: cached (the fastest
+# reads of the test bed) through events, then cold through iolayers
+# record, both with the default buffer: nothing lost, and per job the
+# records of its file are fio's reads: its total_ios and io_bytes, and
+# the offsets fio logged itself (write_iolog).
+reader=$IOLAYERS_REPO/userspace/iolayers
+fio_jobs=
 for e in sync psync vsync pvsync pvsync2; do
 	dd if=/dev/zero of=/mnt/fio-$e bs=1M count=8 status=none
-	cat /mnt/fio-$e >/dev/null
-	jobs="$jobs --name=$e --ioengine=$e --filename=/mnt/fio-$e"
+	fio_jobs="$fio_jobs --name=$e --ioengine=$e --filename=/mnt/fio-$e --write_iolog=/tmp/iolog-$e"
 done
-insmod "$ko" comm=fio
-cat "$ev" >/tmp/fio.ev &
-cat_pid=$!
-check "fio: the reader has the stream" wait_stream_reader
-# shellcheck disable=SC2086
-fio --eta=never --output-format=json --output=/tmp/fio.json --rw=randread --bs=4k \
-	--size=8m --number_ios=$nfio $jobs >/dev/null
-reads=$(summary_field syscall count)
-check "fio: every read accounted in the stream ($reads)" wait_accounted "$reads"
-kill $cat_pid
-wait $cat_pid 2>/dev/null
-for e in sync psync vsync pvsync pvsync2; do
-	ino=$(stat -c %i /mnt/fio-$e)
-	got=$(awk -v i="$ino" 'NR == 1 { for (k = 1; k <= NF; k++) h[$k] = k; next }
-		/^#/ { next } $(h["ino"]) == i { n++; b += $(h["ret"]) }
-		END { print n + 0, b + 0 }' /tmp/fio.ev)
-	want=$(python3 -c 'import json, sys
-j = [x for x in json.load(open("/tmp/fio.json"))["jobs"] if x["jobname"] == sys.argv[1]][0]
-print(j["read"]["total_ios"], j["read"]["io_bytes"])' "$e")
-	check "fio $e: records of its file == fio's total_ios io_bytes ($got, $want)" test "$got" = "$want"
-done
-lost=$(grep -c '^# lost' /tmp/fio.ev)
-check "fio: nothing lost at the default buffer ($lost lines, $(stats_value stream_lost))" \
-	test "$lost/$(stats_value stream_lost)" = 0/0
-rmmod iolayers
+# fio_pass STATE: run fio under the module, STATE cached (read by cat
+# events into /tmp/fio-cached.out) or cold (iolayers record into
+# /tmp/fio-cold.out), and check its reads.
+fio_pass() {
+	local state=$1 rpid reads e ino got want off
+	if [ "$state" = cached ]; then
+		cat /mnt/fio-* >/dev/null
+	else
+		echo 3 >/proc/sys/vm/drop_caches
+	fi
+	insmod "$ko" comm=fio
+	if [ "$state" = cached ]; then
+		cat "$ev" >/tmp/fio-$state.out &
+	else
+		"$reader" record -o /tmp/fio-$state.out 2>/dev/null &
+	fi
+	rpid=$!
+	check "fio $state: the reader has the stream" wait_stream_reader
+	# shellcheck disable=SC2086
+	fio --eta=never --output-format=json --output=/tmp/fio.json --rw=randread --bs=4k \
+		--size=8m --number_ios=$nfio $fio_jobs >/dev/null
+	reads=$(summary_field syscall count)
+	check "fio $state: every read accounted in the stream ($reads)" wait_accounted "$reads"
+	sleep 1	# the reader's last read returns the rest of its last line
+	kill -INT $rpid
+	wait $rpid 2>/dev/null
+	for e in sync psync vsync pvsync pvsync2; do
+		ino=$(stat -c %i /mnt/fio-$e)
+		# count, bytes and the sorted offsets of the file's records
+		got=$(python3 - /tmp/fio-$state.out "$ino" <<'EOF2'
+import json, sys
+path, ino = sys.argv[1], int(sys.argv[2])
+lines = open(path).read().splitlines()
+if lines and lines[0].startswith("{"):
+    recs = [json.loads(l) for l in lines]
+    rows = [(r["pos"], r["ret"]) for r in recs if r.get("ino") == ino and "seq" in r]
+else:
+    h = {n: i for i, n in enumerate(lines[0].split())}
+    rows = [(int(t[h["pos"]]), int(t[h["ret"]])) for t in (l.split() for l in lines[1:])
+            if not t[0].startswith("#") and t[h["ino"]] == str(ino)]
+print(len(rows), sum(r for _, r in rows), hash(tuple(sorted(p for p, _ in rows))) & 0xffffffff)
+EOF2
+)
+		want=$(python3 - "$e" <<'EOF2'
+import json, sys
+e = sys.argv[1]
+j = [x for x in json.load(open("/tmp/fio.json"))["jobs"] if x["jobname"] == e][0]
+offs = [int(l.split()[2]) for l in open("/tmp/iolog-" + e) if " read " in l]
+print(j["read"]["total_ios"], j["read"]["io_bytes"], hash(tuple(sorted(offs))) & 0xffffffff)
+EOF2
+)
+		check "fio $state $e: records of its file == fio's total_ios, io_bytes, logged offsets ($got, $want)" \
+			test "$got" = "$want"
+	done
+	if [ "$state" = cached ]; then
+		got=$(grep -c '^# lost' /tmp/fio-$state.out)
+	else
+		got=$(python3 -c 'import json, sys
+print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["lost"])' /tmp/fio-$state.out)
+	fi
+	check "fio $state: nothing lost at the default buffer ($got, $(stats_value stream_lost))" \
+		test "$got/$(stats_value stream_lost)" = 0/0
+	rmmod iolayers
+}
+fio_pass cached
+fio_pass cold
 
 # 3. A consumer far too slow (256 bytes every 20 ms) behind the smallest
 # buffer: exact accounting, records delivered + lost == reads made.
@@ -216,7 +260,6 @@ rmmod iolayers
 # 4. iolayers record: the whole read family again, recorded as JSON lines
 # until Ctrl-C, against the program's own log; then `-- COMMAND` (dd, its
 # reads counted by itself) until the command exits.
-reader=$IOLAYERS_REPO/userspace/iolayers
 echo 3 >/proc/sys/vm/drop_caches
 stopped_pc rec $nslow rand mixed || exit 1
 insmod "$ko" pid=$PC_PID
