@@ -155,7 +155,9 @@ fio_pass() {
 	reads=$(summary_field syscall count)
 	check "fio $state: every read accounted in the stream ($reads)" wait_accounted "$reads"
 	sleep 1	# the reader's last read returns the rest of its last line
-	kill -INT $rpid
+	# SIGTERM: a background job of a script ignores SIGINT (cat would
+	# not stop); iolayers record stops and saves on either.
+	kill $rpid
 	wait $rpid 2>/dev/null
 	for e in sync psync vsync pvsync pvsync2; do
 		ino=$(stat -c %i /mnt/fio-$e)
