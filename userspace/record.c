@@ -516,7 +516,8 @@ int il_record_main(int argc, char **argv)
 			fcntl(fd, F_SETFL, O_NONBLOCK);
 			draining = time(NULL);
 		}
-		if (draining && time(NULL) - draining > 2)
+		/* What was written before the stop, however far behind: bounded. */
+		if (draining && time(NULL) - draining > 10)
 			break;
 		/* poll() first: a signal between a check and read() would be missed. */
 		if (!draining && poll(&pfd, 1, 200) <= 0)

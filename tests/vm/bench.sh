@@ -115,6 +115,31 @@ fd = os.open(sys.argv[1], os.O_RDONLY)
 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
 }
 
+# stream_caught_up TRACER: for the streaming rows, wait (at most a minute)
+# until the reader has taken every read the workload made: the module's
+# stream delivered or lost as many records as it counted reads, or the
+# twin printed a line per read; then half a second for the last batch.
+stream_caught_up() {
+	local i want
+	case $1 in
+	iolayers-stream|bpftrace-stream) ;;
+	*) return 0 ;;
+	esac
+	for i in $(seq 600); do
+		if [ "$1" = iolayers-stream ]; then
+			want=$(awk '$1 == "syscall" { print $2 }' "$IOLAYERS_D/summary")
+			[ $(($(stats_value stream_delivered) + $(stats_value stream_lost))) -ge "$want" ] &&
+				break
+		else
+			want=$(python3 -c 'import json
+print(sum(x["read"]["total_ios"] for x in json.load(open("/tmp/b.json"))["jobs"]))' 2>/dev/null)
+			[ "$(grep -cE '^[0-9]+ [A-Za-z]+ ' /tmp/bt.out)" -ge "${want:-1}" ] && break
+		fi
+		sleep 0.1
+	done
+	sleep 0.5
+}
+
 run() {
 	local w=$1 tr=$2 r=$3 p mem0 mem1 reads secs seen=- k0=0 u0=0 k1=0 u1=0 ins="- -"
 	# Uncached: only the data file leaves the page cache. drop_caches also
@@ -150,6 +175,8 @@ run() {
 	[ -z "$icount" ] || read -r _ k0 u0 <<<"$(insn_totals)"
 	kill -CONT $p
 	wait $p
+	# A streaming reader may lag: count until it has taken every read.
+	stream_caught_up "$tr"
 	[ -z "$icount" ] || { read -r _ k1 u1 <<<"$(insn_totals)"; ins="$((k1 - k0)) $((u1 - u0))"; }
 	case $tr in
 	iolayers|iolayers-noflows|iolayers-stream)
@@ -158,10 +185,11 @@ run() {
 	eval "$DETACH" >/dev/null 2>&1
 	case $tr in
 	bpftrace|bpftrace-fast) seen=$(awk -F': ' '/^@reads\[/ { s += $2 } END { print s + 0 }' /tmp/bt.out) ;;
-	# What the stream delivered: the recording's reads, the twin's lines.
-	iolayers-stream) seen=$(python3 -c 'import json, sys
-print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["reads"])' /tmp/rec.out) ;;
+	# The twin's lines; what the recording got and lost, for the log.
 	bpftrace-stream) seen=$(grep -cE '^[0-9]+ [A-Za-z]+ ' /tmp/bt.out) ;;
+	iolayers-stream) echo "BENCH_STREAM $w $r $(python3 -c 'import json, sys
+t = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+print("recorded", t["reads"], "lost", t["lost"])' /tmp/rec.out) $(tail -1 /tmp/rec.err)" ;;
 	esac
 	read -r reads secs <<<"$(python3 -c 'import json
 j = json.load(open("/tmp/b.json"))["jobs"]

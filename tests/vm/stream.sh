@@ -180,7 +180,9 @@ EOF2
 import json, sys
 e = sys.argv[1]
 j = [x for x in json.load(open("/tmp/fio.json"))["jobs"] if x["jobname"] == e][0]
-offs = [int(l.split()[2]) for l in open("/tmp/iolog-" + e) if " read " in l]
+# iolog v2 "FILE read OFFSET LENGTH"; v3 puts a time stamp first.
+offs = [int(t[t.index("read") + 1]) for t in (l.split() for l in open("/tmp/iolog-" + e))
+        if "read" in t]
 print(j["read"]["total_ios"], j["read"]["io_bytes"], hash(tuple(sorted(offs))) & 0xffffffff)
 EOF2
 )
