@@ -141,6 +141,7 @@ fio_pass() {
 	else
 		echo 3 >/proc/sys/vm/drop_caches
 	fi
+	rm -f /tmp/iolog-*	# fio appends to an existing log
 	insmod "$ko" comm=fio
 	if [ "$state" = cached ]; then
 		cat "$ev" >/tmp/fio-$state.out &
@@ -183,6 +184,7 @@ j = [x for x in json.load(open("/tmp/fio.json"))["jobs"] if x["jobname"] == e][0
 # iolog v2 "FILE read OFFSET LENGTH"; v3 puts a time stamp first.
 offs = [int(t[t.index("read") + 1]) for t in (l.split() for l in open("/tmp/iolog-" + e))
         if "read" in t]
+assert len(offs) == j["read"]["total_ios"], (len(offs), "offsets in the iolog")
 print(j["read"]["total_ios"], j["read"]["io_bytes"], hash(tuple(sorted(offs))) & 0xffffffff)
 EOF2
 )
