@@ -805,10 +805,21 @@ void iolayers_stream_exit(void)
 	}
 }
 
+/*
+ * Room one record takes in a ring buffer: the record, its event header
+ * (with the length word of a large event) and its share of what a page
+ * of about 4 KiB cannot fit; two pages more for the page a writer fills
+ * and the reader's.
+ */
+#define IOLAYERS_REC_ROOM	(sizeof(struct iolayers_flow_rec) + 32)
+#define IOLAYERS_RB_SLACK	(2 * PAGE_SIZE)
+
 /**
- * iolayers_stream_init() - Allocate the buffers: buffer_kb per CPU for
- *	the stream, an eighth of it (at least 64 KiB) for the slow reads;
- *	none with flows=0.
+ * iolayers_stream_init() - Allocate the buffers: per CPU, buffer_kb for
+ *	the stream and an eighth of it (at least 64 KiB) for the slow reads,
+ *	each grown to hold flows= records (so that `flows` and `slow` can
+ *	show the newest flows= even when one CPU made them all); none with
+ *	flows=0.
  *
  * Context: process context (load), may sleep.
  * Return: 0, or -ENOMEM.
@@ -816,12 +827,13 @@ void iolayers_stream_exit(void)
 int iolayers_stream_init(void)
 {
 	unsigned long size = (unsigned long)iolayers_buffer_kb << 10;
+	unsigned long need = iolayers_flows_kept * IOLAYERS_REC_ROOM + IOLAYERS_RB_SLACK;
 
 	init_irq_work(&iolayers_stream_iw, iolayers_stream_wake_work);
 	if (!iolayers_flows_kept)
 		return 0;
-	iolayers_bufs[0] = ring_buffer_alloc(size, RB_FL_OVERWRITE);
-	iolayers_bufs[1] = ring_buffer_alloc(max(size / 8, 64UL << 10), RB_FL_OVERWRITE);
+	iolayers_bufs[0] = ring_buffer_alloc(max(size, need), RB_FL_OVERWRITE);
+	iolayers_bufs[1] = ring_buffer_alloc(max3(size / 8, 64UL << 10, need), RB_FL_OVERWRITE);
 	if (!iolayers_bufs[0] || !iolayers_bufs[1]) {
 		iolayers_stream_exit();
 		return -ENOMEM;
