@@ -10,20 +10,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "iolayers.h"
-
-static int from_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* An integer member; null gives @null_value; anything else is an error. */
 static int get_i64(json_t *o, const char *key, int null_ok, int64_t null_value, int64_t *out)
@@ -173,7 +162,7 @@ static int from_header(json_t *o, struct il_snapshot *s, int64_t *slow_ns, char 
 
 	if (get_i64(o, "iolayers_record", 0, 0, &v) || v != 1 || !json_is_object(st) ||
 	    get_i64(o, "format", 0, 0, &fmt) || get_str(o, "module", 0, module, sizeof(module), NULL))
-		return from_fail(err, errlen, "line 1 is not an iolayers recording's header");
+		return il_fail(err, errlen, "line 1 is not an iolayers recording's header");
 	s->format = (int)fmt;
 	if (sscanf(module, "iolayers %31s", s->version) != 1)
 		snprintf(s->version, sizeof(s->version), "?");
@@ -188,7 +177,7 @@ static int from_header(json_t *o, struct il_snapshot *s, int64_t *slow_ns, char 
 		errno = 0;
 		v = strtoll(buf, &end, 10);
 		if (errno || *end || v < 0 || v > INT64_MAX / 1000)
-			return from_fail(err, errlen, "line 1: bad slow_us '%s'", buf);
+			return il_fail(err, errlen, "line 1: bad slow_us '%s'", buf);
 		*slow_ns = v * 1000;
 	}
 	return 0;
@@ -239,12 +228,12 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 
 		lineno++;
 		if (ended) {
-			from_fail(err, errlen, "line %d: after the trailer", lineno);
+			il_fail(err, errlen, "line %d: after the trailer", lineno);
 			goto out;
 		}
 		o = json_loadb(line, (size_t)n, JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK, &jerr);
 		if (!o || !json_is_object(o)) {
-			from_fail(err, errlen, "line %d is not a JSON object: %s", lineno,
+			il_fail(err, errlen, "line %d is not a JSON object: %s", lineno,
 				  o ? "another value" : jerr.text);
 			json_decref(o);
 			goto out;
@@ -256,14 +245,14 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 			}
 		} else if (json_object_get(o, "seq")) {
 			if (from_read(o, s, &fw)) {
-				from_fail(err, errlen, "line %d: not a read's record", lineno);
+				il_fail(err, errlen, "line %d: not a read's record", lineno);
 				json_decref(o);
 				goto out;
 			}
 			if (add_flow(&s->flows, &fw, &cap) ||
 			    (fw.lat[IOLAYERS_L_SYSCALL] >= slow_ns &&
 			     add_flow(&s->slow, &fw, &slowcap))) {
-				from_fail(err, errlen, "out of memory");
+				il_fail(err, errlen, "out of memory");
 				json_decref(o);
 				goto out;
 			}
@@ -276,7 +265,7 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 			    get_i64(fo, "ino", 0, 0, &ino) || ino < 0 ||
 			    get_str(fo, "path", 0, path, sizeof(path), NULL) ||
 			    il_add_file(&s->files, dev, ino, path)) {
-				from_fail(err, errlen, "line %d: not a file's record", lineno);
+				il_fail(err, errlen, "line %d: not a file's record", lineno);
 				json_decref(o);
 				goto out;
 			}
@@ -286,7 +275,7 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 			/* The trailer counts what came before it. */
 			if (get_i64(o, "reads", 0, 0, &reads) || get_i64(o, "lost", 0, 0, &tlost) ||
 			    reads != s->flows.n || tlost != lost) {
-				from_fail(err, errlen,
+				il_fail(err, errlen,
 					  "line %d: the trailer does not count the %d reads and %lld lost before it",
 					  lineno, s->flows.n, (long long)lost);
 				json_decref(o);
@@ -296,14 +285,14 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 		} else if (!get_i64(o, "lost", 0, 0, &v) && v >= 0) {
 			lost += v;
 		} else {
-			from_fail(err, errlen, "line %d: an object of no known kind", lineno);
+			il_fail(err, errlen, "line %d: an object of no known kind", lineno);
 			json_decref(o);
 			goto out;
 		}
 		json_decref(o);
 	}
 	if (!lineno) {
-		from_fail(err, errlen, "empty recording");
+		il_fail(err, errlen, "empty recording");
 		goto out;
 	}
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)

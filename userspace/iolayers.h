@@ -110,6 +110,9 @@ struct il_snapshot {
 	int recording;			/* read from a recording (--from) */
 };
 
+/* Write an error message for the parsers; returns -1. */
+int il_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 int il_parse_version(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 int il_parse_layers(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 int il_parse_stats(FILE *f, struct il_snapshot *s, char *err, size_t errlen);

@@ -12,7 +12,7 @@
 const char *const il_layer_names[IOLAYERS_NR_LAYERS] = IOLAYERS_LAYER_NAMES;
 const char *const il_cache_names[IOLAYERS_NR_CACHE] = IOLAYERS_CACHE_NAMES;
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int il_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -38,9 +38,9 @@ int il_parse_version(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 
 	if (!fgets(line, sizeof(line), f) ||
 	    sscanf(line, "iolayers %31s", s->version) != 1)
-		return fail(err, errlen, "version: first line is not 'iolayers VERSION'");
+		return il_fail(err, errlen, "version: first line is not 'iolayers VERSION'");
 	if (!fgets(line, sizeof(line), f) || sscanf(line, "format %d", &s->format) != 1)
-		return fail(err, errlen, "version: second line is not 'format N'");
+		return il_fail(err, errlen, "version: second line is not 'format N'");
 	/*
 	 * Format 5 added the ERROR cache state, the disks' table and two
 	 * columns of `flows`; format 6 columns of `flows` (the file, its
@@ -48,7 +48,7 @@ int il_parse_version(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 	 * readv() their file offset in pos. This reader reads all three.
 	 */
 	if (s->format < 4 || s->format > IOLAYERS_FORMAT_VERSION)
-		return fail(err, errlen,
+		return il_fail(err, errlen,
 			    "debugfs format %d is not one this reader knows (4 to %d): use the reader built with the module",
 			    s->format, IOLAYERS_FORMAT_VERSION);
 	return 0;
@@ -67,11 +67,11 @@ int il_parse_layers(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 
 		if (++lineno == 1) {
 			if (strncmp(line, "probe", 5))
-				return fail(err, errlen, "layers: no header line");
+				return il_fail(err, errlen, "layers: no header line");
 			continue;
 		}
 		if (s->nprobes == IL_MAX_PROBES)
-			return fail(err, errlen, "layers: more than %d probes", IL_MAX_PROBES);
+			return il_fail(err, errlen, "layers: more than %d probes", IL_MAX_PROBES);
 		p = &s->probes[s->nprobes];
 		memset(p, 0, sizeof(*p));
 		p->nmissed = -1;
@@ -81,13 +81,13 @@ int il_parse_layers(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 		n = sscanf(line, "%31s %31s %31s %31[a-z]: %d", p->name, p->layer, p->kind,
 			   state, &e);
 		if (n < 4)
-			return fail(err, errlen, "layers: line %d is garbled", lineno);
+			return il_fail(err, errlen, "layers: line %d is garbled", lineno);
 		memcpy(p->state, state, sizeof(state));
 		p->err = n == 5 ? e : 0;
 		s->nprobes++;
 	}
 	if (lineno == 0)
-		return fail(err, errlen, "layers: empty");
+		return il_fail(err, errlen, "layers: empty");
 	return 0;
 }
 
@@ -97,7 +97,7 @@ static int add_counter(struct il_snapshot *s, const char *prefix, const char *na
 	struct il_counter *c;
 
 	if (s->ncounters == IL_MAX_COUNTERS)
-		return fail(err, errlen, "stats: more than %d counters", IL_MAX_COUNTERS);
+		return il_fail(err, errlen, "stats: more than %d counters", IL_MAX_COUNTERS);
 	c = &s->counters[s->ncounters++];
 	snprintf(c->name, sizeof(c->name), "%s%s%s", prefix, *prefix ? "_" : "", name);
 	c->value = value;
@@ -128,7 +128,7 @@ static int parse_counters(FILE *f, struct il_snapshot *s, int lineno, char *err,
 			continue;
 		}
 		if (strlen(tok) >= IL_NAME_LEN)
-			return fail(err, errlen, "stats: line %d is garbled", lineno);
+			return il_fail(err, errlen, "stats: line %d is garbled", lineno);
 		/*
 		 * format 5 added the disks' table, its header's first word
 		 * "disk"; format 6 the stream's buffers' ("buffer")
@@ -136,7 +136,7 @@ static int parse_counters(FILE *f, struct il_snapshot *s, int lineno, char *err,
 		if (!strcmp(tok, "table") || !strcmp(tok, "disk") || !strcmp(tok, "buffer")) {
 			for (ncols = 0; (tok = strtok_r(NULL, " \t\n", &save)); ncols++) {
 				if (ncols == IL_MAX_COLS || strlen(tok) >= IL_NAME_LEN)
-					return fail(err, errlen,
+					return il_fail(err, errlen,
 						    "stats: line %d: bad table header", lineno);
 				strcpy(cols[ncols], tok);
 			}
@@ -147,13 +147,13 @@ static int parse_counters(FILE *f, struct il_snapshot *s, int lineno, char *err,
 			errno = 0;
 			v = strtoull(tok, &end, 10);
 			if (errno || *end || *tok == '-' || n >= (ncols ? ncols : 1))
-				return fail(err, errlen, "stats: line %d is garbled", lineno);
+				return il_fail(err, errlen, "stats: line %d is garbled", lineno);
 			if (add_counter(s, ncols ? name : "", ncols ? cols[n] : name, v,
 					err, errlen))
 				return -1;
 		}
 		if (n != (ncols ? ncols : 1))
-			return fail(err, errlen, "stats: line %d is garbled", lineno);
+			return il_fail(err, errlen, "stats: line %d is garbled", lineno);
 	}
 	return 0;
 }
@@ -216,13 +216,13 @@ int il_parse_stats(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 		int64_t hits, *opt[3];
 
 		if (!strchr(line, '\n') && !feof(f))
-			return fail(err, errlen, "stats: line %d is too long", lineno + 1);
+			return il_fail(err, errlen, "stats: line %d is too long", lineno + 1);
 		for (t = strtok_r(line, " \t\n", &save); t && ntok < 16;
 		     t = strtok_r(NULL, " \t\n", &save))
 			tok[ntok++] = t;
 		if (++lineno == 1) {
 			if (ntok < 3 || strcmp(tok[0], "probe"))
-				return fail(err, errlen, "stats: no header line");
+				return il_fail(err, errlen, "stats: no header line");
 			for (i = 0; i < ntok; i++) {
 				int k = name_index(opt_names, 3, tok[i]);
 
@@ -234,13 +234,13 @@ int il_parse_stats(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 		if (ntok == 0)
 			return parse_counters(f, s, lineno, err, errlen);
 		if (ntok < 3 || parse_i64(tok[1], &hits))
-			return fail(err, errlen, "stats: line %d is garbled", lineno);
+			return il_fail(err, errlen, "stats: line %d is garbled", lineno);
 		p = find_probe(s, tok[0]);
 		if (!p)
-			return fail(err, errlen, "stats: probe '%s' is not in layers", tok[0]);
+			return il_fail(err, errlen, "stats: probe '%s' is not in layers", tok[0]);
 		p->hits = (uint64_t)hits;
 		if (strcmp(tok[2], "-") && parse_i64(tok[2], &p->nmissed))
-			return fail(err, errlen, "stats: line %d: bad nmissed", lineno);
+			return il_fail(err, errlen, "stats: line %d: bad nmissed", lineno);
 		opt[0] = &p->calls;
 		opt[1] = &p->timed;
 		opt[2] = &p->timed_ns;
@@ -248,12 +248,12 @@ int il_parse_stats(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 			if (opt_col[i] < 0)
 				continue;
 			if (opt_col[i] >= ntok || parse_i64(tok[opt_col[i]], opt[i]))
-				return fail(err, errlen, "stats: line %d: bad %s", lineno,
+				return il_fail(err, errlen, "stats: line %d: bad %s", lineno,
 					    opt_names[i]);
 		}
 	}
 	if (lineno == 0)
-		return fail(err, errlen, "stats: empty");
+		return il_fail(err, errlen, "stats: empty");
 	return 0;
 }
 
@@ -289,21 +289,21 @@ int il_parse_hist(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 		lineno++;
 		if (!strncmp(line, "layer ", 6)) {
 			if (h && in != h->count)
-				return fail(err, errlen, "hist: buckets before line %d do not add up",
+				return il_fail(err, errlen, "hist: buckets before line %d do not add up",
 					    lineno);
 			if (sscanf(line, "layer %31s cache %31s count %" SCNu64 " sum_ns %" SCNu64
 				   " min_ns %" SCNu64 " max_ns %" SCNu64 " bytes %" SCNu64 " %c",
 				   layer, cache, &t.count, &t.sum_ns, &t.min_ns, &t.max_ns, &t.bytes,
 				   &extra) != 7 || !t.count || t.min_ns > t.max_ns)
-				return fail(err, errlen, "hist: line %d is garbled", lineno);
+				return il_fail(err, errlen, "hist: line %d is garbled", lineno);
 			l = name_index(il_layer_names, IOLAYERS_NR_LAYERS, layer);
 			c = il_cache_index(cache);
 			if (l < 0 || c < 0)
-				return fail(err, errlen, "hist: line %d: unknown layer or cache state",
+				return il_fail(err, errlen, "hist: line %d: unknown layer or cache state",
 					    lineno);
 			h = &s->hist[l][c];
 			if (h->count)
-				return fail(err, errlen, "hist: line %d: %s/%s twice", lineno, layer,
+				return il_fail(err, errlen, "hist: line %d: %s/%s twice", lineno, layer,
 					    cache);
 			*h = t;
 			in = 0;
@@ -311,18 +311,18 @@ int il_parse_hist(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 		}
 		if (!h || sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %c", &lo, &hi, &n,
 				 &extra) != 3)
-			return fail(err, errlen, "hist: line %d is garbled", lineno);
+			return il_fail(err, errlen, "hist: line %d is garbled", lineno);
 		for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++)
 			if (lo == (i ? 1ULL << i : 0))
 				break;
 		if (i == IOLAYERS_HIST_BUCKETS || hi != (i == IOLAYERS_HIST_BUCKETS - 1 ? UINT64_MAX : (2ULL << i) - 1) ||
 		    h->buckets[i] || !n || n > h->count - in)
-			return fail(err, errlen, "hist: line %d: bad bucket", lineno);
+			return il_fail(err, errlen, "hist: line %d: bad bucket", lineno);
 		h->buckets[i] = n;
 		in += n;
 	}
 	if (h && in != h->count)
-		return fail(err, errlen, "hist: the last buckets do not add up");
+		return il_fail(err, errlen, "hist: the last buckets do not add up");
 	return 0;
 }
 
@@ -399,10 +399,10 @@ int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
 	fl->n = 0;
 	fl->v = NULL;
 	if (!fgets(line, sizeof(line), f))
-		return fail(err, errlen, "flows: empty");
+		return il_fail(err, errlen, "flows: empty");
 	for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
 		if (ncol == MAX_LINE_COLS)
-			return fail(err, errlen, "flows: too many columns");
+			return il_fail(err, errlen, "flows: too many columns");
 		map[ncol] = -1;
 		for (i = 0; i < NCOLS; i++)
 			if (!strcmp(tok, flow_cols[i].name)) {
@@ -414,21 +414,21 @@ int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
 	for (i = 0; i < NCOLS; i++)
 		need += !flow_cols[i].optional;
 	if (seen != need)
-		return fail(err, errlen, "flows: header lacks columns this reader needs");
+		return il_fail(err, errlen, "flows: header lacks columns this reader needs");
 	while (fgets(line, sizeof(line), f)) {
 		struct il_flow *fw;
 		int n = 0;
 
 		lineno++;
 		if (!strchr(line, '\n') && !feof(f))
-			return fail(err, errlen, "flows: line %d is too long", lineno);
+			return il_fail(err, errlen, "flows: line %d is too long", lineno);
 		if (fl->n == cap) {
 			struct il_flow *v;
 
 			cap = cap ? 2 * cap : 256;
 			v = realloc(fl->v, cap * sizeof(*v));
 			if (!v)
-				return fail(err, errlen, "flows: out of memory");
+				return il_fail(err, errlen, "flows: out of memory");
 			fl->v = v;
 		}
 		fw = &fl->v[fl->n];
@@ -440,11 +440,11 @@ int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
 		strcpy(fw->dev, "-");
 		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
 			if (n == ncol || (map[n] >= 0 && set_col(fw, map[n], tok)))
-				return fail(err, errlen, "flows: line %d is garbled", lineno);
+				return il_fail(err, errlen, "flows: line %d is garbled", lineno);
 			n++;
 		}
 		if (n != ncol)
-			return fail(err, errlen, "flows: line %d is garbled", lineno);
+			return il_fail(err, errlen, "flows: line %d is garbled", lineno);
 		fl->n++;
 	}
 	return 0;
@@ -499,19 +499,19 @@ int il_parse_files(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 	long long ino;
 
 	if (!fgets(line, sizeof(line), f) || strcmp(line, "fs_dev ino path\n"))
-		return fail(err, errlen, "files: no header line");
+		return il_fail(err, errlen, "files: no header line");
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
 		if (!strchr(line, '\n'))
-			return fail(err, errlen, "files: line %d is too long", lineno);
+			return il_fail(err, errlen, "files: line %d is too long", lineno);
 		line[strcspn(line, "\n")] = '\0';
 		n = 0;
 		if (sscanf(line, "%u:%u %lld %n", &ma, &mi, &ino, &n) != 3 || !n || !line[n] ||
 		    ino < 0)
-			return fail(err, errlen, "files: line %d is garbled", lineno);
+			return il_fail(err, errlen, "files: line %d is garbled", lineno);
 		snprintf(dev, sizeof(dev), "%u:%u", ma, mi);
 		if (il_add_file(&s->files, dev, ino, line + n))
-			return fail(err, errlen, "files: line %d: out of memory or too long", lineno);
+			return il_fail(err, errlen, "files: line %d: out of memory or too long", lineno);
 	}
 	return 0;
 }
@@ -528,7 +528,7 @@ static int parse_file(const char *root, const char *name, il_parser fn,
 	snprintf(path, sizeof(path), "%s/%s", root, name);
 	f = fopen(path, "r");
 	if (!f)
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
+		return il_fail(err, errlen, "%s: %s", path, strerror(errno));
 	ret = fn(f, s, err, errlen);
 	fclose(f);
 	return ret;
@@ -537,7 +537,7 @@ static int parse_file(const char *root, const char *name, il_parser fn,
 static int parse_pid(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 {
 	if (fscanf(f, "%d", &s->pid) != 1)
-		return fail(err, errlen, "pid: not a number");
+		return il_fail(err, errlen, "pid: not a number");
 	return 0;
 }
 
@@ -556,7 +556,7 @@ static int parse_comm(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 static int parse_children(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 {
 	if (fscanf(f, "%d", &s->children) != 1)
-		return fail(err, errlen, "children: not a number");
+		return il_fail(err, errlen, "children: not a number");
 	return 0;
 }
 
