@@ -45,6 +45,7 @@ DEFINE_SHOW_ATTRIBUTE(layers);
 
 static int stats_show(struct seq_file *m, void *v)
 {
+	size_t tables, hist, paths;
 	int i, t, d, occupancy, high;
 
 	iolayers_probes_show_stats(m);
@@ -77,12 +78,14 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_putc(m, '\n');
 	iolayers_stream_show_stats(m);
 	/* The module's memory, apart from its code and static data. */
-	seq_printf(m, "%-20s %12zu\n", "memory_tables", iolayers_tables_bytes());
-	seq_printf(m, "%-20s %12zu\n", "memory_hist", iolayers_hist_bytes());
-	seq_printf(m, "%-20s %12zu\n", "memory_paths", iolayers_files_bytes());
+	tables = iolayers_tables_bytes();
+	hist = iolayers_hist_bytes();
+	paths = iolayers_files_bytes();
+	seq_printf(m, "%-20s %12zu\n", "memory_tables", tables);
+	seq_printf(m, "%-20s %12zu\n", "memory_hist", hist);
+	seq_printf(m, "%-20s %12zu\n", "memory_paths", paths);
 	seq_printf(m, "%-20s %12zu\n", "memory_total",
-		   iolayers_tables_bytes() + iolayers_hist_bytes() + iolayers_files_bytes() +
-		   iolayers_stream_bytes());
+		   tables + hist + paths + iolayers_stream_bytes());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
