@@ -46,7 +46,17 @@
 
 /* Records `flows` and `slow` show (the newest); 0: none kept at all. */
 unsigned int iolayers_flows_kept = 256;
-/* The stream's ring buffer per CPU, KiB (buffer_kb=). */
+
+/*
+ * A ring buffer page holds PAGE_SIZE less its header (struct
+ * buffer_data_page, private to ring_buffer.c: a u64 time stamp and a
+ * local_t commit word, unchanged from 5.10 to 7.2); ring_buffer_alloc()
+ * takes its size in those bytes and adds a reader page per CPU.
+ */
+#define IOLAYERS_RB_PAGE_HDR	16
+#define IOLAYERS_RB_PAGE_DATA	(PAGE_SIZE - IOLAYERS_RB_PAGE_HDR)
+
+/* Both ring buffers per CPU, KiB (buffer_kb=). */
 unsigned int iolayers_buffer_kb = 1024;
 /* Reads at least this slow (syscall latency) also go to `slow`. */
 u64 iolayers_slow_ns = 10 * NSEC_PER_MSEC;
@@ -377,7 +387,8 @@ static unsigned long iolayers_rb_written(struct trace_buffer *buf, int cpu)
 }
 
 /**
- * iolayers_stream_bytes() - Memory the ring buffers take.
+ * iolayers_stream_bytes() - Memory the ring buffers take: their pages,
+ *	the reader page of each CPU included.
  *
  * Return: bytes, over the online CPUs.
  */
@@ -389,7 +400,8 @@ size_t iolayers_stream_bytes(void)
 	for (k = 0; k < 2; k++)
 		if (iolayers_bufs[k])
 			for_each_online_cpu(cpu)
-				bytes += ring_buffer_size(iolayers_bufs[k], cpu);
+				bytes += (DIV_ROUND_UP(ring_buffer_size(iolayers_bufs[k], cpu),
+						       IOLAYERS_RB_PAGE_DATA) + 1) << PAGE_SHIFT;
 	return bytes;
 }
 
@@ -814,26 +826,38 @@ void iolayers_stream_exit(void)
 #define IOLAYERS_REC_ROOM	(sizeof(struct iolayers_flow_rec) + 32)
 #define IOLAYERS_RB_SLACK	(2 * PAGE_SIZE)
 
+/*
+ * Bytes to ask ring_buffer_alloc() for so that it takes @pages pages per
+ * CPU, its reader page included; at least @need.
+ */
+static unsigned long iolayers_rb_bytes(unsigned long pages, unsigned long need)
+{
+	return max((pages - 1) * IOLAYERS_RB_PAGE_DATA, need);
+}
+
 /**
- * iolayers_stream_init() - Allocate the buffers: per CPU, buffer_kb for
- *	the stream and an eighth of it (at least 64 KiB) for the slow reads,
- *	each grown to hold flows= records (so that `flows` and `slow` can
- *	show the newest flows= even when one CPU made them all); none with
- *	flows=0.
+ * iolayers_stream_init() - Allocate the buffers: per CPU, buffer_kb in
+ *	all, seven eighths for the stream and an eighth for the slow reads
+ *	(in whole pages, at least two each, the ring buffer's reader page
+ *	included), each grown to hold flows= records (so that `flows` and
+ *	`slow` can show the newest flows= even when one CPU made them all);
+ *	none with flows=0.
  *
  * Context: process context (load), may sleep.
  * Return: 0, or -ENOMEM.
  */
 int iolayers_stream_init(void)
 {
-	unsigned long size = (unsigned long)iolayers_buffer_kb << 10;
+	unsigned long pages = max(((unsigned long)iolayers_buffer_kb << 10) >> PAGE_SHIFT, 4UL);
+	unsigned long slow = max(pages / 8, 2UL);
 	unsigned long need = iolayers_flows_kept * IOLAYERS_REC_ROOM + IOLAYERS_RB_SLACK;
 
 	init_irq_work(&iolayers_stream_iw, iolayers_stream_wake_work);
 	if (!iolayers_flows_kept)
 		return 0;
-	iolayers_bufs[0] = ring_buffer_alloc(max(size, need), RB_FL_OVERWRITE);
-	iolayers_bufs[1] = ring_buffer_alloc(max3(size / 8, 64UL << 10, need), RB_FL_OVERWRITE);
+	iolayers_bufs[0] = ring_buffer_alloc(iolayers_rb_bytes(pages - slow, need),
+					     RB_FL_OVERWRITE);
+	iolayers_bufs[1] = ring_buffer_alloc(iolayers_rb_bytes(slow, need), RB_FL_OVERWRITE);
 	if (!iolayers_bufs[0] || !iolayers_bufs[1]) {
 		iolayers_stream_exit();
 		return -ENOMEM;

@@ -48,15 +48,6 @@ static int get_str(json_t *o, const char *key, int null_ok, char *buf, size_t le
 	return 0;
 }
 
-static int bucket(uint64_t ns)
-{
-	int b = 0;
-
-	while (ns >>= 1)
-		b++;
-	return b;
-}
-
 static void hist_add(struct il_hist *h, int64_t ns, int64_t bytes)
 {
 	uint64_t v = (uint64_t)ns;
@@ -68,7 +59,7 @@ static void hist_add(struct il_hist *h, int64_t ns, int64_t bytes)
 	h->count++;
 	h->sum_ns += v;
 	h->bytes += (uint64_t)bytes;
-	h->buckets[bucket(v)]++;
+	h->buckets[il_bucket(v)]++;
 }
 
 /* One read's object into @f, its samples into @s's histograms. */

@@ -110,6 +110,18 @@ struct il_snapshot {
 	int recording;			/* read from a recording (--from) */
 };
 
+/*
+ * JSON text (jsonw.c): il_put* store at p and return the end (no NUL);
+ * strings are escaped, bytes outside printable ASCII as \u00XX (a comm
+ * or path need not be UTF-8), at most IL_JSON_STR_MAX(len) bytes.
+ */
+#define IL_JSON_STR_MAX(len) (6 * (len) + 2)
+char *il_put(char *p, const char *lit);
+char *il_put_u64(char *p, uint64_t v);
+char *il_put_i64(char *p, int64_t v);
+char *il_put_str(char *p, const char *s, size_t max);
+void il_json_str(FILE *out, const char *s, size_t max);
+
 /* Write an error message for the parsers; returns -1. */
 int il_fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -127,6 +139,8 @@ void il_snapshot_free(struct il_snapshot *s);
 int il_cache_index(const char *name);
 void il_hist_merge(struct il_hist *into, const struct il_hist *h);
 uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct);
+/* The log2 bucket of a value, as the module's histograms count it. */
+int il_bucket(uint64_t ns);
 uint64_t il_bucket_lo(int i);
 uint64_t il_bucket_hi(int i);
 

@@ -449,7 +449,7 @@ void il_view_disks(FILE *out, const struct il_snapshot *s, int ms)
 				    strncmp(f->disk, disks[d], len))
 					continue;
 				h.count++;
-				h.buckets[f->lat[l] ? 63 - __builtin_clzll((uint64_t)f->lat[l]) : 0]++;
+				h.buckets[il_bucket((uint64_t)f->lat[l])]++;
 			}
 			if (!h.count)
 				continue;
@@ -461,20 +461,6 @@ void il_view_disks(FILE *out, const struct il_snapshot *s, int ms)
 }
 
 /* A JSON string: the names we print are plain, but escape anyway. */
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static void json_i64(FILE *out, const char *key, int64_t v, int last)
 {
 	fprintf(out, "\"%s\": ", key);
@@ -520,9 +506,9 @@ static void json_flows(FILE *out, const struct il_flows *fl)
 		json_i64(out, "tid", f->tid, 0);
 		json_i64(out, "tgid", f->tgid, 0);
 		fprintf(out, "\"comm\": ");
-		json_str(out, f->comm);
+		il_json_str(out, f->comm, SIZE_MAX);
 		fprintf(out, ", \"syscall\": ");
-		json_str(out, f->syscall);
+		il_json_str(out, f->syscall, SIZE_MAX);
 		fprintf(out, ", \"cache\": \"%s\", ", il_cache_names[f->cache]);
 		json_i64(out, "fd", f->fd, 0);
 		fprintf(out, "\"pos\": %" PRId64 ", ", f->pos);
@@ -545,12 +531,12 @@ static void json_flows(FILE *out, const struct il_flows *fl)
 		json_i64(out, "errors", f->errors, 0);
 		fprintf(out, "\"disk\": ");
 		if (strcmp(f->disk, "-"))
-			json_str(out, f->disk);
+			il_json_str(out, f->disk, SIZE_MAX);
 		else
 			fprintf(out, "null");
 		fprintf(out, ", \"missed\": ");
 		if (strcmp(f->missed, "-"))
-			json_str(out, f->missed);
+			il_json_str(out, f->missed, SIZE_MAX);
 		else
 			fprintf(out, "null");
 		fprintf(out, ", \"offset_ns\": {");
@@ -572,22 +558,22 @@ void il_view_json(FILE *out, const struct il_snapshot *s)
 	int i, l, c;
 
 	fprintf(out, "{\n  \"version\": ");
-	json_str(out, s->version);
+	il_json_str(out, s->version, SIZE_MAX);
 	fprintf(out, ",\n  \"format\": %d,\n  \"filters\": {\"pid\": %d, \"comm\": ", s->format,
 		s->pid);
-	json_str(out, s->comm);
+	il_json_str(out, s->comm, SIZE_MAX);
 	fprintf(out, ", \"children\": %s},\n  \"probes\": [", s->children ? "true" : "false");
 	for (i = 0; i < s->nprobes; i++) {
 		const struct il_probe *p = &s->probes[i];
 
 		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
-		json_str(out, p->name);
+		il_json_str(out, p->name, SIZE_MAX);
 		fprintf(out, ", \"layer\": ");
-		json_str(out, p->layer);
+		il_json_str(out, p->layer, SIZE_MAX);
 		fprintf(out, ", \"kind\": ");
-		json_str(out, p->kind);
+		il_json_str(out, p->kind, SIZE_MAX);
 		fprintf(out, ", \"state\": ");
-		json_str(out, p->state);
+		il_json_str(out, p->state, SIZE_MAX);
 		fprintf(out, ", \"hits\": %" PRIu64 ", ", p->hits);
 		json_i64(out, "nmissed", p->nmissed, 0);
 		json_i64(out, "calls", p->calls, 0);
@@ -598,7 +584,7 @@ void il_view_json(FILE *out, const struct il_snapshot *s)
 	fprintf(out, "\n  ],\n  \"counters\": {");
 	for (i = 0; i < s->ncounters; i++) {
 		fprintf(out, "%s\n    ", i ? "," : "");
-		json_str(out, s->counters[i].name);
+		il_json_str(out, s->counters[i].name, SIZE_MAX);
 		fprintf(out, ": %" PRIu64, s->counters[i].value);
 	}
 	fprintf(out, "\n  },\n  \"cache\": {");

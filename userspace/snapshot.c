@@ -9,6 +9,13 @@
 #include "iolayers.h"
 
 /* The bounds of log2 bucket @i: [2^i, 2^(i+1)), bucket 0 [0, 2). */
+int il_bucket(uint64_t ns)
+{
+	int b = ns ? 63 - __builtin_clzll(ns) : 0;
+
+	return b < IOLAYERS_HIST_BUCKETS ? b : IOLAYERS_HIST_BUCKETS - 1;
+}
+
 uint64_t il_bucket_lo(int i)
 {
 	return i ? (uint64_t)1 << i : 0;

@@ -265,6 +265,18 @@ wait_stream_reader() {
 	return 1
 }
 
+# stream_accounted N: until the stream's reader was given, or told it
+# lost, N records (at most a minute).
+stream_accounted() {
+	local i
+	for i in $(seq 600); do
+		[ $(($(stats_value stream_delivered) + $(stats_value stream_lost))) -ge "$1" ] &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # bpftrace_start TRACER PID: start a bpftrace twin (bpftrace,
 # bpftrace-fast, bpftrace-floor, or bpftrace-stream: the twin printing
 # a line per read) following PID, its output in

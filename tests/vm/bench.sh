@@ -122,21 +122,17 @@ os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
 stream_caught_up() {
 	local i want
 	case $1 in
-	iolayers-stream|bpftrace-stream) ;;
-	*) return 0 ;;
-	esac
-	for i in $(seq 600); do
-		if [ "$1" = iolayers-stream ]; then
-			want=$(awk '$1 == "syscall" { print $2 }' "$IOLAYERS_D/summary")
-			[ $(($(stats_value stream_delivered) + $(stats_value stream_lost))) -ge "$want" ] &&
-				break
-		else
+	iolayers-stream)
+		stream_accounted "$(awk '$1 == "syscall" { print $2 }' "$IOLAYERS_D/summary")" ;;
+	bpftrace-stream)
+		for i in $(seq 600); do
 			want=$(python3 -c 'import json
 print(sum(x["read"]["total_ios"] for x in json.load(open("/tmp/b.json"))["jobs"]))' 2>/dev/null)
 			[ "$(grep -cE '^[0-9]+ [A-Za-z]+ ' /tmp/bt.out)" -ge "${want:-1}" ] && break
-		fi
-		sleep 0.1
-	done
+			sleep 0.1
+		done ;;
+	*) return 0 ;;
+	esac
 	sleep 0.5
 }
 

@@ -34,18 +34,6 @@ stopped_pc() {
 	done
 }
 
-# wait_accounted N: until the reader was given or told it lost N records
-# (at most a minute).
-wait_accounted() {
-	local i
-	for i in $(seq 600); do
-		[ $(($(stats_value stream_delivered) + $(stats_value stream_lost))) -ge "$1" ] &&
-			return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # 1. The whole read family on a half-cached file, every read in the stream.
 echo 3 >/proc/sys/vm/drop_caches
 dd if=/mnt/data of=/dev/null bs=1M count=16 status=none
@@ -60,7 +48,7 @@ kill -CONT $PC_PID
 wait $PC_PID
 echo "mixed: preadcheck: $(cat /tmp/mixed.pcout)"
 reads=$(summary_field syscall count)
-check "mixed: every read accounted in the stream ($reads)" wait_accounted "$reads"
+check "mixed: every read accounted in the stream ($reads)" stream_accounted "$reads"
 sleep 1
 # The reader sleeps in events now: the module is in use, unloading is refused.
 out=$(rmmod iolayers 2>&1)
@@ -144,6 +132,17 @@ fio_pass() {
 	rm -f /tmp/iolog-*	# fio appends to an existing log
 	insmod "$ko" comm=fio
 	if [ "$state" = cached ]; then
+		# Default sizes: at most 1 MiB per CPU for both buffers, by the
+		# ring buffer's own figure of each CPU's data pages (ring_buffer_size())
+		# plus its reader page.
+		ncpu=$(nproc)
+		rb=$(awk -v pg="$(getconf PAGESIZE)" '$1 ~ /^(stream|slow)\// {
+			n[substr($1, index($1, "/") + 1)] += int(($5 + pg - 17) / (pg - 16)) + 1 }
+			END { for (c in n) if (n[c] * pg > m) m = n[c] * pg; print m + 0 }' "$IOLAYERS_D/stats")
+		check "fio: default buffers take at most 1 MiB per CPU ($rb bytes on the largest CPU, stream_bytes $(stats_value stream_bytes) over $ncpu)" \
+			test "$rb" -gt 0 -a "$rb" -le 1048576 -a "$(stats_value stream_bytes)" -le $((ncpu * 1048576))
+	fi
+	if [ "$state" = cold ]; then
 		cat "$ev" >/tmp/fio-$state.out &
 	else
 		"$reader" record -o /tmp/fio-$state.out 2>/dev/null &
@@ -154,7 +153,7 @@ fio_pass() {
 	fio --eta=never --output-format=json --output=/tmp/fio.json --rw=randread --bs=4k \
 		--size=8m --number_ios=$nfio $fio_jobs >/dev/null
 	reads=$(summary_field syscall count)
-	check "fio $state: every read accounted in the stream ($reads)" wait_accounted "$reads"
+	check "fio $state: every read accounted in the stream ($reads)" stream_accounted "$reads"
 	sleep 1	# the reader's last read returns the rest of its last line
 	# SIGTERM: a background job of a script ignores SIGINT (cat would
 	# not stop); iolayers record stops and saves on either.
@@ -191,7 +190,7 @@ EOF2
 		check "fio $state $e: records of its file == fio's total_ios, io_bytes, logged offsets ($got, $want)" \
 			test "$got" = "$want"
 	done
-	if [ "$state" = cached ]; then
+	if [ "$state" = cold ]; then
 		got=$(grep -c '^# lost' /tmp/fio-$state.out)
 	else
 		got=$(python3 -c 'import json, sys
@@ -275,7 +274,7 @@ check "record: it has the stream" wait_stream_reader
 kill -CONT $PC_PID
 wait $PC_PID
 reads=$(summary_field syscall count)
-wait_accounted "$reads"
+stream_accounted "$reads"
 kill -INT $rec_pid
 wait $rec_pid
 rc=$?

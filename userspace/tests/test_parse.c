@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Plain-C tests of the reader's parser on debugfs files saved from the module. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include "../iolayers.h"
 #include "../../include/uapi/iolayers.h"
 
@@ -400,6 +402,36 @@ static void test_recording(void)
 	}
 }
 
+/* The JSON writer: numbers at their limits, escapes that parse back. */
+static void test_json_writer(void)
+{
+	static const char odd[] = "a\"b\\c\n\x01\xe9\x7f/z";
+	char buf[256], *p;
+	json_error_t jerr;
+	json_t *j;
+
+	p = il_put(buf, "[");
+	p = il_put_u64(p, UINT64_MAX);
+	p = il_put_i64(il_put(p, ", "), INT64_MIN);
+	p = il_put_i64(il_put(p, ", "), 0);
+	p = il_put_str(il_put(p, ", "), odd, sizeof(odd));
+	p = il_put_str(il_put(p, ", "), "abcdef", 3);
+	p = il_put(p, "]");
+	*p = '\0';
+	EXPECT(!strcmp(buf, "[18446744073709551615, -9223372036854775808, 0, "
+		       "\"a\\\"b\\\\c\\u000a\\u0001\\u00e9\\u007f/z\", \"abc\"]"));
+	j = json_loads(buf, JSON_DECODE_INT_AS_REAL, &jerr);
+	EXPECT(j && json_array_size(j) == 5);
+	if (j) {
+		/* \u00e9 reads back as U+00E9 (two bytes of UTF-8). */
+		EXPECT(!strcmp(json_string_value(json_array_get(j, 3)),
+			       "a\"b\\c\n\x01\xc3\xa9\x7f/z"));
+		EXPECT(!strcmp(json_string_value(json_array_get(j, 4)), "abc"));
+		json_decref(j);
+	}
+	EXPECT(il_put_str(buf, odd, sizeof(odd)) - buf <= IL_JSON_STR_MAX((long)strlen(odd)));
+}
+
 int main(void)
 {
 	test_real_6_1();
@@ -411,6 +443,7 @@ int main(void)
 	test_hist_and_flows();
 	test_bad_hist_and_flows();
 	test_recording();
+	test_json_writer();
 	printf("test_parse: %s\n", failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;
 }

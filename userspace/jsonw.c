@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * JSON text into a caller's buffer: the recorder writes one line per read
+ * of the stream, fast enough to keep up with the module on one CPU, so a
+ * line is formatted here with plain stores and written with one fwrite()
+ * rather than a dozen fprintf() calls (each parsing its format and taking
+ * the stream's lock). The views' JSON uses the same string escaping.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "iolayers.h"
+
+char *il_put(char *p, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	memcpy(p, lit, n);
+	return p + n;
+}
+
+char *il_put_u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+char *il_put_i64(char *p, int64_t v)
+{
+	if (v >= 0)
+		return il_put_u64(p, (uint64_t)v);
+	*p++ = '-';
+	return il_put_u64(p, -(uint64_t)v);
+}
+
+char *il_put_str(char *p, const char *s, size_t max)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	*p++ = '"';
+	for (i = 0; i < max && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			*p++ = '\\';
+			*p++ = (char)c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			p = il_put(p, "\\u00");
+			*p++ = hex[c >> 4];
+			*p++ = hex[c & 15];
+		} else {
+			*p++ = (char)c;
+		}
+	}
+	*p++ = '"';
+	return p;
+}
+
+void il_json_str(FILE *out, const char *s, size_t max)
+{
+	char buf[IL_JSON_STR_MAX(64)];
+	size_t i, n;
+
+	fputc('"', out);
+	for (i = 0; i < max && s[i]; i += n) {
+		char *e;
+
+		n = strnlen(s + i, max - i < 64 ? max - i : 64);
+		/* il_put_str's quotes dropped: a string is written in pieces. */
+		e = il_put_str(buf, s + i, n);
+		fwrite(buf + 1, 1, (size_t)(e - buf) - 2, out);
+	}
+	fputc('"', out);
+}
