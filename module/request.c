@@ -221,7 +221,7 @@ bool iolayers_bio_foreign(const struct iolayers_task_flow *f, struct bio *bio)
 	if (folio_test_swapcache(folio))
 		return true;
 	mapping = READ_ONCE(folio->mapping);
-	if (!mapping || ((unsigned long)mapping & PAGE_MAPPING_FLAGS) ||
+	if (!mapping || ((unsigned long)mapping & IOLAYERS_MAPPING_FLAGS) ||
 	    mapping == f->rd.fs.mapping)
 		return false;
 	return S_ISREG(mapping->host->i_mode);

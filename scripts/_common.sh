@@ -30,9 +30,19 @@ ensure_pkgs() {
 		die "apt-get install ${missing[*]} failed"
 }
 
+# apt_q CMD...: an apt command as the host sees it, or, with APT_SUITE
+# set, as that suite's root (scripts/suite-root) sees it.
+apt_q() {
+	if [ -n "${APT_SUITE:-}" ]; then
+		"$IOLAYERS_REPO/scripts/suite-root" --run "$APT_SUITE" "$@"
+	else
+		"$@"
+	fi
+}
+
 # apt_has PKG: true when apt can download PKG.
 apt_has() {
 	local info
-	info=$(apt-cache show --no-all-versions "$1" 2>/dev/null) || return 1
+	info=$(apt_q apt-cache show --no-all-versions "$1" 2>/dev/null) || return 1
 	[[ "$info" == *$'\nFilename: '* ]]
 }

@@ -62,4 +62,17 @@
 #define iolayers_rb_commit(buf, ev) ring_buffer_unlock_commit(buf)
 #endif
 
+/*
+ * The low bits of a folio's mapping that say it is not an address_space
+ * (anon, movable): PAGE_MAPPING_FLAGS up to 6.12 at least, renamed
+ * FOLIO_MAPPING_FLAGS ("mm: rename PAGE_MAPPING_* to FOLIO_MAPPING_*",
+ * David Hildenbrand; 7.2's headers have only the new name). Tested on the
+ * name, not a version.
+ */
+#ifdef FOLIO_MAPPING_FLAGS
+#define IOLAYERS_MAPPING_FLAGS FOLIO_MAPPING_FLAGS
+#else
+#define IOLAYERS_MAPPING_FLAGS PAGE_MAPPING_FLAGS
+#endif
+
 #endif /* _IOLAYERS_COMPAT_H */
