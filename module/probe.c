@@ -106,6 +106,7 @@ static void iolayers_fentry_attach(struct iolayers_probe *p)
 	int ret;
 
 	p->ops.func = p->func;
+	p->ops.flags = IOLAYERS_FTRACE_OPS_FLAGS;
 	strscpy(name, p->name, sizeof(name));
 	/* Not there, inlined or notrace: the filter refuses it. */
 	ret = ftrace_set_filter(&p->ops, name, strlen(name), 1);
@@ -115,7 +116,7 @@ static void iolayers_fentry_attach(struct iolayers_probe *p)
 	}
 	ret = register_ftrace_function(&p->ops);
 	if (ret) {
-		ftrace_free_filter(&p->ops);
+		iolayers_ftrace_free_filter(&p->ops);
 		iolayers_probe_failed(p, ret);
 		return;
 	}
@@ -127,7 +128,7 @@ static void iolayers_fentry_attach(struct iolayers_probe *p)
 static void iolayers_fentry_detach(struct iolayers_probe *p)
 {
 	unregister_ftrace_function(&p->ops);
-	ftrace_free_filter(&p->ops);
+	iolayers_ftrace_free_filter(&p->ops);
 }
 
 /**

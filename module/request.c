@@ -158,7 +158,7 @@ static struct iolayers_bio *iolayers_stacked_find(dev_t dev, sector_t sector)
 /* Does a bio on this device become a request, or is it remapped first? */
 static bool iolayers_bio_stacked(const struct bio *bio)
 {
-	return !queue_is_mq(bdev_get_queue(bio->bi_bdev));
+	return !queue_is_mq(iolayers_bio_queue_of(bio));
 }
 
 /*
@@ -213,12 +213,12 @@ static void iolayers_bio_add(const struct iolayers_flow_ref *flow, struct iolaye
 bool iolayers_bio_foreign(const struct iolayers_task_flow *f, struct bio *bio)
 {
 	const struct address_space *mapping;
-	struct folio *folio;
+	struct iolayers_pcmem *folio;
 
 	if (!f->rd.fs.reached || f->rd.fs.direct || !bio->bi_vcnt)
 		return false;
-	folio = page_folio(bio_first_page_all(bio));
-	if (folio_test_swapcache(folio))
+	folio = iolayers_pcmem_of_page(bio_first_page_all(bio));
+	if (iolayers_pcmem_swapcache(folio))
 		return true;
 	mapping = READ_ONCE(folio->mapping);
 	if (!mapping || ((unsigned long)mapping & IOLAYERS_MAPPING_FLAGS) ||
@@ -330,8 +330,7 @@ static struct iolayers_rq *iolayers_rq_take_bios(struct request *rq, struct iola
 				return NULL;
 			r->sector = blk_rq_pos(rq);
 			r->queue_ns = b->queue_ns;
-			/* rq->q->disk since 5.15; 5.10 has rq->rq_disk. */
-			r->disk = iolayers_disk_id(rq->q->disk);
+			r->disk = iolayers_disk_id(iolayers_rq_disk(rq));
 			n = r;
 		}
 		if (iolayers_table_del(IOLAYERS_T_BIO, b) && !iolayers_rq_add_bio(r, b))

@@ -15,6 +15,7 @@
 #include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>

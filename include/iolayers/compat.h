@@ -33,21 +33,57 @@
 #define __cleanup(func) __attribute__((__cleanup__(func)))
 #endif
 
+/*
+ * What an ftrace callback is given. 5.11 ("ftrace: Have the callbacks
+ * receive a struct ftrace_regs instead of pt_regs", Steven Rostedt) gave
+ * callbacks a struct ftrace_regs, with the argument registers saved on
+ * x86-64 (DYNAMIC_FTRACE_WITH_ARGS); 5.10's get a struct pt_regs, and
+ * only with FTRACE_OPS_FL_SAVE_REGS (NULL otherwise).
+ * IOLAYERS_KERNEL_RANGE: < 5.11 struct pt_regs and SAVE_REGS; >= 5.11
+ * struct ftrace_regs.
+ */
+#if KERNEL_VERSION(5, 11, 0) > LINUX_VERSION_CODE
+#define iolayers_fregs pt_regs
+#define IOLAYERS_FTRACE_OPS_FLAGS (FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION_SAFE)
+#else
+#define iolayers_fregs ftrace_regs
+#define IOLAYERS_FTRACE_OPS_FLAGS 0
+#endif
+
 /**
  * iolayers_fregs_arg() - Argument @n of the function an ftrace callback
  *	entered.
- * @fregs: the callback's struct ftrace_regs (x86-64: argument registers
- *	saved, DYNAMIC_FTRACE_WITH_ARGS)
+ * @fregs: the callback's struct iolayers_fregs
  * @n: 0 for the first argument
  *
  * ftrace_regs_get_argument() came in 6.2 with the ftrace_regs accessors
- * ("ftrace: abstract DYNAMIC_FTRACE_WITH_ARGS accesses"); 6.1's x86
- * struct ftrace_regs is a struct pt_regs and has no accessor yet.
+ * ("ftrace: abstract DYNAMIC_FTRACE_WITH_ARGS accesses"); up to 6.1 the
+ * x86 struct ftrace_regs wraps a struct pt_regs and has no accessor yet,
+ * and 5.10 passes the struct pt_regs itself.
  */
-#ifdef ftrace_regs_get_argument
+#if KERNEL_VERSION(5, 11, 0) > LINUX_VERSION_CODE
+#define iolayers_fregs_arg(fregs, n) regs_get_kernel_argument(fregs, n)
+#elif defined(ftrace_regs_get_argument)
 #define iolayers_fregs_arg(fregs, n) ftrace_regs_get_argument(fregs, n)
 #else
 #define iolayers_fregs_arg(fregs, n) regs_get_kernel_argument(&(fregs)->regs, n)
+#endif
+
+/*
+ * ftrace's recursion guard for callbacks that do not ask ftrace to take
+ * it: ftrace_test_recursion_trylock() (<linux/trace_recursion.h>, 5.11:
+ * "ftrace: Add ftrace_test_recursion_trylock() helper function", Steven
+ * Rostedt); it also disables preemption until the unlock. 5.10 keeps its
+ * guard private: the same per-CPU, per-context bit is taken in compat.c.
+ * IOLAYERS_KERNEL_RANGE: < 5.11 ours; >= 5.11 ftrace's.
+ */
+#if KERNEL_VERSION(5, 11, 0) > LINUX_VERSION_CODE
+int iolayers_recursion_trylock(unsigned long ip, unsigned long parent_ip);
+void iolayers_recursion_unlock(int bit);
+#else
+#include <linux/trace_recursion.h>
+#define iolayers_recursion_trylock(ip, parent_ip) ftrace_test_recursion_trylock(ip, parent_ip)
+#define iolayers_recursion_unlock(bit) ftrace_test_recursion_unlock(bit)
 #endif
 
 /*
@@ -73,6 +109,112 @@
 #define IOLAYERS_MAPPING_FLAGS FOLIO_MAPPING_FLAGS
 #else
 #define IOLAYERS_MAPPING_FLAGS PAGE_MAPPING_FLAGS
+#endif
+
+/*
+ * The block tracepoints' request_queue argument: block_bio_queue,
+ * block_bio_remap, block_split and block_rq_insert/merge/issue/requeue
+ * lost it in 5.11 ("block: remove the request_queue argument to the
+ * block_* tracepoints", Christoph Hellwig; block_rq_complete never had
+ * it). A handler's parameter list starts with IOLAYERS_TP_QUEUE.
+ * IOLAYERS_KERNEL_RANGE: < 5.11 (q, ...); >= 5.11 (...).
+ */
+#if KERNEL_VERSION(5, 11, 0) > LINUX_VERSION_CODE
+#define IOLAYERS_TP_QUEUE struct request_queue *q,
+#else
+#define IOLAYERS_TP_QUEUE
+#endif
+
+/*
+ * sched_switch gained prev_state in 5.18 ("sched/tracing: Append
+ * prev_state to tp args instead", Delyan Kratunov); it ends a handler's
+ * parameter list.
+ * IOLAYERS_KERNEL_RANGE: < 5.18 (preempt, prev, next); >= 5.18 with
+ * prev_state.
+ */
+#if KERNEL_VERSION(5, 18, 0) > LINUX_VERSION_CODE
+#define IOLAYERS_TP_PREV_STATE
+#else
+#define IOLAYERS_TP_PREV_STATE , unsigned int prev_state
+#endif
+
+/**
+ * iolayers_bio_queue_of() - The request queue a bio is submitted to.
+ * @bio: the bio
+ *
+ * bio->bi_bdev replaced bi_disk and bi_partno in 5.12 ("block: switch
+ * bio to use struct block_device", Christoph Hellwig).
+ * IOLAYERS_KERNEL_RANGE: < 5.12 bi_disk->queue; >= 5.12 through bi_bdev.
+ */
+#if KERNEL_VERSION(5, 12, 0) > LINUX_VERSION_CODE
+#define iolayers_bio_queue_of(bio) ((bio)->bi_disk->queue)
+#else
+#define iolayers_bio_queue_of(bio) bdev_get_queue((bio)->bi_bdev)
+#endif
+
+/**
+ * iolayers_rq_disk() - The gendisk of a request.
+ * @rq: the request
+ *
+ * request->rq_disk went in 5.16 ("block: remove the ->rq_disk field in
+ * struct request", Christoph Hellwig); the queue has its disk from 5.15.
+ * IOLAYERS_KERNEL_RANGE: < 5.16 rq->rq_disk; >= 5.16 rq->q->disk.
+ */
+#if KERNEL_VERSION(5, 16, 0) > LINUX_VERSION_CODE
+#define iolayers_rq_disk(rq) ((rq)->rq_disk)
+#else
+#define iolayers_rq_disk(rq) ((rq)->q->disk)
+#endif
+
+/*
+ * Page cache memory: folios from 5.16 ("mm/filemap: Add
+ * filemap_add_folio()" and the tracepoint's conversion, Matthew Wilcox:
+ * mm_filemap_add_to_page_cache takes a folio); 5.10 passes a struct
+ * page. struct iolayers_pcmem is what the tracepoint passes, with its
+ * mapping, index, page count and swap cache flag.
+ * IOLAYERS_KERNEL_RANGE: < 5.16 struct page; >= 5.16 struct folio.
+ */
+#if KERNEL_VERSION(5, 16, 0) > LINUX_VERSION_CODE
+#define iolayers_pcmem page
+#define iolayers_pcmem_of_page(p) compound_head(p)
+#define iolayers_pcmem_pages(m) thp_nr_pages(m)
+#define iolayers_pcmem_swapcache(m) PageSwapCache(m)
+#else
+#define iolayers_pcmem folio
+#define iolayers_pcmem_of_page(p) page_folio(p)
+#define iolayers_pcmem_pages(m) folio_nr_pages(m)
+#define iolayers_pcmem_swapcache(m) folio_test_swapcache(m)
+#endif
+
+/**
+ * iolayers_ftrace_free_filter() - Free an ftrace_ops' filter after
+ *	unregister_ftrace_function().
+ * @ops: the ftrace_ops
+ *
+ * ftrace_free_filter() is exported to modules from 6.2 ("ftrace: Export
+ * ftrace_free_filter() to modules", Mark Rutland), backported to 6.1.y but
+ * not to 5.10.y; there, resetting the filter to nothing moves the ops to
+ * the shared empty hash and frees its own (ftrace_set_hash() with reset).
+ * IOLAYERS_KERNEL_RANGE: < 6.1 the reset; >= 6.1 ftrace_free_filter().
+ */
+#if KERNEL_VERSION(6, 1, 0) > LINUX_VERSION_CODE
+#define iolayers_ftrace_free_filter(ops) ftrace_set_filter(ops, NULL, 0, 1)
+#else
+#define iolayers_ftrace_free_filter(ops) ftrace_free_filter(ops)
+#endif
+
+/*
+ * The page cache's buffered read: generic_file_buffered_read() was
+ * renamed filemap_read() in 5.12 ("mm/filemap: rename
+ * generic_file_buffered_read to filemap_read", Kent Overstreet); both
+ * take (struct kiocb *, struct iov_iter *) first.
+ * IOLAYERS_KERNEL_RANGE: < 5.12 generic_file_buffered_read; >= 5.12
+ * filemap_read.
+ */
+#if KERNEL_VERSION(5, 12, 0) > LINUX_VERSION_CODE
+#define IOLAYERS_FILEMAP_READ "generic_file_buffered_read"
+#else
+#define IOLAYERS_FILEMAP_READ "filemap_read"
 #endif
 
 #endif /* _IOLAYERS_COMPAT_H */

@@ -10,7 +10,6 @@
 #include <linux/ftrace.h>
 #include <linux/percpu.h>
 #include <linux/sched/clock.h>
-#include <linux/trace_recursion.h>
 #include <linux/types.h>
 #include <iolayers/compat.h>
 
@@ -240,21 +239,21 @@ void iolayers_fentry_refused(struct ftrace_ops *op);
  */
 static __always_inline void
 iolayers_fentry_run(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
-		    struct ftrace_regs *fregs, struct iolayers_probe_pcpu __percpu *pcpu,
-		    void (*handler)(struct ftrace_regs *fregs,
+		    struct iolayers_fregs *fregs, struct iolayers_probe_pcpu __percpu *pcpu,
+		    void (*handler)(struct iolayers_fregs *fregs,
 				    struct iolayers_probe_pcpu __percpu *pcpu))
 {
 	int bit;
 
 	if (iolayers_empty)
 		return;
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	bit = iolayers_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
 		iolayers_fentry_refused(op);
 		return;
 	}
 	handler(fregs, pcpu);
-	ftrace_test_recursion_unlock(bit);
+	iolayers_recursion_unlock(bit);
 }
 
 /**
@@ -263,12 +262,12 @@ iolayers_fentry_run(unsigned long ip, unsigned long parent_ip, struct ftrace_ops
  * @name: the callback's name
  * @counters: the probe's counters (one callback per function: no lookup
  *	by address)
- * @handler: void handler(struct ftrace_regs *, struct iolayers_probe_pcpu
+ * @handler: void handler(struct iolayers_fregs *, struct iolayers_probe_pcpu
  *	__percpu *)
  */
 #define IOLAYERS_DEFINE_FENTRY(name, counters, handler)				\
 static void notrace name(unsigned long ip, unsigned long parent_ip,		\
-			 struct ftrace_ops *op, struct ftrace_regs *fregs)	\
+			 struct ftrace_ops *op, struct iolayers_fregs *fregs)	\
 {										\
 	iolayers_fentry_run(ip, parent_ip, op, fregs, &(counters), handler); \
 }

@@ -33,7 +33,7 @@ IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_requeue);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_complete);
 
 /* Prototype of DEFINE_EVENT(block_bio, block_bio_queue) since 5.11. */
-static void iolayers_bio_queue(void *data, struct bio *bio)
+static void iolayers_bio_queue(void *data, IOLAYERS_TP_QUEUE struct bio *bio)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_bio_queue);
 	struct iolayers_task_flow *f;
@@ -66,7 +66,7 @@ out:
  * then includes the throttle's wait). A bio it lets through finds the
  * binding at its block_bio_queue.
  */
-static void iolayers_throtl_entry(struct ftrace_regs *fregs,
+static void iolayers_throtl_entry(struct iolayers_fregs *fregs,
 				  struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	IOLAYERS_COST_SCOPE(pcpu);
@@ -96,7 +96,8 @@ IOLAYERS_DEFINE_FENTRY(iolayers_throtl_fentry, iolayers_pc_throtl, iolayers_thro
  * Prototype of TRACE_EVENT(block_bio_remap): @bio goes down from a stacked
  * device (@dev, sector @from) to the one below, in any context.
  */
-static void iolayers_bio_remap(void *data, struct bio *bio, dev_t dev, sector_t from)
+static void iolayers_bio_remap(void *data, IOLAYERS_TP_QUEUE struct bio *bio, dev_t dev,
+			       sector_t from)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_bio_remap);
 
@@ -115,7 +116,8 @@ static void iolayers_bio_remap(void *data, struct bio *bio, dev_t dev, sector_t 
  * chained to the original (split->bi_private), which continues at
  * @new_sector with the rest: both stay bound to the original's flow.
  */
-static void iolayers_block_split(void *data, struct bio *split, unsigned int new_sector)
+static void iolayers_block_split(void *data, IOLAYERS_TP_QUEUE struct bio *split,
+				 unsigned int new_sector)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_block_split);
 	struct iolayers_bio *parent, *b;
@@ -144,7 +146,7 @@ out:
 }
 
 /* Prototype of DEFINE_EVENT(block_rq, block_rq_insert). */
-static void iolayers_rq_insert(void *data, struct request *rq)
+static void iolayers_rq_insert(void *data, IOLAYERS_TP_QUEUE struct request *rq)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_rq_insert);
 	struct iolayers_rq *r;
@@ -165,7 +167,7 @@ static void iolayers_rq_insert(void *data, struct request *rq)
  * Prototype of DEFINE_EVENT(block_rq, block_rq_merge): @rq is merged into
  * another request (attempt_merge(), before either is issued) and goes away.
  */
-static void iolayers_rq_merge(void *data, struct request *rq)
+static void iolayers_rq_merge(void *data, IOLAYERS_TP_QUEUE struct request *rq)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_rq_merge);
 
@@ -180,7 +182,7 @@ static void iolayers_rq_merge(void *data, struct request *rq)
 }
 
 /* Prototype of DEFINE_EVENT(block_rq, block_rq_issue). */
-static void iolayers_rq_issue(void *data, struct request *rq)
+static void iolayers_rq_issue(void *data, IOLAYERS_TP_QUEUE struct request *rq)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_rq_issue);
 	struct iolayers_rq *r;
@@ -204,7 +206,7 @@ static void iolayers_rq_issue(void *data, struct request *rq)
 }
 
 /* Prototype of TRACE_EVENT(block_rq_requeue). */
-static void iolayers_rq_requeue(void *data, struct request *rq)
+static void iolayers_rq_requeue(void *data, IOLAYERS_TP_QUEUE struct request *rq)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_rq_requeue);
 	struct iolayers_rq *r;

@@ -24,7 +24,7 @@ IOLAYERS_PROBE_COUNTERS(iolayers_pc_sched_switch);
 static DEFINE_PER_CPU(u64, iolayers_ra_pages);
 
 /* Prototype of DEFINE_EVENT(mm_filemap_op_page_cache, mm_filemap_add_to_page_cache). */
-static void iolayers_add_to_page_cache(void *data, struct folio *folio)
+static void iolayers_add_to_page_cache(void *data, struct iolayers_pcmem *folio)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_add_to_page_cache);
 	struct iolayers_task_flow *f;
@@ -40,18 +40,18 @@ static void iolayers_add_to_page_cache(void *data, struct folio *folio)
 		iolayers_hit(&iolayers_pc_add_to_page_cache);
 	if (f && f->rd.fs.reached && !f->rd.fs.direct && folio->mapping == f->rd.fs.mapping) {
 		first = max_t(u64, folio->index, f->rd.fs.first_index);
-		last = min_t(u64, folio->index + folio_nr_pages(folio) - 1, f->rd.fs.last_index);
+		last = min_t(u64, folio->index + iolayers_pcmem_pages(folio) - 1, f->rd.fs.last_index);
 		in = last >= first ? last - first + 1 : 0;
 		f->rd.cache.added_pages += in;
-		f->rd.cache.ra_pages += folio_nr_pages(folio) - in;
-		this_cpu_add(iolayers_ra_pages, folio_nr_pages(folio) - in);
+		f->rd.cache.ra_pages += iolayers_pcmem_pages(folio) - in;
+		this_cpu_add(iolayers_ra_pages, iolayers_pcmem_pages(folio) - in);
 	}
 	rcu_read_unlock();
 }
 
 /* Prototype of TRACE_EVENT(sched_switch) since 5.18 (prev_state added). */
 static void iolayers_sched_switch(void *data, bool preempt, struct task_struct *prev,
-				  struct task_struct *next, unsigned int prev_state)
+				  struct task_struct *next IOLAYERS_TP_PREV_STATE)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_sched_switch);
 	struct iolayers_task_flow *f;

@@ -36,7 +36,7 @@ IOLAYERS_PROBE_COUNTERS(iolayers_pc_iomap_dio);
  * serves the read; the others (a file system's read_iter, iomap_dio_rw)
  * take IOCB_DIRECT at its word.
  */
-static __always_inline void iolayers_fs_entry(struct ftrace_regs *fregs,
+static __always_inline void iolayers_fs_entry(struct iolayers_fregs *fregs,
 					      struct iolayers_probe_pcpu __percpu *pcpu,
 					      bool pagecache)
 {
@@ -84,12 +84,12 @@ static __always_inline void iolayers_fs_entry(struct ftrace_regs *fregs,
 }
 
 /* A file system's read_iter, or iomap_dio_rw. */
-static void iolayers_fs_call(struct ftrace_regs *fregs, struct iolayers_probe_pcpu __percpu *pcpu)
+static void iolayers_fs_call(struct iolayers_fregs *fregs, struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	iolayers_fs_entry(fregs, pcpu, false);
 }
 
-static void iolayers_fs_pagecache(struct ftrace_regs *fregs,
+static void iolayers_fs_pagecache(struct iolayers_fregs *fregs,
 				  struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	iolayers_fs_entry(fregs, pcpu, true);
@@ -111,7 +111,7 @@ static struct iolayers_probe iolayers_fs_probes[] = {
 			.optional = true, .missed_layer = IOLAYERS_MISSED_FS),
 	IOLAYERS_FENTRY("shmem_file_read_iter", iolayers_shmem_fentry, iolayers_pc_shmem_read,
 			.optional = true, .missed_layer = IOLAYERS_MISSED_FS),
-	IOLAYERS_FENTRY("filemap_read", iolayers_filemap_fentry, iolayers_pc_filemap_read,
+	IOLAYERS_FENTRY(IOLAYERS_FILEMAP_READ, iolayers_filemap_fentry, iolayers_pc_filemap_read,
 			.missed_layer = IOLAYERS_MISSED_FS),
 	IOLAYERS_FENTRY("iomap_dio_rw", iolayers_iomap_dio_fentry, iolayers_pc_iomap_dio,
 			.optional = true, .missed_layer = IOLAYERS_MISSED_FS),

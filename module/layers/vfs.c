@@ -27,7 +27,7 @@ IOLAYERS_PROBE_COUNTERS(iolayers_pc_vfs_readv);
  * functions take (struct file *, the buffer or iovecs, a count,
  * loff_t *pos), pos NULL for a stream (a pipe, a socket).
  */
-static void iolayers_vfs_entry(struct ftrace_regs *fregs,
+static void iolayers_vfs_entry(struct iolayers_fregs *fregs,
 			       struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	IOLAYERS_COST_SCOPE(pcpu);
