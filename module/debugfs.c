@@ -163,10 +163,10 @@ static int hist_show(struct seq_file *m, void *v)
 			seq_printf(m, " sum_ns %llu min_ns %llu max_ns %llu bytes %llu\n",
 				   h.sum_ns, h.min_ns, h.max_ns, h.bytes);
 			for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
-				if (!h.buckets[i])
-					continue;
 				u64 hi = i == IOLAYERS_HIST_BUCKETS - 1 ? U64_MAX : (2ULL << i) - 1;
 
+				if (!h.buckets[i])
+					continue;
 				seq_printf(m, "%20llu %20llu %12llu\n", i ? 1ULL << i : 0, hi,
 					   h.buckets[i]);
 			}

@@ -23,6 +23,7 @@
 #include <iolayers/table.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
+#include <trace/events/sched.h>
 
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_process_fork);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_process_exit);
@@ -312,7 +313,7 @@ static void iolayers_process_fork(void *data, struct task_struct *parent,
  * run by the exiting thread itself: its task entry goes (kept between
  * reads), and with its thread group its tgid entry (children=1).
  */
-static void iolayers_process_exit(void *data, struct task_struct *p)
+static void iolayers_process_exit(void *data, struct task_struct *p IOLAYERS_TP_GROUP_DEAD)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_process_exit);
 	struct iolayers_entry *e;
@@ -349,6 +350,14 @@ static void iolayers_process_exec(void *data, struct task_struct *p, pid_t old_p
 		return;
 	iolayers_hit(&iolayers_pc_process_exec);
 	iolayers_flow_exit(old_pid);
+}
+
+/* The handlers' prototypes against the kernel's (never called). */
+static void __maybe_unused iolayers_filter_check_types(void)
+{
+	IOLAYERS_TP_CHECK(sched_process_fork, iolayers_process_fork);
+	IOLAYERS_TP_CHECK(sched_process_exit, iolayers_process_exit);
+	IOLAYERS_TP_CHECK(sched_process_exec, iolayers_process_exec);
 }
 
 static struct iolayers_probe iolayers_filter_probes[] = {

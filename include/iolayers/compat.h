@@ -112,18 +112,54 @@ void iolayers_recursion_unlock(int bit);
 #endif
 
 /*
- * The block tracepoints' request_queue argument: block_bio_queue,
- * block_bio_remap, block_split and block_rq_insert/merge/issue/requeue
- * lost it in 5.11 ("block: remove the request_queue argument to the
- * block_* tracepoints", Christoph Hellwig; block_rq_complete never had
- * it). A handler's parameter list starts with IOLAYERS_TP_QUEUE.
- * IOLAYERS_KERNEL_RANGE: < 5.11 (q, ...); >= 5.11 (...).
+ * The block tracepoints' request_queue argument. The block_rq_* events
+ * lost it in 5.10 ("block: remove the request_queue argument from the
+ * block_rq_* tracepoints", Christoph Hellwig), block_bio_queue,
+ * block_bio_remap and block_split in 5.11 ("block: remove the
+ * request_queue argument to the block_bio_* tracepoints"). A bio
+ * handler's parameter list starts with IOLAYERS_TP_BIO_QUEUE.
+ * IOLAYERS_KERNEL_RANGE: < 5.11 (q, bio, ...); >= 5.11 (bio, ...).
  */
 #if KERNEL_VERSION(5, 11, 0) > LINUX_VERSION_CODE
-#define IOLAYERS_TP_QUEUE struct request_queue *q,
+#define IOLAYERS_TP_BIO_QUEUE struct request_queue *q,
 #else
-#define IOLAYERS_TP_QUEUE
+#define IOLAYERS_TP_BIO_QUEUE
 #endif
+
+/*
+ * block_rq_complete's error: an int errno up to 5.10, a blk_status_t
+ * from 5.11 on (Debian's 6.1 and later; the conversion's commit is not
+ * pinned down here: the headers of 5.10.262 and 6.1 are what was
+ * compared).
+ * IOLAYERS_KERNEL_RANGE: < 5.11 int; >= 5.11 blk_status_t.
+ */
+#if KERNEL_VERSION(5, 11, 0) > LINUX_VERSION_CODE
+#define iolayers_tp_status_t int
+#else
+#define iolayers_tp_status_t blk_status_t
+#endif
+
+/*
+ * sched_process_exit gained group_dead in 6.16 (7.2's header has it;
+ * 6.12's does not); it ends a handler's parameter list.
+ * IOLAYERS_KERNEL_RANGE: < 6.16 (p); >= 6.16 (p, group_dead).
+ */
+#if KERNEL_VERSION(6, 16, 0) > LINUX_VERSION_CODE
+#define IOLAYERS_TP_GROUP_DEAD
+#else
+#define IOLAYERS_TP_GROUP_DEAD , bool group_dead
+#endif
+
+/*
+ * IOLAYERS_TP_CHECK() - A build error unless @probe has the type the
+ * kernel's own header gives tracepoint @name's probes: <linux/tracepoint.h>
+ * defines check_trace_callback_type_<name>() for every tracepoint a
+ * header declares, and the kernel builds with
+ * -Werror=incompatible-pointer-types. Used in a never-called function per
+ * layer, so a prototype change is a build error, not a probe reading the
+ * wrong registers.
+ */
+#define IOLAYERS_TP_CHECK(name, probe) check_trace_callback_type_##name(probe)
 
 /*
  * sched_switch gained prev_state in 5.18 ("sched/tracing: Append

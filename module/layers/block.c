@@ -19,6 +19,7 @@
 #include <iolayers/flow.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
+#include <trace/events/block.h>
 #include <iolayers/request.h>
 #include <iolayers/table.h>
 
@@ -33,7 +34,7 @@ IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_requeue);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_complete);
 
 /* Prototype of DEFINE_EVENT(block_bio, block_bio_queue) since 5.11. */
-static void iolayers_bio_queue(void *data, IOLAYERS_TP_QUEUE struct bio *bio)
+static void iolayers_bio_queue(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *bio)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_bio_queue);
 	struct iolayers_task_flow *f;
@@ -96,7 +97,7 @@ IOLAYERS_DEFINE_FENTRY(iolayers_throtl_fentry, iolayers_pc_throtl, iolayers_thro
  * Prototype of TRACE_EVENT(block_bio_remap): @bio goes down from a stacked
  * device (@dev, sector @from) to the one below, in any context.
  */
-static void iolayers_bio_remap(void *data, IOLAYERS_TP_QUEUE struct bio *bio, dev_t dev,
+static void iolayers_bio_remap(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *bio, dev_t dev,
 			       sector_t from)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_bio_remap);
@@ -116,7 +117,7 @@ static void iolayers_bio_remap(void *data, IOLAYERS_TP_QUEUE struct bio *bio, de
  * chained to the original (split->bi_private), which continues at
  * @new_sector with the rest: both stay bound to the original's flow.
  */
-static void iolayers_block_split(void *data, IOLAYERS_TP_QUEUE struct bio *split,
+static void iolayers_block_split(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *split,
 				 unsigned int new_sector)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_block_split);
@@ -146,7 +147,7 @@ out:
 }
 
 /* Prototype of DEFINE_EVENT(block_rq, block_rq_insert). */
-static void iolayers_rq_insert(void *data, IOLAYERS_TP_QUEUE struct request *rq)
+static void iolayers_rq_insert(void *data, struct request *rq)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_rq_insert);
 	struct iolayers_rq *r;
@@ -167,7 +168,7 @@ static void iolayers_rq_insert(void *data, IOLAYERS_TP_QUEUE struct request *rq)
  * Prototype of DEFINE_EVENT(block_rq, block_rq_merge): @rq is merged into
  * another request (attempt_merge(), before either is issued) and goes away.
  */
-static void iolayers_rq_merge(void *data, IOLAYERS_TP_QUEUE struct request *rq)
+static void iolayers_rq_merge(void *data, struct request *rq)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_rq_merge);
 
@@ -182,7 +183,7 @@ static void iolayers_rq_merge(void *data, IOLAYERS_TP_QUEUE struct request *rq)
 }
 
 /* Prototype of DEFINE_EVENT(block_rq, block_rq_issue). */
-static void iolayers_rq_issue(void *data, IOLAYERS_TP_QUEUE struct request *rq)
+static void iolayers_rq_issue(void *data, struct request *rq)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_rq_issue);
 	struct iolayers_rq *r;
@@ -206,7 +207,7 @@ static void iolayers_rq_issue(void *data, IOLAYERS_TP_QUEUE struct request *rq)
 }
 
 /* Prototype of TRACE_EVENT(block_rq_requeue). */
-static void iolayers_rq_requeue(void *data, IOLAYERS_TP_QUEUE struct request *rq)
+static void iolayers_rq_requeue(void *data, struct request *rq)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_rq_requeue);
 	struct iolayers_rq *r;
@@ -235,7 +236,7 @@ static void iolayers_rq_fold(const struct iolayers_rq *r, unsigned int i, u64 no
 }
 
 /* Prototype of DEFINE_EVENT(block_rq_completion, block_rq_complete). */
-static void iolayers_rq_complete(void *data, struct request *rq, blk_status_t error,
+static void iolayers_rq_complete(void *data, struct request *rq, iolayers_tp_status_t error,
 				 unsigned int nr_bytes)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_rq_complete);
@@ -264,6 +265,19 @@ static void iolayers_rq_complete(void *data, struct request *rq, blk_status_t er
 	}
 out:
 	rcu_read_unlock();
+}
+
+/* The handlers' prototypes against the kernel's (never called). */
+static void __maybe_unused iolayers_block_check_types(void)
+{
+	IOLAYERS_TP_CHECK(block_bio_queue, iolayers_bio_queue);
+	IOLAYERS_TP_CHECK(block_bio_remap, iolayers_bio_remap);
+	IOLAYERS_TP_CHECK(block_split, iolayers_block_split);
+	IOLAYERS_TP_CHECK(block_rq_insert, iolayers_rq_insert);
+	IOLAYERS_TP_CHECK(block_rq_merge, iolayers_rq_merge);
+	IOLAYERS_TP_CHECK(block_rq_issue, iolayers_rq_issue);
+	IOLAYERS_TP_CHECK(block_rq_requeue, iolayers_rq_requeue);
+	IOLAYERS_TP_CHECK(block_rq_complete, iolayers_rq_complete);
 }
 
 static struct iolayers_probe iolayers_block_probes[] = {

@@ -17,6 +17,8 @@
 #include <iolayers/flow.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
+#include <trace/events/filemap.h>
+#include <trace/events/sched.h>
 
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_add_to_page_cache);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_sched_switch);
@@ -116,6 +118,13 @@ u64 iolayers_ra_pages_sum(void)
 void iolayers_cache_reset(void)
 {
 	IOLAYERS_PERCPU_ZERO(iolayers_ra_pages);
+}
+
+/* The handlers' prototypes against the kernel's (never called). */
+static void __maybe_unused iolayers_cache_check_types(void)
+{
+	IOLAYERS_TP_CHECK(mm_filemap_add_to_page_cache, iolayers_add_to_page_cache);
+	IOLAYERS_TP_CHECK(sched_switch, iolayers_sched_switch);
 }
 
 static struct iolayers_probe iolayers_cache_probes[] = {

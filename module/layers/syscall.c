@@ -19,6 +19,7 @@
 #include <iolayers/table.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
+#include <trace/events/syscalls.h>
 
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_sys_enter);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_sys_exit);
@@ -157,6 +158,13 @@ static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 		iolayers_flow_finish(f, ret, now);
 	}
 	rcu_read_unlock();
+}
+
+/* The handlers' prototypes against the kernel's (never called). */
+static void __maybe_unused iolayers_syscall_check_types(void)
+{
+	IOLAYERS_TP_CHECK(sys_enter, iolayers_sys_enter);
+	IOLAYERS_TP_CHECK(sys_exit, iolayers_sys_exit);
 }
 
 static struct iolayers_probe iolayers_syscall_probes[] = {
