@@ -70,6 +70,8 @@ static const char *iolayers_state_name(enum iolayers_probe_state state)
 		return "missing";
 	case IOLAYERS_PROBE_FAILED:
 		return "failed";
+	case IOLAYERS_PROBE_UNVERIFIED:
+		return "unverified";
 	default:
 		return "detached";
 	}
@@ -165,8 +167,17 @@ static void iolayers_tp_match(struct tracepoint *tp, void *priv)
 static void iolayers_tp_attach(struct iolayers_probe *p, struct tracepoint *tp,
 			       const struct module *owner)
 {
-	int ret = tracepoint_probe_register(tp, p->func, NULL);
+	int ret;
 
+	if (p->unverified) {
+		/* A probe reading the wrong arguments would give wrong times. */
+		if (p->state != IOLAYERS_PROBE_UNVERIFIED)
+			pr_info("tracepoint %s not attached: its prototype was not checked for this kernel, the %s layer goes on without it\n",
+				p->name, p->layer);
+		p->state = IOLAYERS_PROBE_UNVERIFIED;
+		return;
+	}
+	ret = tracepoint_probe_register(tp, p->func, NULL);
 	if (ret) {
 		iolayers_probe_failed(p, ret);
 		return;

@@ -35,12 +35,15 @@ enum iolayers_probe_kind {
  * @IOLAYERS_PROBE_MISSING: the probe point does not exist on this kernel
  *	(or, for a tracepoint, in any module loaded so far)
  * @IOLAYERS_PROBE_FAILED: registration failed; see &iolayers_probe.err
+ * @IOLAYERS_PROBE_UNVERIFIED: not attached: its prototype is private to
+ *	a driver and was not checked for this kernel (compat.h)
  */
 enum iolayers_probe_state {
 	IOLAYERS_PROBE_DETACHED,
 	IOLAYERS_PROBE_ATTACHED,
 	IOLAYERS_PROBE_MISSING,
 	IOLAYERS_PROBE_FAILED,
+	IOLAYERS_PROBE_UNVERIFIED,
 };
 
 /**
@@ -79,6 +82,8 @@ struct iolayers_probe_pcpu {
  * @pcpu: its counters (IOLAYERS_PROBE_COUNTERS())
  * @optional: the layer works without it (another probe point covers the
  *	same calls, or it is absent on some kernels): missing is no warning
+ * @unverified: a tracepoint whose prototype is not known for this kernel
+ *	(declared in a driver's private header): never attached
  * @missed_layer: for function entries, the IOLAYERS_MISSED_* bit (flow.h)
  *	a refused entry sets in the read in flight: what the read lost
  * @layer: name of the layer it belongs to, set by the registry
@@ -91,7 +96,7 @@ struct iolayers_probe_pcpu {
  * @missed: for function entries, callbacks refused by ftrace's recursion
  *	guard (shown as nmissed)
  *
- * A layer writes the first six members, through IOLAYERS_TRACEPOINT()
+ * A layer writes the first seven members, through IOLAYERS_TRACEPOINT()
  * or IOLAYERS_FENTRY(); the rest belongs to the registry.
  */
 struct iolayers_probe {
@@ -100,6 +105,7 @@ struct iolayers_probe {
 	void *func;
 	struct iolayers_probe_pcpu __percpu *pcpu;
 	bool optional;
+	bool unverified;
 	u8 missed_layer;
 	const char *layer;
 	enum iolayers_probe_state state;

@@ -122,9 +122,11 @@ static void __maybe_unused iolayers_device_check_types(void)
 /* A machine has some of these drivers: each pair is optional. */
 static struct iolayers_probe iolayers_device_probes[] = {
 	IOLAYERS_TRACEPOINT("nvme_setup_cmd", iolayers_nvme_setup_cmd,
-			    iolayers_pc_nvme_setup_cmd, .optional = true),
+			    iolayers_pc_nvme_setup_cmd, .optional = true,
+			    .unverified = !IOLAYERS_NVME_PINNED),
 	IOLAYERS_TRACEPOINT("nvme_complete_rq", iolayers_nvme_complete_rq,
-			    iolayers_pc_nvme_complete_rq, .optional = true),
+			    iolayers_pc_nvme_complete_rq, .optional = true,
+			    .unverified = !IOLAYERS_NVME_PINNED),
 	IOLAYERS_TRACEPOINT("scsi_dispatch_cmd_start", iolayers_scsi_start,
 			    iolayers_pc_scsi_start, .optional = true),
 	IOLAYERS_TRACEPOINT("scsi_dispatch_cmd_done", iolayers_scsi_done,
