@@ -33,8 +33,14 @@ IOLAYERS_PROBE_COUNTERS(iolayers_pc_process_exec);
 static DEFINE_MUTEX(iolayers_filter_mutex);
 
 static pid_t iolayers_target_tgid;
-/* The comm filter as two words, compared without a lock; all 0 when off. */
+/*
+ * The comm filter as two words, compared without a lock; all 0 when off.
+ * The mask keeps the name's bytes and its NUL: what follows the NUL in a
+ * task's comm is whatever a longer earlier name left there on kernels
+ * whose __set_task_comm() does not pad (5.10's strlcpy()).
+ */
 static u64 iolayers_comm[TASK_COMM_LEN / sizeof(u64)];
+static u64 iolayers_comm_mask[TASK_COMM_LEN / sizeof(u64)];
 static bool iolayers_children;
 
 static bool iolayers_comm_match(struct task_struct *task)
@@ -45,7 +51,8 @@ static bool iolayers_comm_match(struct task_struct *task)
 	if (!want0)
 		return false;
 	memcpy(c, task->comm, sizeof(c));
-	return c[0] == want0 && c[1] == READ_ONCE(iolayers_comm[1]);
+	return (c[0] & READ_ONCE(iolayers_comm_mask[0])) == want0 &&
+	       (c[1] & READ_ONCE(iolayers_comm_mask[1])) == READ_ONCE(iolayers_comm[1]);
 }
 
 /**
@@ -206,15 +213,20 @@ int iolayers_filter_set_pid(const char *val)
 int iolayers_filter_set_comm(const char *val)
 {
 	u64 c[TASK_COMM_LEN / sizeof(u64)];
+	u64 m[TASK_COMM_LEN / sizeof(u64)] = { 0 };
 
 	if (iolayers_parse_comm(val, (char *)c)) {
 		pr_err_ratelimited("invalid comm '%s': want a task name of at most %d bytes\n",
 				   val, TASK_COMM_LEN - 1);
 		return -EINVAL;
 	}
+	/* The name and its NUL. */
+	memset(m, 0xff, strnlen((char *)c, TASK_COMM_LEN - 1) + 1);
 	mutex_lock(&iolayers_filter_mutex);
 	/* Off first, so a half-written name never matches. */
 	WRITE_ONCE(iolayers_comm[0], 0);
+	WRITE_ONCE(iolayers_comm_mask[0], m[0]);
+	WRITE_ONCE(iolayers_comm_mask[1], m[1]);
 	WRITE_ONCE(iolayers_comm[1], c[1]);
 	WRITE_ONCE(iolayers_comm[0], c[0]);
 	iolayers_filter_changed(false);

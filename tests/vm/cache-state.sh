@@ -42,27 +42,42 @@ check "errors: MISS+PARTIAL == non-resident +-1% ($((MISS + PARTIAL)), $truth_no
 	within1 $((MISS + PARTIAL)) "$truth_nonres"
 check "errors: no DIRECT, other or UNK ($DIRECT, $OTHER, $UNK)" test "$DIRECT$OTHER$UNK" = 000
 
+# IOLAYERS_SKIP_CASES (scripts/check): cases whose set-up does not hold
+# on a kernel yet, said as skipped (sid's 7.2: the foreign file's pages
+# were not read from the disk, and memory.reclaim evicted the read file
+# too; issue 14's notes).
+skipped() {
+	case " ${IOLAYERS_SKIP_CASES:-} " in
+	*" $1 "*) echo "$1: skipped on this kernel (IOLAYERS_SKIP_CASES)"; return 0 ;;
+	esac
+	return 1
+}
+
 # Reads of a cached file whose copy to the buffer faults on a page of
 # another file that is not cached (preadcheck foreign=): the reader queues
 # that file's I/O during its read and waits for it. The read's own pages
 # were all resident, so never MISS or PARTIAL: HIT, or UNK where the wait
 # cannot be told from one on I/O of its own; the other file's bios are
 # not the read's (no request in its flows, bios_foreign).
-dd if=/dev/zero of=/mnt/other bs=1M count=1 status=none
-cat /mnt/data >/dev/null
-sync
-d0=$(disk_reads)
-run_pc foreign /mnt/data 200 rand foreign=/mnt/other keep
-disk=$(($(disk_reads) - d0))
-foreign=$(stats_value bios_foreign)
-rmmod iolayers
-check "foreign: the read file all resident ($truth_res == $truth_reads)" test "$truth_res" = "$truth_reads"
-check "foreign: the faults read the other file from the disk ($disk reads >= $truth_reads)" \
-	test "$disk" -ge "$truth_reads"
-check "foreign: no MISS or PARTIAL ($MISS, $PARTIAL), all HIT or UNK ($HIT + $UNK == $truth_reads)" \
-	test "$MISS$PARTIAL" = 00 -a $((HIT + UNK)) = "$truth_reads"
-check "foreign: the other file's bios are not the reads' ($RQS requests in flows, $foreign foreign >= $truth_reads)" \
-	test "$RQS" = 0 -a "$foreign" -ge "$truth_reads"
+foreign_test() {
+	dd if=/dev/zero of=/mnt/other bs=1M count=1 status=none
+	cat /mnt/data >/dev/null
+	sync
+	local d0 disk foreign
+	d0=$(disk_reads)
+	run_pc foreign /mnt/data 200 rand foreign=/mnt/other keep
+	disk=$(($(disk_reads) - d0))
+	foreign=$(stats_value bios_foreign)
+	rmmod iolayers
+	check "foreign: the read file all resident ($truth_res == $truth_reads)" test "$truth_res" = "$truth_reads"
+	check "foreign: the faults read the other file from the disk ($disk reads >= $truth_reads)" \
+		test "$disk" -ge "$truth_reads"
+	check "foreign: no MISS or PARTIAL ($MISS, $PARTIAL), all HIT or UNK ($HIT + $UNK == $truth_reads)" \
+		test "$MISS$PARTIAL" = 00 -a $((HIT + UNK)) = "$truth_reads"
+	check "foreign: the other file's bios are not the reads' ($RQS requests in flows, $foreign foreign >= $truth_reads)" \
+		test "$RQS" = 0 -a "$foreign" -ge "$truth_reads"
+}
+skipped foreign || foreign_test
 
 # Reads of a cached file into a buffer that is out in swap (a swap file
 # on the NVMe disk; preadcheck swap= pages the buffer out before each
@@ -101,7 +116,9 @@ swap_test() {
 mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 mkdir -p /sys/fs/cgroup/il 2>/dev/null
-if [ -e /sys/fs/cgroup/il/memory.reclaim ]; then
+if skipped swap; then
+	:
+elif [ -e /sys/fs/cgroup/il/memory.reclaim ]; then
 	swap_test
 else
 	echo "swap: skipped, no memory cgroup (memory.reclaim) in this kernel"
