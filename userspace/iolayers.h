@@ -122,6 +122,8 @@ char *il_put_i64(char *p, int64_t v);
 char *il_put_str(char *p, const char *s, size_t max);
 void il_json_str(FILE *out, const char *s, size_t max);
 
+int il_preflight(const char *root, FILE *out);
+
 /* Write an error message for the parsers; returns -1. */
 int il_fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

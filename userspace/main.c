@@ -26,6 +26,8 @@ static struct env {
 	int rows;
 	const char *pid, *comm, *children;
 	int interval, count;
+	int check;
+	const char *check_root;
 } env = {
 	.root = LIVE_ROOT, .cache_mask = ~0U, .cache = -1, .rows = 50, .count = -1,
 };
@@ -39,6 +41,7 @@ static const char doc[] =
 "\n"
 "USAGE: iolayers [OPTIONS] [INTERVAL [COUNT]]\n"
 "       iolayers record [-o FILE] [--duration S] [-- COMMAND...]\n"
+"       iolayers --check\n"
 "\n"
 "EXAMPLES:\n"
 "    insmod iolayers.ko pid=$(pidof -s fio); iolayers   # a table per cache state\n"
@@ -55,10 +58,11 @@ static const char doc[] =
 "    iolayers --root ./saved      # a copy saved with scripts/save-debugfs\n"
 "    iolayers record -o run.jsonl -- ./myapp   # every read of myapp, as JSON lines\n"
 "    iolayers --from run.jsonl -H # any view of a recording\n"
-"    iolayers --files; iolayers -D  # per file; per disk histograms\n";
+"    iolayers --files; iolayers -D  # per file; per disk histograms\n"
+"    iolayers --check             # which layers work on this kernel, and why not\n";
 
 enum { OPT_SVG = 1000, OPT_PROM, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
-	OPT_FILES };
+	OPT_FILES, OPT_CHECK, OPT_CHECK_ROOT };
 
 static const struct argp_option opts[] = {
 	{ "root", 'r', "DIR", 0, "Read DIR instead of " LIVE_ROOT, 0 },
@@ -83,6 +87,9 @@ static const struct argp_option opts[] = {
 	{ "children", OPT_CHILDREN, "0|1", OPTION_ARG_OPTIONAL,
 	  "Also follow processes forked from now on (default 1)", 2 },
 	{ "reset", OPT_RESET, NULL, 0, "Zero the module's histograms and counters", 2 },
+	{ "check", OPT_CHECK, NULL, 0, "Preflight: which layers work on this kernel, and why not "
+	  "(exit 0 all, 1 some, 2 none)", 3 },
+	{ "check-root", OPT_CHECK_ROOT, "DIR", OPTION_HIDDEN, "--check on a copy of /proc and /sys", 3 },
 	{},
 };
 
@@ -170,6 +177,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_RESET:
 		env.reset = 1;
+		break;
+	case OPT_CHECK:
+		env.check = 1;
+		break;
+	case OPT_CHECK_ROOT:
+		env.check_root = arg;
 		break;
 	case ARGP_KEY_ARG:
 		if (state->arg_num == 0)
@@ -328,6 +341,8 @@ int main(int argc, char **argv)
 		return il_record_main(argc - 1, argv + 1);
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 1;
+	if (env.check)
+		return il_preflight(env.check_root ? env.check_root : "", stdout);
 	settings = env.pid || env.comm || env.children || env.reset;
 	if (env.from && (settings || env.interval || env.probes)) {
 		fprintf(stderr, "iolayers: --from reads a recording: no settings, interval or -P\n");

@@ -50,10 +50,44 @@ check "other fio is reading" wait_reading "$other"
 check "followed fio stopped" stop_wait "$traced"
 check "other fio stopped" stop_wait "$other"
 
+# The preflight before loading: its predictions from tracefs against
+# what the module then attaches (`layers`).
+reader=$IOLAYERS_REPO/userspace/iolayers
+"$reader" --check >/tmp/check.out 2>&1
+check_rc=$?
+cat /tmp/check.out
+check "--check before loading: every layer works (exit $check_rc)" test "$check_rc" = 0
+
 dmesg -C
 check "insmod pid=$traced" insmod "$ko" pid="$traced"
 loaded_at=$EPOCHREALTIME
 cat "$IOLAYERS_D/version" "$IOLAYERS_D/layers"
+wrong=$(python3 - /tmp/check.out "$IOLAYERS_D/layers" <<'EOF2'
+import re, sys
+there, absent = set(), set()
+for l in open(sys.argv[1]):
+    m = re.match(r"^(ok|partly|no) +[A-Z]+ +(.*)$", l)
+    if m and m.group(2) != "(nothing)":
+        there |= {n.strip() for n in m.group(2).split(",")}
+    m = re.match(r"^ +[-!] (\S+) not there", l)
+    if m:
+        absent.add(m.group(1))
+wrong = []
+for l in open(sys.argv[2]):
+    t = l.split()
+    if len(t) < 4 or t[2] not in ("tracepoint", "fentry"):
+        continue
+    attached = t[3] == "attached"
+    if attached != (t[0] in there) or (not attached and t[0] not in absent):
+        wrong.append(t[0] + ":" + t[3])
+print(" ".join(wrong) or "none")
+EOF2
+)
+check "--check predicted every probe point's state ($wrong wrong)" test "$wrong" = none
+"$reader" --check >/tmp/check.out 2>&1
+check_rc=$?
+check "--check with the module loaded reads its layers (exit $check_rc)" \
+	sh -c "test $check_rc = 0 && grep -q 'the module is loaded' /tmp/check.out"
 check "layers: sys_enter attached" \
 	grep -Eq '^sys_enter +SYSCALL +tracepoint +attached$' "$IOLAYERS_D/layers"
 check "layers: sys_exit attached" \

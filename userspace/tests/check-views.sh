@@ -140,6 +140,65 @@ PY
 done
 [ "$checked" -gt 0 ] || not_ok "no fixture with a hist file under $fixtures"
 
+# --check on made-up /proc and /sys trees: what each kernel's tracefs
+# would list, and the verdicts and exit codes that follow from it.
+# fake_root DIR FILEMAP_FN [no-throtl]: a machine with debugfs, tracefs,
+# every tracepoint the module uses but NVMe's and SCSI's, and the
+# functions it attaches to (FILEMAP_FN as the page cache's read).
+fake_root() {
+	local r=$1 e
+	mkdir -p "$r/proc/sys/kernel" "$r/sys/kernel/debug/tracing" "$r/sys/kernel/tracing/events"
+	echo 6.1.0-57-amd64 >"$r/proc/sys/kernel/osrelease"
+	for e in raw_syscalls/sys_enter raw_syscalls/sys_exit filemap/mm_filemap_add_to_page_cache \
+		sched/sched_switch sched/sched_process_fork sched/sched_process_exit \
+		sched/sched_process_exec block/block_bio_queue block/block_bio_remap \
+		block/block_split block/block_rq_insert block/block_rq_merge block/block_rq_issue \
+		block/block_rq_requeue block/block_rq_complete; do
+		mkdir -p "$r/sys/kernel/tracing/events/$e"
+	done
+	printf '%s\n' vfs_read vfs_readv "$2" iomap_dio_rw "ext4_file_read_iter [ext4]" \
+		shmem_file_read_iter >"$r/sys/kernel/tracing/available_filter_functions"
+	[ "${3:-}" = no-throtl ] ||
+		echo __blk_throtl_bio >>"$r/sys/kernel/tracing/available_filter_functions"
+}
+# expect_check NAME ROOT EXIT PATTERN...: --check exits EXIT, prints each PATTERN.
+expect_check() {
+	local name=$1 root=$2 want=$3 rc pat
+	shift 3
+	"$reader" --check --check-root "$root" >"$tmp/check" 2>&1
+	rc=$?
+	[ "$rc" = "$want" ] && ok "--check $name: exit $rc" ||
+		not_ok "--check $name: exit $rc, want $want: $(cat "$tmp/check")"
+	for pat in "$@"; do
+		grep -qE "$pat" "$tmp/check" && ok "--check $name: $pat" ||
+			not_ok "--check $name: no '$pat' in: $(cat "$tmp/check")"
+	done
+}
+fake_root "$tmp/r61" filemap_read
+expect_check "6.1-like" "$tmp/r61" 0 '^ok +SYSCALL +sys_enter, sys_exit$' \
+	'^ok +FS +filemap_read, ext4_file_read_iter' '^ok +BLOCK ' \
+	'^partly +DEVICE +\(nothing\)' 'nvme_setup_cmd not there: no NVMe device times' \
+	'^ok +tracefs at /sys/kernel/tracing \(7 functions'
+fake_root "$tmp/r510" generic_file_buffered_read no-throtl
+expect_check "5.10-like" "$tmp/r510" 0 '^ok +FS +generic_file_buffered_read' \
+	'^partly +BLOCK ' '__blk_throtl_bio not there: bios held back'
+mkdir -p "$tmp/r510/sys/kernel/tracing/events/nvme/nvme_setup_cmd" \
+	"$tmp/r510/sys/kernel/tracing/events/nvme/nvme_complete_rq"
+expect_check "5.10-like with nvme_core" "$tmp/r510" 0 '^partly +DEVICE +nvme_setup_cmd, nvme_complete_rq'
+fake_root "$tmp/rnofs" nothing_like_filemap_read
+expect_check "no page cache read" "$tmp/rnofs" 1 '^no +FS ' \
+	'! filemap_read not there: the layer cannot work'
+fake_root "$tmp/rrt" filemap_read
+echo 1 >"$tmp/rrt/sys/kernel/realtime"
+expect_check "PREEMPT_RT" "$tmp/rrt" 2 '^no +PREEMPT_RT kernel: the module refuses to load'
+fake_root "$tmp/rlock" filemap_read
+mkdir -p "$tmp/rlock/sys/kernel/security"
+echo "none [integrity] confidentiality" >"$tmp/rlock/sys/kernel/security/lockdown"
+expect_check "integrity lockdown" "$tmp/rlock" 0 'lockdown \[integrity\]: the module must be signed' \
+	'integrity lockdown: debugfs files cannot be written'
+mkdir -p "$tmp/rnodbg/proc/sys/kernel" "$tmp/rnodbg/sys/kernel"
+expect_check "no debugfs" "$tmp/rnodbg" 2 '^no +debugfs is not mounted'
+
 # Errors: one clear line, non-zero exit.
 "$reader" --root /nonexistent 2>"$tmp/e" && not_ok "missing root accepted" ||
 	{ grep -q "No such file" "$tmp/e" && ok "missing root: clear error" || not_ok "missing root message"; }

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iolayers --check: before loading the module (or after), which layers
+ * will work on this machine and why not. It reads what the kernel itself
+ * says: its release, /sys/kernel/realtime, the lockdown state, whether
+ * debugfs and tracefs are there, the tracepoints tracefs lists and the
+ * functions ftrace can attach to (available_filter_functions). With the
+ * module loaded, its own `layers` file is the answer instead.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "iolayers.h"
+#include "../include/uapi/iolayers.h"
+
+/* What the module attaches, by layer (the tables in module/layers/ and filter.c). */
+struct pf_point {
+	const char *layer;
+	const char *what;	/* "event SYSTEM/NAME" or "function NAME|OTHER" */
+	int optional;		/* the layer works without it */
+	const char *without;	/* what is lost without it */
+};
+
+static const struct pf_point pf_points[] = {
+	{ "SYSCALL", "event raw_syscalls/sys_enter", 0, NULL },
+	{ "SYSCALL", "event raw_syscalls/sys_exit", 0, NULL },
+	{ "VFS", "function vfs_read", 0, NULL },
+	{ "VFS", "function vfs_readv", 1, "readv() and preadv() get no VFS time" },
+	{ "FS", "function filemap_read|generic_file_buffered_read", 0, NULL },
+	{ "FS", "function ext4_file_read_iter", 1, "ext4's FS layer starts at the page cache" },
+	{ "FS", "function shmem_file_read_iter", 1, "tmpfs reads get no FS time" },
+	{ "FS", "function iomap_dio_rw", 1, "O_DIRECT reads of xfs and btrfs get no FS time" },
+	{ "CACHE", "event filemap/mm_filemap_add_to_page_cache", 0, NULL },
+	{ "CACHE", "event sched/sched_switch", 0, NULL },
+	{ "BLOCK", "function __blk_throtl_bio", 1,
+	  "bios held back by a cgroup's io.max lose their BLOCK and DEVICE times" },
+	{ "BLOCK", "event block/block_bio_queue", 0, NULL },
+	{ "BLOCK", "event block/block_bio_remap", 0, NULL },
+	{ "BLOCK", "event block/block_split", 0, NULL },
+	{ "BLOCK", "event block/block_rq_insert", 0, NULL },
+	{ "BLOCK", "event block/block_rq_merge", 0, NULL },
+	{ "BLOCK", "event block/block_rq_issue", 0, NULL },
+	{ "BLOCK", "event block/block_rq_requeue", 0, NULL },
+	{ "BLOCK", "event block/block_rq_complete", 0, NULL },
+	{ "DEVICE", "event nvme/nvme_setup_cmd", 1, "no NVMe device times (nvme_core not loaded?)" },
+	{ "DEVICE", "event nvme/nvme_complete_rq", 1, "no NVMe device times (nvme_core not loaded?)" },
+	{ "DEVICE", "event scsi/scsi_dispatch_cmd_start", 1, "no SCSI device times (no SCSI driver loaded?)" },
+	{ "DEVICE", "event scsi/scsi_dispatch_cmd_done", 1, "no SCSI device times (no SCSI driver loaded?)" },
+	{ "FILTER", "event sched/sched_process_fork", 0, NULL },
+	{ "FILTER", "event sched/sched_process_exit", 0, NULL },
+	{ "FILTER", "event sched/sched_process_exec", 0, NULL },
+};
+
+static const char * const pf_layers[] = { "SYSCALL", "VFS", "FS", "CACHE", "BLOCK", "DEVICE", "FILTER" };
+
+struct pf {
+	const char *root;
+	FILE *out;
+	char tracefs[4096];	/* "" when not found */
+	char *funcs;		/* available_filter_functions, NUL-separated lines */
+	size_t nfuncs;
+	int fatal, lost;	/* cannot load or show; a layer or part lost */
+};
+
+static int pf_path(const struct pf *p, char *buf, size_t len, const char *rel)
+{
+	return snprintf(buf, len, "%s%s", p->root, rel) >= (int)len ? -1 : 0;
+}
+
+/* The first line of ROOT/REL without its newline; NULL when unreadable. */
+static char *pf_line(const struct pf *p, const char *rel, char *buf, size_t len)
+{
+	char path[4096];
+	FILE *f;
+
+	if (pf_path(p, path, sizeof(path), rel))
+		return NULL;
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+static int pf_exists(const struct pf *p, const char *rel)
+{
+	char path[4096];
+	struct stat st;
+
+	return !pf_path(p, path, sizeof(path), rel) && !stat(path, &st);
+}
+
+static void pf_say(struct pf *p, const char *verdict, const char *fmt, const char *a,
+		   const char *b)
+{
+	fprintf(p->out, "%-7s ", verdict);
+	fprintf(p->out, fmt, a ? a : "", b ? b : "");
+	fputc('\n', p->out);
+}
+
+/* ftrace's list of traceable functions, one name per line (" [module]"). */
+static int pf_load_funcs(struct pf *p)
+{
+	char path[4200], line[512];
+	size_t cap = 0, used = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/available_filter_functions", p->tracefs);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, " \t\n");
+
+		if (used + n + 1 > cap) {
+			char *nf = realloc(p->funcs, cap = cap ? cap * 2 : 1 << 20);
+
+			if (!nf)
+				break;
+			p->funcs = nf;
+		}
+		memcpy(p->funcs + used, line, n);
+		p->funcs[used + n] = '\0';
+		used += n + 1;
+		p->nfuncs++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int pf_has_func(const struct pf *p, const char *name, size_t len)
+{
+	const char *s = p->funcs;
+	size_t i;
+
+	for (i = 0; s && i < p->nfuncs; i++, s += strlen(s) + 1)
+		if (strlen(s) == len && !strncmp(s, name, len))
+			return 1;
+	return 0;
+}
+
+/* Is the point there? @found gets the name that is (of alternatives). */
+static int pf_point_there(const struct pf *p, const struct pf_point *pt, char *found,
+			  size_t flen)
+{
+	const char *what = strchr(pt->what, ' ') + 1;
+	char rel[512];
+
+	if (!strncmp(pt->what, "event", 5)) {
+		snprintf(found, flen, "%s", strchr(what, '/') + 1);
+		snprintf(rel, sizeof(rel), "%s/events/%s", p->tracefs + strlen(p->root), what);
+		return pf_exists(p, rel);
+	}
+	while (*what) {
+		size_t n = strcspn(what, "|");
+
+		snprintf(found, flen, "%.*s", (int)n, what);
+		if (pf_has_func(p, what, n))
+			return 1;
+		what += n + (what[n] == '|');
+	}
+	snprintf(found, flen, "%.*s", (int)strcspn(strchr(pt->what, ' ') + 1, "|"),
+		 strchr(pt->what, ' ') + 1);
+	return 0;
+}
+
+/* The predictions, layer by layer. */
+static void pf_predict(struct pf *p)
+{
+	size_t l, i;
+
+	for (l = 0; l < sizeof(pf_layers) / sizeof(pf_layers[0]); l++) {
+		char have[1024] = "", lack[2048] = "";
+		int broken = 0, partial = 0;
+
+		for (i = 0; i < sizeof(pf_points) / sizeof(pf_points[0]); i++) {
+			const struct pf_point *pt = &pf_points[i];
+			char name[128];
+
+			if (strcmp(pt->layer, pf_layers[l]))
+				continue;
+			if (pf_point_there(p, pt, name, sizeof(name))) {
+				snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s",
+					 *have ? ", " : "", name);
+				continue;
+			}
+			if (pt->optional)
+				partial = 1;
+			else
+				broken = 1;
+			snprintf(lack + strlen(lack), sizeof(lack) - strlen(lack),
+				 "\n        %s %s not there: %s", pt->optional ? "-" : "!", name,
+				 pt->optional ? pt->without : "the layer cannot work");
+		}
+		fprintf(p->out, "%-7s %-7s %s%s\n", broken ? "no" : partial ? "partly" : "ok",
+			pf_layers[l], *have ? have : "(nothing)", lack);
+		if (broken)
+			p->lost = 1;
+	}
+}
+
+/* With the module loaded: its own `layers` says what attached. */
+static int pf_loaded(struct pf *p)
+{
+	char path[4096], err[512];
+	struct il_snapshot *s;
+	FILE *f;
+	int i, ret;
+
+	snprintf(path, sizeof(path), "%s/sys/kernel/debug/%s/layers", p->root,
+		 IOLAYERS_DEBUGFS_DIR);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		fclose(f);
+		return -1;
+	}
+	ret = il_parse_layers(f, s, err, sizeof(err));
+	fclose(f);
+	if (ret) {
+		fprintf(p->out, "no      the module's layers file: %s\n", err);
+		free(s);
+		p->lost = 1;
+		return 0;
+	}
+	fprintf(p->out, "ok      the module is loaded: its layers file says\n");
+	for (i = 0; i < s->nprobes; i++) {
+		const struct il_probe *pr = &s->probes[i];
+		int good = !strcmp(pr->state, "attached");
+
+		fprintf(p->out, "%-7s %-7s %s %s\n", good ? "ok" : "-", pr->layer, pr->name,
+			pr->state);
+	}
+	free(s);
+	return 0;
+}
+
+/**
+ * il_preflight() - Say which layers work on the machine under @root.
+ * @root: "" for this machine; a directory holding proc/ and sys/ trees
+ *	for tests
+ * @out: where the report goes
+ *
+ * Return: 0 when every layer works, 1 when some layer (or part) cannot,
+ * 2 when the module cannot load or show anything.
+ */
+int il_preflight(const char *root, FILE *out)
+{
+	static const char * const tracefs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	struct pf p = { .root = root, .out = out };
+	char buf[512], *v;
+	size_t i;
+
+	v = pf_line(&p, "/proc/sys/kernel/osrelease", buf, sizeof(buf));
+	pf_say(&p, v ? "ok" : "?", "kernel %s%s", v ? v : "release unknown",
+	       v ? " (tested: Debian's 5.10, 6.1, 6.12 and sid's newest; see compat.rst)" : "");
+	v = pf_line(&p, "/sys/kernel/realtime", buf, sizeof(buf));
+	if (v && !strcmp(v, "1")) {
+		pf_say(&p, "no", "PREEMPT_RT kernel: the module refuses to load here%s%s", NULL,
+		       NULL);
+		p.fatal = 1;
+	}
+	v = pf_line(&p, "/sys/kernel/security/lockdown", buf, sizeof(buf));
+	if (v && strchr(v, '[') && strchr(v, ']') && !strstr(v, "[none]")) {
+		char *mode = strchr(v, '[');
+
+		mode[strcspn(mode, "]") + 1] = '\0';
+		pf_say(&p, "-", "lockdown %s: the module must be signed with a key the kernel "
+		       "trusts (DKMS's MOK)%s", mode, NULL);
+		if (strstr(v, "[confidentiality]")) {
+			pf_say(&p, "no", "confidentiality lockdown: debugfs is closed, nothing can be "
+			       "read%s%s", NULL, NULL);
+			p.fatal = 1;
+		} else {
+			pf_say(&p, "-", "integrity lockdown: debugfs files cannot be written "
+			       "(settings only at insmod)%s%s", NULL, NULL);
+		}
+	}
+	if (!pf_exists(&p, "/sys/kernel/debug/tracing") && !pf_exists(&p, "/sys/kernel/debug/block")) {
+		pf_say(&p, "no", "debugfs is not mounted (mount -t debugfs none /sys/kernel/debug), "
+		       "or this is not root%s%s", NULL, NULL);
+		p.fatal = 1;
+	}
+	if (!p.fatal && pf_exists(&p, "/sys/module/iolayers") && !pf_loaded(&p))
+		return p.lost ? 1 : 0;
+	for (i = 0; i < sizeof(tracefs) / sizeof(tracefs[0]); i++) {
+		snprintf(p.tracefs, sizeof(p.tracefs), "%s%s", root, tracefs[i]);
+		if (!pf_load_funcs(&p))
+			break;
+		p.tracefs[0] = '\0';
+	}
+	if (!p.tracefs[0]) {
+		pf_say(&p, "?", "tracefs not found (/sys/kernel/tracing): the layers cannot be "
+		       "predicted; load the module and run --check again%s%s", NULL, NULL);
+		return p.fatal ? 2 : 1;
+	}
+	snprintf(buf, sizeof(buf), "%zu", p.nfuncs);
+	pf_say(&p, "ok", "tracefs at %s (%s functions traceable)", p.tracefs + strlen(root), buf);
+	pf_predict(&p);
+	free(p.funcs);
+	return p.fatal ? 2 : p.lost ? 1 : 0;
+}
