@@ -325,7 +325,7 @@ static void iolayers_process_fork(void *data, struct task_struct *parent,
  * run by the exiting thread itself: its task entry goes (kept between
  * reads), and with its thread group its tgid entry (children=1).
  */
-static void iolayers_process_exit(void *data, struct task_struct *p IOLAYERS_TP_GROUP_DEAD)
+static void iolayers_process_exit(void *data, IOLAYERS_TP_EXIT_ARGS)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_process_exit);
 	struct iolayers_entry *e;

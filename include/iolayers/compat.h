@@ -141,13 +141,13 @@ void iolayers_recursion_unlock(int bit);
 
 /*
  * sched_process_exit gained group_dead in 6.16 (7.2's header has it;
- * 6.12's does not); it ends a handler's parameter list.
+ * 6.12's does not): a handler's parameters are IOLAYERS_TP_EXIT_ARGS.
  * IOLAYERS_KERNEL_RANGE: < 6.16 (p); >= 6.16 (p, group_dead).
  */
 #if KERNEL_VERSION(6, 16, 0) > LINUX_VERSION_CODE
-#define IOLAYERS_TP_GROUP_DEAD
+#define IOLAYERS_TP_EXIT_ARGS struct task_struct *p
 #else
-#define IOLAYERS_TP_GROUP_DEAD , bool group_dead
+#define IOLAYERS_TP_EXIT_ARGS struct task_struct *p, bool group_dead
 #endif
 
 /*
@@ -163,15 +163,17 @@ void iolayers_recursion_unlock(int bit);
 
 /*
  * sched_switch gained prev_state in 5.18 ("sched/tracing: Append
- * prev_state to tp args instead", Delyan Kratunov); it ends a handler's
- * parameter list.
+ * prev_state to tp args instead", Delyan Kratunov): a handler's
+ * parameters after its data pointer are IOLAYERS_TP_SWITCH_ARGS.
  * IOLAYERS_KERNEL_RANGE: < 5.18 (preempt, prev, next); >= 5.18 with
  * prev_state.
  */
 #if KERNEL_VERSION(5, 18, 0) > LINUX_VERSION_CODE
-#define IOLAYERS_TP_PREV_STATE
+#define IOLAYERS_TP_SWITCH_ARGS \
+	bool preempt, struct task_struct *prev, struct task_struct *next
 #else
-#define IOLAYERS_TP_PREV_STATE , unsigned int prev_state
+#define IOLAYERS_TP_SWITCH_ARGS \
+	bool preempt, struct task_struct *prev, struct task_struct *next, unsigned int prev_state
 #endif
 
 /**
@@ -264,7 +266,7 @@ void iolayers_recursion_unlock(int bit);
  * IOLAYERS_KERNEL_RANGE: [5.10, 7.3) pinned.
  */
 #define IOLAYERS_NVME_PINNED \
-	(LINUX_VERSION_CODE >= KERNEL_VERSION(5, 10, 0) && \
-	 LINUX_VERSION_CODE < KERNEL_VERSION(7, 3, 0))
+	(KERNEL_VERSION(5, 10, 0) <= LINUX_VERSION_CODE && \
+	 KERNEL_VERSION(7, 3, 0) > LINUX_VERSION_CODE)
 
 #endif /* _IOLAYERS_COMPAT_H */

@@ -42,7 +42,8 @@ static void iolayers_add_to_page_cache(void *data, struct iolayers_pcmem *folio)
 		iolayers_hit(&iolayers_pc_add_to_page_cache);
 	if (f && f->rd.fs.reached && !f->rd.fs.direct && folio->mapping == f->rd.fs.mapping) {
 		first = max_t(u64, folio->index, f->rd.fs.first_index);
-		last = min_t(u64, folio->index + iolayers_pcmem_pages(folio) - 1, f->rd.fs.last_index);
+		last = min_t(u64, folio->index + iolayers_pcmem_pages(folio) - 1,
+			     f->rd.fs.last_index);
 		in = last >= first ? last - first + 1 : 0;
 		f->rd.cache.added_pages += in;
 		f->rd.cache.ra_pages += iolayers_pcmem_pages(folio) - in;
@@ -52,8 +53,7 @@ static void iolayers_add_to_page_cache(void *data, struct iolayers_pcmem *folio)
 }
 
 /* Prototype of TRACE_EVENT(sched_switch) since 5.18 (prev_state added). */
-static void iolayers_sched_switch(void *data, bool preempt, struct task_struct *prev,
-				  struct task_struct *next IOLAYERS_TP_PREV_STATE)
+static void iolayers_sched_switch(void *data, IOLAYERS_TP_SWITCH_ARGS)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_sched_switch);
 	struct iolayers_task_flow *f;

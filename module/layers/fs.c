@@ -84,7 +84,8 @@ static __always_inline void iolayers_fs_entry(struct iolayers_fregs *fregs,
 }
 
 /* A file system's read_iter, or iomap_dio_rw. */
-static void iolayers_fs_call(struct iolayers_fregs *fregs, struct iolayers_probe_pcpu __percpu *pcpu)
+static void iolayers_fs_call(struct iolayers_fregs *fregs,
+			     struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	iolayers_fs_entry(fregs, pcpu, false);
 }
