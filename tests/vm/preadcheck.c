@@ -48,9 +48,15 @@
  */
 static int swap_out(char *dst, const char *reclaim, long i)
 {
+	/*
+	 * Anonymous memory only where the kernel can be told so (6.15's
+	 * swappiness=max): else reclaim may take the read file's own pages,
+	 * and its reads would no longer be all resident.
+	 */
+	static const char *ask = "256K swappiness=max";
 	struct timespec ms = { 0, 1000000 };
 	unsigned char vec;
-	int try, fd;
+	int try, fd, err;
 
 	/* Never all zeros: 6.12 keeps a zero-filled page out of swap I/O. */
 	memset(dst, (int)(i % 255) + 1, 4096);
@@ -66,12 +72,23 @@ static int swap_out(char *dst, const char *reclaim, long i)
 		if (!(vec & 1))
 			return 1;
 		fd = open(reclaim, O_WRONLY | O_CLOEXEC);
-		/* -EAGAIN when less than asked could be reclaimed: no matter. */
-		if (fd < 0 || (write(fd, "256K", 4) < 0 && errno != EAGAIN)) {
+		if (fd < 0) {
 			perror(reclaim);
 			exit(1);
 		}
+		err = write(fd, ask, strlen(ask)) < 0 ? errno : 0;
 		close(fd);
+		if (err == EINVAL && strcmp(ask, "256K")) {
+			ask = "256K";	/* an older kernel: any memory */
+			try--;
+			continue;
+		}
+		/* -EAGAIN when less than asked could be reclaimed: no matter. */
+		if (err && err != EAGAIN) {
+			errno = err;
+			perror(reclaim);
+			exit(1);
+		}
 		nanosleep(&ms, NULL);
 	}
 	return 0;
@@ -173,8 +190,13 @@ int main(int argc, char **argv)
 			else
 				r = preadv2(fd, &iov, 1, page * 4096, 0);
 		} else {
+			/*
+			 * The whole file: its first page may be part of a
+			 * larger folio (ext4 has large folios from 6.16), which
+			 * dropping one page's range leaves in the cache.
+			 */
 			if (ofd >= 0 && (madvise(dst, 4096, MADV_DONTNEED) ||
-					 posix_fadvise(ofd, 0, 4096, POSIX_FADV_DONTNEED))) {
+					 posix_fadvise(ofd, 0, 0, POSIX_FADV_DONTNEED))) {
 				perror("foreign");
 				return 1;
 			}
