@@ -42,17 +42,6 @@ check "errors: MISS+PARTIAL == non-resident +-1% ($((MISS + PARTIAL)), $truth_no
 	within1 $((MISS + PARTIAL)) "$truth_nonres"
 check "errors: no DIRECT, other or UNK ($DIRECT, $OTHER, $UNK)" test "$DIRECT$OTHER$UNK" = 000
 
-# IOLAYERS_SKIP_CASES (scripts/check): cases whose set-up does not hold
-# on a kernel yet, said as skipped (sid's 7.2: the foreign file's pages
-# were not read from the disk, and memory.reclaim evicted the read file
-# too; issue 14's notes).
-skipped() {
-	case " ${IOLAYERS_SKIP_CASES:-} " in
-	*" $1 "*) echo "$1: skipped on this kernel (IOLAYERS_SKIP_CASES)"; return 0 ;;
-	esac
-	return 1
-}
-
 # Reads of a cached file whose copy to the buffer faults on a page of
 # another file that is not cached (preadcheck foreign=): the reader queues
 # that file's I/O during its read and waits for it. The read's own pages
@@ -77,7 +66,7 @@ foreign_test() {
 	check "foreign: the other file's bios are not the reads' ($RQS requests in flows, $foreign foreign >= $truth_reads)" \
 		test "$RQS" = 0 -a "$foreign" -ge "$truth_reads"
 }
-skipped foreign || foreign_test
+foreign_test
 
 # Reads of a cached file into a buffer that is out in swap (a swap file
 # on the NVMe disk; preadcheck swap= pages the buffer out before each
@@ -116,9 +105,7 @@ swap_test() {
 mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 mkdir -p /sys/fs/cgroup/il 2>/dev/null
-if skipped swap; then
-	:
-elif [ -e /sys/fs/cgroup/il/memory.reclaim ]; then
+if [ -e /sys/fs/cgroup/il/memory.reclaim ]; then
 	swap_test
 else
 	echo "swap: skipped, no memory cgroup (memory.reclaim) in this kernel"
