@@ -8,6 +8,7 @@
  * module loaded, its own `layers` file is the answer instead.
  */
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,11 +98,15 @@ static int pf_exists(const struct pf *p, const char *rel)
 	return !pf_path(p, path, sizeof(path), rel) && !stat(path, &st);
 }
 
-static void pf_say(struct pf *p, const char *verdict, const char *fmt, const char *a,
-		   const char *b)
+__attribute__((format(printf, 3, 4)))
+static void pf_say(struct pf *p, const char *verdict, const char *fmt, ...)
 {
+	va_list ap;
+
 	fprintf(p->out, "%-7s ", verdict);
-	fprintf(p->out, fmt, a ? a : "", b ? b : "");
+	va_start(ap, fmt);
+	vfprintf(p->out, fmt, ap);
+	va_end(ap);
 	fputc('\n', p->out);
 }
 
@@ -150,7 +155,7 @@ static int pf_has_func(const struct pf *p, const char *name, size_t len)
 static int pf_point_there(const struct pf *p, const struct pf_point *pt, char *found,
 			  size_t flen)
 {
-	const char *what = strchr(pt->what, ' ') + 1;
+	const char *alts = strchr(pt->what, ' ') + 1, *what = alts;
 	char rel[512];
 
 	if (!strncmp(pt->what, "event", 5)) {
@@ -166,8 +171,8 @@ static int pf_point_there(const struct pf *p, const struct pf_point *pt, char *f
 			return 1;
 		what += n + (what[n] == '|');
 	}
-	snprintf(found, flen, "%.*s", (int)strcspn(strchr(pt->what, ' ') + 1, "|"),
-		 strchr(pt->what, ' ') + 1);
+	/* Not there: name the first of the alternatives. */
+	snprintf(found, flen, "%.*s", (int)strcspn(alts, "|"), alts);
 	return 0;
 }
 
@@ -261,12 +266,14 @@ int il_preflight(const char *root, FILE *out)
 	size_t i;
 
 	v = pf_line(&p, "/proc/sys/kernel/osrelease", buf, sizeof(buf));
-	pf_say(&p, v ? "ok" : "?", "kernel %s%s", v ? v : "release unknown",
-	       v ? " (tested: Debian's 5.10, 6.1, 6.12 and sid's newest; see compat.rst)" : "");
+	if (v)
+		pf_say(&p, "ok", "kernel %s (tested: Debian's 5.10, 6.1, 6.12 and sid's newest; "
+		       "see compat.rst)", v);
+	else
+		pf_say(&p, "?", "kernel release unknown");
 	v = pf_line(&p, "/sys/kernel/realtime", buf, sizeof(buf));
 	if (v && !strcmp(v, "1")) {
-		pf_say(&p, "no", "PREEMPT_RT kernel: the module refuses to load here%s%s", NULL,
-		       NULL);
+		pf_say(&p, "no", "PREEMPT_RT kernel: the module refuses to load here");
 		p.fatal = 1;
 	}
 	v = pf_line(&p, "/sys/kernel/security/lockdown", buf, sizeof(buf));
@@ -275,19 +282,19 @@ int il_preflight(const char *root, FILE *out)
 
 		mode[strcspn(mode, "]") + 1] = '\0';
 		pf_say(&p, "-", "lockdown %s: the module must be signed with a key the kernel "
-		       "trusts (DKMS's MOK)%s", mode, NULL);
+		       "trusts (DKMS's MOK)", mode);
 		if (strstr(v, "[confidentiality]")) {
 			pf_say(&p, "no", "confidentiality lockdown: debugfs is closed, nothing can be "
-			       "read%s%s", NULL, NULL);
+			       "read");
 			p.fatal = 1;
 		} else {
 			pf_say(&p, "-", "integrity lockdown: debugfs files cannot be written "
-			       "(settings only at insmod)%s%s", NULL, NULL);
+			       "(settings only at insmod)");
 		}
 	}
 	if (!pf_exists(&p, "/sys/kernel/debug/tracing") && !pf_exists(&p, "/sys/kernel/debug/block")) {
 		pf_say(&p, "no", "debugfs is not mounted (mount -t debugfs none /sys/kernel/debug), "
-		       "or this is not root%s%s", NULL, NULL);
+		       "or this is not root");
 		p.fatal = 1;
 	}
 	if (!p.fatal && pf_exists(&p, "/sys/module/iolayers") && !pf_loaded(&p))
@@ -300,11 +307,11 @@ int il_preflight(const char *root, FILE *out)
 	}
 	if (!p.tracefs[0]) {
 		pf_say(&p, "?", "tracefs not found (/sys/kernel/tracing): the layers cannot be "
-		       "predicted; load the module and run --check again%s%s", NULL, NULL);
+		       "predicted; load the module and run --check again");
 		return p.fatal ? 2 : 1;
 	}
-	snprintf(buf, sizeof(buf), "%zu", p.nfuncs);
-	pf_say(&p, "ok", "tracefs at %s (%s functions traceable)", p.tracefs + strlen(root), buf);
+	pf_say(&p, "ok", "tracefs at %s (%zu functions traceable)", p.tracefs + strlen(root),
+	       p.nfuncs);
 	pf_predict(&p);
 	free(p.funcs);
 	return p.fatal ? 2 : p.lost ? 1 : 0;
