@@ -277,6 +277,29 @@ stream_accounted() {
 	return 1
 }
 
+# bpftrace_root_prepare: make the root of another Debian suite
+# (IOLAYERS_BPFTRACE_ROOT, e.g. sid's with its bpftrace, on the host's 9p
+# root, read-only) ready to run that bpftrace in a chroot: the guest's
+# proc, sys (with debugfs and tracefs), dev and /dev/fd, and a tmpfs on
+# its /tmp holding the twins' scripts. Once per boot. Such a bpftrace
+# (0.20 and later) attaches fentry to module functions too: the fast
+# twin's NVMe probes become fentry probes there (args.req for the
+# request the kprobes read from a register).
+bpftrace_root_prepare() {
+	local r=$IOLAYERS_BPFTRACE_ROOT
+	mountpoint -q "$r/proc" && return 0
+	[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+	mount -t proc proc "$r/proc" &&
+		mount --rbind /sys "$r/sys" &&
+		mount --rbind /dev "$r/dev" &&
+		mount -t tmpfs tmpfs "$r/tmp" || return 1
+	cp "$IOLAYERS_REPO"/scripts/*.bt "$r/tmp/"
+	sed -e 's/^kprobe:nvme_/fentry:nvme_/' -e 's/(struct request \*)arg[01]/args.req/' \
+		-e 's/\[arg[01]\]/[args.req]/g' "$IOLAYERS_REPO/scripts/iolayers-fast.bt" \
+		>"$r/tmp/iolayers-fast.bt"
+	echo "bpftrace: $(chroot "$r" bpftrace --version) from $r"
+}
+
 # bpftrace_start TRACER PID: start a bpftrace twin (bpftrace,
 # bpftrace-fast, bpftrace-floor, or bpftrace-stream: the twin printing
 # a line per read) following PID, its output in
@@ -292,7 +315,16 @@ bpftrace_start() {
 	bpftrace-floor) bt=iolayers-floor.bt ;;
 	*) return 1 ;;
 	esac
-	BPFTRACE_MAP_KEYS_MAX=65536 bpftrace "$IOLAYERS_REPO/scripts/$bt" "$2" $stream >/tmp/bt.out 2>&1 &
+	if [ -n "${IOLAYERS_BPFTRACE_ROOT:-}" ]; then
+		bpftrace_root_prepare || return 1
+		# Its map size setting's name since bpftrace 0.20 (the old one
+		# still read, with a warning).
+		BPFTRACE_MAX_MAP_KEYS=65536 chroot "$IOLAYERS_BPFTRACE_ROOT" bpftrace \
+			"/tmp/$bt" "$2" $stream >/tmp/bt.out 2>&1 &
+	else
+		BPFTRACE_MAP_KEYS_MAX=65536 bpftrace "$IOLAYERS_REPO/scripts/$bt" "$2" $stream \
+			>/tmp/bt.out 2>&1 &
+	fi
 	BT=$!
 	for i in $(seq 1 6000); do
 		grep -q '^iolayers-bt: ready' /tmp/bt.out && return 0

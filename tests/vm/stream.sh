@@ -82,10 +82,16 @@ badfile = sum(1 for d in mine if (d[col["ino"]], d[col["fs_dev"]]) != (ino, fsde
 withrq = [d for d in mine if d[col["rqs"]] != "0"]
 baddev = sum(1 for d in withrq if (d[col["dev"]], d[col["ndisks"]]) != (disk, "1"))
 calls = len(set(d[col["syscall"]] for d in mine))
+# The first read of the program's log the stream does not have in its place.
+first = next((i for i, (d, t) in enumerate(zip(mine, truth))
+              if (d[col["syscall"]], d[col["pos"]], d[col["ret"]]) != (t[0], t[1], t[3])),
+             min(len(mine), len(truth)))
 print(len(mine), len(truth), same, wrong, unordered, badfile, len(withrq), baddev, calls, lost,
-      len(data), int(hdr == open("/sys/kernel/debug/iolayers/flows").readline().split()))
+      len(data), int(hdr == open("/sys/kernel/debug/iolayers/flows").readline().split()), first,
+      ",".join(truth[first]) if first < len(truth) else "-")
 EOF
-read -r n ntruth same wrong unordered badfile nrq baddev calls lost ndata hdr_ok </tmp/mixed.res
+read -r n ntruth same wrong unordered badfile nrq baddev calls lost ndata hdr_ok first firstread \
+	</tmp/mixed.res
 echo "mixed: the stream's first lines:"
 head -4 /tmp/mixed.ev
 echo "mixed: records $n of $ntruth reads, $same matched, $wrong labels off mincore, $nrq with requests"
@@ -94,6 +100,12 @@ check "mixed: one record per read ($n == $ntruth == $reads, $ndata in all)" \
 	test "$n/$ntruth/$ndata" = "$reads/$reads/$reads"
 check "mixed: each in the program's order with its syscall, offset and return ($same == $n)" \
 	test "$same" = "$n"
+if [ "$n/$same" != "$ntruth/$ntruth" ]; then
+	# What finding a missing record needs: which read, and each CPU's
+	# buffer accounting.
+	echo "mixed: the program's read $first ($firstread) is the first the stream lacks"
+	sed -n '/^buffer/,/^stream_lost/p' "$IOLAYERS_D/stats"
+fi
 check "mixed: all five read syscalls ($calls)" test "$calls" = 5
 check "mixed: labels agree with mincore +-1% ($wrong off)" test $((wrong * 100 / n)) -eq 0
 check "mixed: records in completion order ($unordered out of order)" test "$unordered" = 0
@@ -123,7 +135,7 @@ done
 # events into /tmp/fio-cached.out) or cold (iolayers record into
 # /tmp/fio-cold.out), and check its reads.
 fio_pass() {
-	local state=$1 rpid reads e ino got want off
+	local state=$1 rpid reads e ino got want
 	if [ "$state" = cached ]; then
 		cat /mnt/fio-* >/dev/null
 	else
