@@ -46,3 +46,12 @@ apt_has() {
 	info=$(apt_q apt-cache show --no-all-versions "$1" 2>/dev/null) || return 1
 	[[ "$info" == *$'\nFilename: '* ]]
 }
+
+# bpftrace_root KERNEL: the suite root whose bpftrace traces KERNEL in the
+# guest (IOLAYERS_BPFTRACE_ROOT, tests/vm/_lib.sh): sid's for sid's
+# newest kernel, the host's bookworm bpftrace (0.17) being too old to
+# know it well; nothing (the host's) for the others.
+bpftrace_root() {
+	[ "$1" = sid ] || return 0
+	"$IOLAYERS_REPO/scripts/suite-root" sid bpftrace
+}

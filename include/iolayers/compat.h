@@ -100,10 +100,11 @@ void iolayers_recursion_unlock(int bit);
 
 /*
  * The low bits of a folio's mapping that say it is not an address_space
- * (anon, movable): PAGE_MAPPING_FLAGS up to 6.12 at least, renamed
- * FOLIO_MAPPING_FLAGS ("mm: rename PAGE_MAPPING_* to FOLIO_MAPPING_*",
- * David Hildenbrand; 7.2's headers have only the new name). Tested on the
- * name, not a version.
+ * (anon, KSM): PAGE_MAPPING_FLAGS up to 6.16, FOLIO_MAPPING_FLAGS from
+ * 6.17 ("mm: rename PAGE_MAPPING_* to FOLIO_MAPPING_*", David
+ * Hildenbrand, in the movable_ops rework the mm tree took in July 2025;
+ * 7.2's headers have only the new name). Tested on the name, which is
+ * what changed, not on a version.
  */
 #ifdef FOLIO_MAPPING_FLAGS
 #define IOLAYERS_MAPPING_FLAGS FOLIO_MAPPING_FLAGS
@@ -127,13 +128,13 @@ void iolayers_recursion_unlock(int bit);
 #endif
 
 /*
- * block_rq_complete's error: an int errno up to 5.10, a blk_status_t
- * from 5.11 on (Debian's 6.1 and later; the conversion's commit is not
- * pinned down here: the headers of 5.10.262 and 6.1 are what was
- * compared).
- * IOLAYERS_KERNEL_RANGE: < 5.11 int; >= 5.11 blk_status_t.
+ * block_rq_complete's error: an int errno up to 5.15, the blk_status_t
+ * itself from 5.16 on ("block: don't call blk_status_to_errno in
+ * blk_update_request", Christoph Hellwig: the conversion moved into the
+ * tracepoints). Ubuntu's 5.15 still passes the int.
+ * IOLAYERS_KERNEL_RANGE: < 5.16 int; >= 5.16 blk_status_t.
  */
-#if KERNEL_VERSION(5, 11, 0) > LINUX_VERSION_CODE
+#if KERNEL_VERSION(5, 16, 0) > LINUX_VERSION_CODE
 #define iolayers_tp_status_t int
 #else
 #define iolayers_tp_status_t blk_status_t
