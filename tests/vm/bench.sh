@@ -126,12 +126,12 @@ os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
 # stream delivered or lost as many records as it counted reads, or the
 # twin printed a line per read; then half a second for the last batch.
 stream_caught_up() {
-	local i want
+	local want
 	case $1 in
 	iolayers-stream)
 		stream_accounted "$(awk '$1 == "syscall" { print $2 }' "$IOLAYERS_D/summary")" ;;
 	bpftrace-stream)
-		for i in $(seq 600); do
+		for _ in $(seq 600); do
 			want=$(python3 -c 'import json
 print(sum(x["read"]["total_ios"] for x in json.load(open("/tmp/b.json"))["jobs"]))' 2>/dev/null)
 			[ "$(grep -cE '^[0-9]+ [A-Za-z]+ ' /tmp/bt.out)" -ge "${want:-1}" ] && break
@@ -211,7 +211,7 @@ done
 for r in $(seq 1 "$rounds"); do
 	set -- $tracers
 	# Rotate the tracer order by the round number.
-	for i in $(seq 2 "$r"); do set -- "${@:2}" "$1"; done
+	for _ in $(seq 2 "$r"); do set -- "${@:2}" "$1"; done
 	order="$*"
 	for w in $workloads; do
 		for tr in $order; do
