@@ -277,6 +277,18 @@ stream_accounted() {
 	return 1
 }
 
+# stopped_pc NAME COUNT PATTERN [MODE]: preadcheck on /mnt/data, stopped
+# before its first read, logging each read to /tmp/NAME.pclog; sets PC_PID.
+stopped_pc() {
+	PC_LOG=/tmp/$1.pclog "$IOLAYERS_MODULE_DIR/preadcheck" /mnt/data "$2" "$3" 7 ${4:+"$4"} \
+		>/tmp/$1.pcout &
+	PC_PID=$!
+	while [ "$(awk '{ print $3 }' /proc/$PC_PID/stat 2>/dev/null)" != T ]; do
+		kill -0 $PC_PID 2>/dev/null || return 1
+		sleep 0.1
+	done
+}
+
 # bpftrace_root_prepare: make the root of another Debian suite
 # (IOLAYERS_BPFTRACE_ROOT, e.g. sid's with its bpftrace, on the host's 9p
 # root, read-only) ready to run that bpftrace in a chroot: the guest's
@@ -297,7 +309,15 @@ bpftrace_root_prepare() {
 	sed -e 's/^kprobe:nvme_/fentry:nvme_/' -e 's/(struct request \*)arg[01]/args.req/' \
 		-e 's/\[arg[01]\]/[args.req]/g' "$IOLAYERS_REPO/scripts/iolayers-fast.bt" \
 		>"$r/tmp/iolayers-fast.bt"
-	echo "bpftrace: $(chroot "$r" bpftrace --version) from $r"
+}
+
+# bpftrace_version: the version line of the bpftrace the twins run.
+bpftrace_version() {
+	if [ -n "${IOLAYERS_BPFTRACE_ROOT:-}" ]; then
+		bpftrace_root_prepare && chroot "$IOLAYERS_BPFTRACE_ROOT" bpftrace --version
+	else
+		bpftrace --version
+	fi
 }
 
 # bpftrace_start TRACER PID: start a bpftrace twin (bpftrace,

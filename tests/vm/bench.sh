@@ -52,12 +52,7 @@ fi
 FIO=fio
 [ -z "$icount" ] || fio_tmpfs
 
-if [ -n "${IOLAYERS_BPFTRACE_ROOT:-}" ]; then
-	bpftrace_root_prepare >/dev/null || echo "BENCH_FAIL cannot prepare $IOLAYERS_BPFTRACE_ROOT"
-	btv=$(chroot "$IOLAYERS_BPFTRACE_ROOT" bpftrace --version)
-else
-	btv=$(bpftrace --version)
-fi
+btv=$(bpftrace_version) || echo "BENCH_FAIL no bpftrace (${IOLAYERS_BPFTRACE_ROOT:-host})"
 echo "BENCH_INFO kernel $(uname -r) ${btv:-bpftrace ?} cpus $(nproc) accel ${IOLAYERS_ACCEL:-tcg} clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) rounds $rounds counting ${icount:-0}"
 
 used_kb() {

@@ -10,7 +10,6 @@ set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 
 ko=$IOLAYERS_MODULE_DIR/iolayers.ko
-pc=$IOLAYERS_MODULE_DIR/preadcheck
 ev=$IOLAYERS_D/stream/events
 rounds=${IOLAYERS_ROUNDS:-10}
 n=${IOLAYERS_STRESS_READS:-5000}
@@ -21,11 +20,8 @@ sync
 for r in $(seq "$rounds"); do
 	echo 3 >/proc/sys/vm/drop_caches
 	dd if=/mnt/data of=/dev/null bs=1M count=16 status=none
-	PC_LOG=/tmp/s.pclog "$pc" /mnt/data "$n" rand 7 mixed >/tmp/s.pcout &
-	pid=$!
-	while [ "$(awk '{ print $3 }' /proc/$pid/stat 2>/dev/null)" != T ]; do
-		sleep 0.1
-	done
+	stopped_pc s "$n" rand mixed || exit 1
+	pid=$PC_PID
 	insmod "$ko" pid=$pid
 	cat "$ev" >/tmp/s.ev &
 	cat_pid=$!

@@ -12,7 +12,6 @@ set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 
 ko=$IOLAYERS_MODULE_DIR/iolayers.ko
-pc=$IOLAYERS_MODULE_DIR/preadcheck
 ev=$IOLAYERS_D/stream/events
 echo none >/sys/block/nvme0n1/queue/scheduler
 if [ "${IOLAYERS_KERNEL:-}" = debug ]; then
@@ -22,17 +21,6 @@ else
 fi
 dd if=/dev/zero of=/mnt/data bs=1M count=32 status=none
 sync
-
-# stopped_pc NAME COUNT PATTERN [MODE]: preadcheck on /mnt/data, stopped
-# before its first read, logging each read to /tmp/NAME.pclog; sets PC_PID.
-stopped_pc() {
-	PC_LOG=/tmp/$1.pclog "$pc" /mnt/data "$2" "$3" 7 ${4:+"$4"} >/tmp/$1.pcout &
-	PC_PID=$!
-	while [ "$(awk '{ print $3 }' /proc/$PC_PID/stat 2>/dev/null)" != T ]; do
-		kill -0 $PC_PID 2>/dev/null || return 1
-		sleep 0.1
-	done
-}
 
 # 1. The whole read family on a half-cached file, every read in the stream.
 echo 3 >/proc/sys/vm/drop_caches
