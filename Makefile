@@ -8,8 +8,8 @@
 #                   read through all five layers, the reader's views, an SVG
 #   make bench      overhead against the bpftrace twin and the empty-handler
 #                   floor, in one VM boot per kernel
-#   make profile   where a cached 4 KiB read's added time goes: the module's
-#                   self-accounting and a perf profile, in a VM
+#   make profile    where a cached 4 KiB read's added instructions go, per
+#                   kernel function, and the module's self-accounting, in a VM
 #   make ab BASE=REV  this tree's module against REV's on cached 4 KiB reads,
 #                   in one VM boot
 #   make icount     the guest instruction counter (tools/icount: a QEMU

@@ -95,8 +95,9 @@ struct iolayers_read_file {
 
 /**
  * struct iolayers_read_fs - The FS layer's part of a read().
- * @reached: the read entered the FS layer (set at the outermost call:
- *	ext4_file_read_iter calls filemap_read, nested calls are not tracked)
+ * @reached: the read entered the FS layer (set at the outermost call: a
+ *	direct read finished through filemap_read nests it, nested calls are
+ *	not tracked)
  * @direct: the outer FS call had IOCB_DIRECT and no page cache read
  *	followed (filemap_read)
  * @mapping: the file's page cache, to match page additions

@@ -21,8 +21,8 @@
  * enum iolayers_layer - Layers that have a latency histogram.
  * @IOLAYERS_L_SYSCALL: sys_enter to sys_exit of a read-family syscall
  * @IOLAYERS_L_VFS: vfs_read (or vfs_readv) entry to the syscall's exit
- * @IOLAYERS_L_FS: the outermost FS call's entry (ext4_file_read_iter or
- *	filemap_read) to the syscall's exit
+ * @IOLAYERS_L_FS: the outermost FS call's entry (filemap_read,
+ *	iomap_dio_rw, dax_iomap_rw or shmem_file_read_iter) to the syscall's exit
  * @IOLAYERS_L_QUEUE: BLOCK queue latency, insert (or bio queued) to issue;
  *	per read, the longest of its requests'
  * @IOLAYERS_L_SERVICE: BLOCK service latency, issue to completion (longest)

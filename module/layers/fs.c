@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * FS layer: ext4_file_read_iter, shmem_file_read_iter (tmpfs), and for
- * every other file system filemap_read (buffered) and iomap_dio_rw (xfs,
- * btrfs and ext4 O_DIRECT), from the first one's entry (an ftrace
+ * FS layer: filemap_read (every page-cache file system's buffered reads),
+ * iomap_dio_rw (O_DIRECT on ext4, xfs and btrfs), dax_iomap_rw (DAX) and
+ * shmem_file_read_iter (tmpfs), from the first one's entry (an ftrace
  * callback) to the syscall's exit.
  */
 
@@ -17,28 +17,33 @@
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
 
-IOLAYERS_PROBE_COUNTERS(iolayers_pc_ext4_read);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_shmem_read);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_filemap_read);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_iomap_dio);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_dax_rw);
+
+/* What an FS probe point says about the page cache. */
+enum iolayers_fs_how {
+	IOLAYERS_FS_PAGECACHE,	/* filemap_read: the page cache serves the read */
+	IOLAYERS_FS_ASKED,	/* shmem, iomap_dio_rw: IOCB_DIRECT at its word */
+	IOLAYERS_FS_DAX,	/* dax_iomap_rw: no page cache whatever was asked */
+};
 
 /*
  * The outermost FS call of a followed read() describes the range and
- * starts the layer's time; a nested one (ext4_file_read_iter calls
- * filemap_read for buffered reads) is counted and left alone. The layer
+ * starts the layer's time; a nested one (a short direct read finished
+ * through the page cache) is counted and left alone. The layer
  * ends at the syscall's exit, as VFS does: what runs between the FS
  * call's return and sys_exit is vfs_read's bookkeeping (fsnotify, the
  * task's I/O counters) and the file reference's release, which neither
  * waits nor adds pages, and the FS call's value is the syscall's. No
  * return probe is armed: on 6.1 the kretprobe's return trampoline and
  * kprobe dispatch were half the floor (Documentation/benchmarks.rst).
- * @pagecache: the probe point is filemap_read, where the page cache
- * serves the read; the others (a file system's read_iter, iomap_dio_rw)
- * take IOCB_DIRECT at its word.
+ * @how says what the probe point tells of the page cache.
  */
 static __always_inline void iolayers_fs_entry(struct iolayers_fregs *fregs,
 					      struct iolayers_probe_pcpu __percpu *pcpu,
-					      bool pagecache)
+					      enum iolayers_fs_how how)
 {
 	IOLAYERS_COST_SCOPE(pcpu);
 	struct kiocb *iocb;
@@ -60,7 +65,7 @@ static __always_inline void iolayers_fs_entry(struct iolayers_fregs *fregs,
 		 * data=journal, inline data or fs-verity; the rest of a short
 		 * direct read in generic_file_read_iter) is not direct.
 		 */
-		if (pagecache)
+		if (how == IOLAYERS_FS_PAGECACHE)
 			f->rd.fs.direct = false;
 		return;
 	}
@@ -69,7 +74,8 @@ static __always_inline void iolayers_fs_entry(struct iolayers_fregs *fregs,
 	iter = (struct iov_iter *)iolayers_fregs_arg(fregs, 1);
 	len = iov_iter_count(iter);
 	f->rd.fs.reached = true;
-	f->rd.fs.direct = !pagecache && (iocb->ki_flags & IOCB_DIRECT);
+	f->rd.fs.direct = how == IOLAYERS_FS_DAX ||
+			  (how == IOLAYERS_FS_ASKED && (iocb->ki_flags & IOCB_DIRECT));
 	f->rd.fs.mapping = iocb->ki_filp->f_mapping;
 	if (!f->rd.file.ino) {	/* VFS not reached (its entry refused) */
 		const struct inode *inode = file_inode(iocb->ki_filp);
@@ -83,38 +89,49 @@ static __always_inline void iolayers_fs_entry(struct iolayers_fregs *fregs,
 	f->rd.fs.start_ns = ktime_get_ns();
 }
 
-/* A file system's read_iter, or iomap_dio_rw. */
+/* shmem's read_iter or iomap_dio_rw. */
 static void iolayers_fs_call(struct iolayers_fregs *fregs,
 			     struct iolayers_probe_pcpu __percpu *pcpu)
 {
-	iolayers_fs_entry(fregs, pcpu, false);
+	iolayers_fs_entry(fregs, pcpu, IOLAYERS_FS_ASKED);
 }
 
 static void iolayers_fs_pagecache(struct iolayers_fregs *fregs,
 				  struct iolayers_probe_pcpu __percpu *pcpu)
 {
-	iolayers_fs_entry(fregs, pcpu, true);
+	iolayers_fs_entry(fregs, pcpu, IOLAYERS_FS_PAGECACHE);
 }
 
-IOLAYERS_DEFINE_FENTRY(iolayers_ext4_fentry, iolayers_pc_ext4_read, iolayers_fs_call)
+/* A DAX file's read goes to the device's memory: DIRECT, asked or not. */
+static void iolayers_fs_dax(struct iolayers_fregs *fregs,
+			    struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	iolayers_fs_entry(fregs, pcpu, IOLAYERS_FS_DAX);
+}
+
 IOLAYERS_DEFINE_FENTRY(iolayers_shmem_fentry, iolayers_pc_shmem_read, iolayers_fs_call)
 IOLAYERS_DEFINE_FENTRY(iolayers_filemap_fentry, iolayers_pc_filemap_read, iolayers_fs_pagecache)
 IOLAYERS_DEFINE_FENTRY(iolayers_iomap_dio_fentry, iolayers_pc_iomap_dio, iolayers_fs_call)
+IOLAYERS_DEFINE_FENTRY(iolayers_dax_fentry, iolayers_pc_dax_rw, iolayers_fs_dax)
 
 /*
- * ext4_file_read_iter resolves only while ext4 is loaded; filemap_read
- * (built in) gives every page-cache file system an FS layer, ext4's too,
- * and iomap_dio_rw (built in) the direct reads of xfs, btrfs and ext4;
- * tmpfs reads neither. A read's layer starts at the first it enters.
+ * The functions where file systems hand a read to the kernel's common
+ * code: filemap_read (built in) for every page-cache file system's
+ * buffered reads, iomap_dio_rw for O_DIRECT on ext4, xfs and btrfs,
+ * dax_iomap_rw for DAX files; tmpfs reads none of them. ext4's own
+ * read_iter is not a probe point: it only dispatches to those three (after
+ * its shutdown and zero-length checks), and it was a second callback on
+ * every cached ext4 read, about 130 instructions (Documentation/
+ * benchmarks.rst). A read's layer starts at the first it enters.
  */
 static struct iolayers_probe iolayers_fs_probes[] = {
-	IOLAYERS_FENTRY("ext4_file_read_iter", iolayers_ext4_fentry, iolayers_pc_ext4_read,
-			.optional = true, .missed_layer = IOLAYERS_MISSED_FS),
 	IOLAYERS_FENTRY("shmem_file_read_iter", iolayers_shmem_fentry, iolayers_pc_shmem_read,
 			.optional = true, .missed_layer = IOLAYERS_MISSED_FS),
 	IOLAYERS_FENTRY(IOLAYERS_FILEMAP_READ, iolayers_filemap_fentry, iolayers_pc_filemap_read,
 			.missed_layer = IOLAYERS_MISSED_FS),
 	IOLAYERS_FENTRY("iomap_dio_rw", iolayers_iomap_dio_fentry, iolayers_pc_iomap_dio,
+			.optional = true, .missed_layer = IOLAYERS_MISSED_FS),
+	IOLAYERS_FENTRY("dax_iomap_rw", iolayers_dax_fentry, iolayers_pc_dax_rw,
 			.optional = true, .missed_layer = IOLAYERS_MISSED_FS),
 };
 

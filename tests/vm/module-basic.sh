@@ -93,8 +93,8 @@ check "layers: sys_enter attached" \
 check "layers: sys_exit attached" \
 	grep -Eq '^sys_exit +SYSCALL +tracepoint +attached$' "$IOLAYERS_D/layers"
 check "layers: vfs_read attached" grep -Eq '^vfs_read +VFS +fentry +attached$' "$IOLAYERS_D/layers"
-check "layers: ext4_file_read_iter attached" \
-	grep -Eq '^ext4_file_read_iter +FS +fentry +attached$' "$IOLAYERS_D/layers"
+check "layers: the page cache's read attached" \
+	grep -Eq '^(filemap_read|generic_file_buffered_read) +FS +fentry +attached$' "$IOLAYERS_D/layers"
 check "layers: mm_filemap_add_to_page_cache attached" \
 	grep -Eq '^mm_filemap_add_to_page_cache +CACHE +tracepoint +attached$' "$IOLAYERS_D/layers"
 check "layers: block_rq_issue attached" \

@@ -7,7 +7,8 @@
 # address). While each tracer is attached, the guest's /proc/kallsyms
 # (with the module's and the BPF programs' symbols) goes to the counter's
 # directory; scripts/_profile-report.py maps the counts to functions.
-# Prints per run: PROFILE_RUN tracer reads first_marker last_marker, and the
+# Tracers: none, iolayers, iolayers-noflows (flows=0), floor (empty=1),
+# bpftrace*. Prints per run: PROFILE_RUN tracer reads first_marker last_marker, and the
 # module's self-accounting (stats) after the iolayers run.
 # vm-files: data:64
 set -u
@@ -32,6 +33,7 @@ run() {
 	case $1 in
 	none) ;;
 	iolayers) insmod "$ko" pid=$p || return 1 ;;
+	iolayers-noflows) insmod "$ko" pid=$p flows=0 || return 1 ;;
 	floor) insmod "$ko" pid=$p empty=1 || return 1 ;;
 	bpftrace*) bpftrace_start "$1" $p || return 1 ;;
 	esac
@@ -48,7 +50,7 @@ run() {
 		sed '/^$/q' "$IOLAYERS_D/stats"
 		rmmod iolayers
 		;;
-	floor) rmmod iolayers ;;
+	iolayers-noflows | floor) rmmod iolayers ;;
 	bpftrace*) kill -INT $BT; wait $BT ;;
 	esac
 }

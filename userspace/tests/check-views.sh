@@ -156,7 +156,7 @@ fake_root() {
 		block/block_rq_requeue block/block_rq_complete; do
 		mkdir -p "$r/sys/kernel/tracing/events/$e"
 	done
-	printf '%s\n' vfs_read vfs_readv "$2" iomap_dio_rw "ext4_file_read_iter [ext4]" \
+	printf '%s\n' vfs_read vfs_readv "$2" iomap_dio_rw dax_iomap_rw \
 		shmem_file_read_iter >"$r/sys/kernel/tracing/available_filter_functions"
 	[ "${3:-}" = no-throtl ] ||
 		echo __blk_throtl_bio >>"$r/sys/kernel/tracing/available_filter_functions"
@@ -176,7 +176,7 @@ expect_check() {
 }
 fake_root "$tmp/r61" filemap_read
 expect_check "6.1-like" "$tmp/r61" 0 '^ok +SYSCALL +sys_enter, sys_exit$' \
-	'^ok +FS +filemap_read, ext4_file_read_iter' '^ok +BLOCK ' \
+	'^ok +FS +filemap_read, shmem_file_read_iter, iomap_dio_rw, dax_iomap_rw$' '^ok +BLOCK ' \
 	'^partly +DEVICE +\(nothing\)' 'nvme_setup_cmd not there: no NVMe device times' \
 	'^ok +tracefs at /sys/kernel/tracing \(7 functions'
 fake_root "$tmp/r510" generic_file_buffered_read no-throtl
