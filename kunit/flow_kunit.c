@@ -2,7 +2,6 @@
 /* KUnit: folding a completed request into a flow (module/flow.c). */
 
 #include <kunit/test.h>
-#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -99,7 +98,7 @@ static void iolayers_flow_test_missed(struct kunit *test)
 			iolayers_flow_missed(cases[i].missed);
 		KUNIT_EXPECT_EQ(test, f->rd.missed, cases[i].missed);
 		seq = f->seq;
-		iolayers_flow_finish(f, 4096, ktime_get_ns());
+		iolayers_flow_finish(f, 4096);
 		/* The entry is idle now: a refusal after the read changes nothing. */
 		iolayers_flow_missed(IOLAYERS_MISSED_FS);
 		KUNIT_EXPECT_EQ(test, f->rd.missed, cases[i].missed);

@@ -13,6 +13,7 @@
 #include <linux/math64.h>
 #include <linux/seq_file.h>
 #include <iolayers/cache.h>
+#include <iolayers/clock.h>
 #include <iolayers/debugfs.h>
 #include <iolayers/disk.h>
 #include <iolayers/file.h>
@@ -71,6 +72,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "%-20s %12llu\n", "readahead_pages", iolayers_ra_pages_sum());
 	/* What one clock read costs: each timed handler run includes about one. */
 	seq_printf(m, "%-20s %12llu\n", "clock_ns", iolayers_clock_cost_ns());
+	/* 1: new reads' layer times are TSC differences (clock.h). */
+	seq_printf(m, "%-20s %12d\n", "clock_tsc", READ_ONCE(iolayers_clock_tsc));
 	for (i = 0; iolayers_blk_counter_name(i); i++)
 		seq_printf(m, "%-20s %12llu\n", iolayers_blk_counter_name(i),
 			   iolayers_blk_counter(i));

@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <iolayers/cache.h>
+#include <iolayers/clock.h>
 #include <iolayers/compat.h>
 #include <iolayers/flow.h>
 #include <iolayers/hist.h>
@@ -97,8 +98,8 @@ struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref
  * counted and returns NULL.
  *
  * Context: the task itself, under rcu_read_lock().
- * Return: the entry with a new flow id, @start_ns set and every other
- * per-read field zeroed, or NULL.
+ * Return: the entry with a new flow id, its clock and start stamp set and
+ * every other per-read field zeroed, or NULL.
  */
 struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 {
@@ -141,7 +142,8 @@ again:
 	memset(&f->blk, 0, sizeof(f->blk));
 	spin_unlock_irqrestore(&f->lock, flags);
 	memset(&f->rd, 0, sizeof(f->rd));
-	f->rd.sys.start_ns = ktime_get_ns();
+	f->rd.sys.tsc = READ_ONCE(iolayers_clock_tsc);
+	f->rd.sys.start = iolayers_stamp(f->rd.sys.tsc);
 	return f;
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_start);
@@ -380,19 +382,55 @@ u64 iolayers_reads_missed(void)
 	return IOLAYERS_PERCPU_SUM(iolayers_missed_reads);
 }
 
+/*
+ * The layer times of a read at its sys_exit, from its stamps: SYSCALL,
+ * and VFS and FS, which end there too (vfs.c, fs.c), with their entries'
+ * offsets from sys_enter. Returns ktime_get_ns() now, the record's time:
+ * with TSC stamps both clocks are read with interrupts off, so that the
+ * record's start (its time less the syscall's) is sys_enter's to within
+ * a few instructions.
+ */
+static u64 iolayers_flow_times(struct iolayers_read_state *rd)
+{
+	bool tsc = rd->sys.tsc;
+	unsigned long flags;
+	u64 end, now;
+
+	if (tsc) {
+		local_irq_save(flags);
+		end = iolayers_stamp(true);
+		now = ktime_get_ns();
+		local_irq_restore(flags);
+	} else {
+		end = ktime_get_ns();
+		now = end;
+	}
+	rd->sys.ns = iolayers_stamp_ns(tsc, rd->sys.start, end);
+	if (rd->vfs.start) {
+		rd->vfs.ns = iolayers_stamp_ns(tsc, rd->vfs.start, end);
+		rd->vfs.off = iolayers_stamp_ns(tsc, rd->sys.start, rd->vfs.start);
+	}
+	if (rd->fs.reached) {
+		rd->fs.ns = iolayers_stamp_ns(tsc, rd->fs.start, end);
+		rd->fs.off = iolayers_stamp_ns(tsc, rd->sys.start, rd->fs.start);
+	}
+	if (tsc)
+		iolayers_clock_check();
+	return now;
+}
+
 /**
  * iolayers_flow_finish() - A flow's read() has returned: record it.
- * @f: the flow, its VFS and FS times set
+ * @f: the flow
  * @ret: what the syscall returned
- * @now: ktime_get_ns() at sys_exit
  *
- * Ends the flow, asks the cache layer for its cache state, adds every
- * layer it went through to the histograms and keeps its record. The
- * task's entry stays for its next read().
+ * Ends the flow, takes its layer times, asks the cache layer for its cache
+ * state, adds every layer it went through to the histograms and keeps its
+ * record. The task's entry stays for its next read().
  *
  * Context: the task itself (sys_exit), under rcu_read_lock().
  */
-void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now)
+void iolayers_flow_finish(struct iolayers_task_flow *f, long ret)
 {
 	const struct iolayers_blk_acc *blk = &f->blk;
 	enum iolayers_cache cache;
@@ -400,12 +438,13 @@ void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now)
 	unsigned int n = 0;
 	/* Every layer's value is the syscall's: VFS and FS end at sys_exit. */
 	u64 bytes = ret > 0 ? ret : 0;
+	u64 now = iolayers_flow_times(&f->rd);
 
 	/* Completions fold into f->blk only before this: it is final now. */
 	iolayers_flow_end(f);
 	cache = iolayers_cache_state(f, ret);
-	s[n++] = (struct iolayers_sample){ IOLAYERS_L_SYSCALL, now - f->rd.sys.start_ns, bytes };
-	if (f->rd.vfs.start_ns)
+	s[n++] = (struct iolayers_sample){ IOLAYERS_L_SYSCALL, f->rd.sys.ns, bytes };
+	if (f->rd.vfs.start)
 		s[n++] = (struct iolayers_sample){ IOLAYERS_L_VFS, f->rd.vfs.ns, bytes };
 	if (f->rd.fs.reached)
 		s[n++] = (struct iolayers_sample){ IOLAYERS_L_FS, f->rd.fs.ns, bytes };

@@ -4,6 +4,7 @@
 #define pr_fmt(fmt) "iolayers: " fmt
 
 #include <linux/module.h>
+#include <iolayers/clock.h>
 #include <iolayers/debugfs.h>
 #include <iolayers/file.h>
 #include <iolayers/filter.h>
@@ -56,6 +57,7 @@ static int __init iolayers_init(void)
 	if (ret)
 		return ret;
 
+	iolayers_clock_init();
 	ret = iolayers_tables_init();
 	if (ret)
 		return ret;

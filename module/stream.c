@@ -92,17 +92,12 @@ static void iolayers_stream_wake_work(struct irq_work *w)
 
 static struct irq_work iolayers_stream_iw;
 
-static s64 iolayers_offset(u64 at, u64 start)
-{
-	return at ? (s64)(at - start) : -1;
-}
-
 /* A read's file offset: the p* calls' own, else the one its VFS or FS got. */
 static s64 iolayers_read_pos(const struct iolayers_read_state *rd)
 {
 	if (rd->sys.pos >= 0)
 		return rd->sys.pos;
-	if (rd->vfs.start_ns)
+	if (rd->vfs.start)
 		return rd->vfs.pos;
 	return rd->fs.reached ? rd->fs.pos : -1;
 }
@@ -124,10 +119,10 @@ static void iolayers_flow_fill(struct iolayers_flow_rec *r, const struct iolayer
 	r->req = f->rd.sys.req;
 	r->ret = ret;
 	r->cache = cache;
-	r->sys_ns = now - f->rd.sys.start_ns;
-	r->vfs_off = iolayers_offset(f->rd.vfs.start_ns, f->rd.sys.start_ns);
+	r->sys_ns = f->rd.sys.ns;
+	r->vfs_off = f->rd.vfs.start ? f->rd.vfs.off : -1;
 	r->vfs_ns = f->rd.vfs.ns;
-	r->fs_off = f->rd.fs.reached ? iolayers_offset(f->rd.fs.start_ns, f->rd.sys.start_ns) : -1;
+	r->fs_off = f->rd.fs.reached ? f->rd.fs.off : -1;
 	r->fs_ns = f->rd.fs.ns;
 	r->ra_bytes = f->rd.cache.ra_pages << PAGE_SHIFT;
 	r->missed = f->rd.missed;

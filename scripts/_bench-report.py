@@ -121,7 +121,8 @@ for w, tracers in by.items():
     pairs = [("bpftrace", "iolayers"), ("bpftrace-fast", "iolayers"), ("bpftrace", "bpftrace-fast"),
              ("iolayers", "floor"), ("bpftrace", "bpftrace-floor"),
              ("bpftrace-fast", "bpftrace-floor"), ("badcase", "iolayers"),
-             ("bpftrace-stream", "iolayers-stream"), ("iolayers", "iolayers-noflows")]
+             ("bpftrace-stream", "iolayers-stream"), ("iolayers", "iolayers-noflows"),
+             ("floor", "fprobe-floor")]
     for a, b in pairs:
         if a not in rw or b not in rw or rw[a].get(key) is None or rw[b].get(key) is None:
             continue

@@ -257,6 +257,35 @@ void iolayers_recursion_unlock(int bit);
 #endif
 
 /*
+ * fprobe's handlers (tools/mechfloor, a benchmark row) are given a struct
+ * pt_regs up to 6.13 and a struct ftrace_regs from 6.14, when fprobe moved
+ * onto the function graph tracer ("fprobe: Use ftrace_regs in fprobe
+ * entry handler", Masami Hiramatsu).
+ * IOLAYERS_KERNEL_RANGE: < 6.14 struct pt_regs; >= 6.14 struct ftrace_regs.
+ */
+#if KERNEL_VERSION(6, 14, 0) > LINUX_VERSION_CODE
+#define iolayers_fprobe_regs pt_regs
+#else
+#define iolayers_fprobe_regs ftrace_regs
+#endif
+
+/*
+ * A snapshot of the timekeeper, with its clocksource's counter value:
+ * ktime_get_snapshot() up to 7.1; the timekeeping rework for auxiliary
+ * clocks ("timekeeping: Provide ktime_get_snapshot_id()" and the removal
+ * of the old call once its users were converted, Thomas Gleixner, posted
+ * May 2026) takes the clock to snapshot. sid's 7.2 headers have only
+ * ktime_get_snapshot_id(); 7.0 and 7.1 were not checked.
+ * IOLAYERS_KERNEL_RANGE: < 7.2 ktime_get_snapshot(); >= 7.2
+ * ktime_get_snapshot_id(CLOCK_MONOTONIC, ...).
+ */
+#if KERNEL_VERSION(7, 2, 0) > LINUX_VERSION_CODE
+#define iolayers_ktime_snapshot(snap) ktime_get_snapshot(snap)
+#else
+#define iolayers_ktime_snapshot(snap) ktime_get_snapshot_id(CLOCK_MONOTONIC, snap)
+#endif
+
+/*
  * NVMe's tracepoints are declared in the driver's private header
  * (drivers/nvme/host/trace.h), so no build can check a probe's type:
  * nvme_setup_cmd(struct request *, struct nvme_command *) and

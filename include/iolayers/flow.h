@@ -61,25 +61,32 @@ struct iolayers_blk_acc {
  * @fd: file descriptor argument
  * @req: bytes requested (the iovecs' sum for the readv family)
  * @pos: file position argument of the p* calls, -1 for the current one
- * @start_ns: ktime_get_ns() at sys_enter
+ * @tsc: the read's stamps are the TSC's (include/iolayers/clock.h)
+ * @start: the clock's stamp at sys_enter
+ * @ns: sys_enter to sys_exit (set at sys_exit)
  */
 struct iolayers_read_sys {
 	int nr;
 	int fd;
 	u64 req;
 	s64 pos;
-	u64 start_ns;
+	bool tsc;
+	u64 start;
+	u64 ns;
 };
 
 /**
  * struct iolayers_read_vfs - The VFS layer's part of a read().
- * @start_ns: at vfs_read's (or vfs_readv's) entry, 0 when not reached
+ * @start: the clock's stamp at vfs_read's (or vfs_readv's) entry, 0 when
+ *	not reached
  * @ns: its latency, from that entry to the syscall's exit
+ * @off: that entry's time after sys_enter, in ns (set at sys_exit)
  * @pos: the file position it was given (-1: none, a stream)
  */
 struct iolayers_read_vfs {
-	u64 start_ns;
+	u64 start;
 	u64 ns;
+	u64 off;
 	s64 pos;
 };
 
@@ -104,9 +111,10 @@ struct iolayers_read_file {
  * @pos: file position at the outermost FS call's entry
  * @first_index: first page of the FS call's range
  * @last_index: last page of the FS call's requested range
- * @start_ns: ktime_get_ns() at the outermost FS call's entry
+ * @start: the clock's stamp at the outermost FS call's entry
  * @ns: its latency, from that entry to the syscall's exit; 0 when not
  *	reached
+ * @off: that entry's time after sys_enter, in ns (set at sys_exit)
  */
 struct iolayers_read_fs {
 	bool reached;
@@ -115,8 +123,9 @@ struct iolayers_read_fs {
 	s64 pos;
 	u64 first_index;
 	u64 last_index;
-	u64 start_ns;
+	u64 start;
 	u64 ns;
+	u64 off;
 };
 
 /**
@@ -276,7 +285,7 @@ struct iolayers_flow_rec {
 struct iolayers_task_flow *iolayers_flow_start(pid_t tid);
 struct iolayers_task_flow *iolayers_flow_find(pid_t tid);
 struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref);
-void iolayers_flow_finish(struct iolayers_task_flow *f, long ret, u64 now);
+void iolayers_flow_finish(struct iolayers_task_flow *f, long ret);
 void iolayers_flow_add_bio(struct iolayers_task_flow *f, u64 seq, u32 bytes, u64 queue_ns);
 bool iolayers_flow_fold_rq(const struct iolayers_rq *r, unsigned int i, u64 now, bool error);
 void iolayers_flow_exit(pid_t tid);

@@ -12,6 +12,7 @@
 #include <linux/ftrace.h>
 #include <linux/ktime.h>
 #include <linux/uio.h>
+#include <iolayers/clock.h>
 #include <iolayers/flow.h>
 #include <iolayers/compat.h>
 #include <iolayers/layers.h>
@@ -86,7 +87,7 @@ static __always_inline void iolayers_fs_entry(struct iolayers_fregs *fregs,
 	f->rd.fs.pos = iocb->ki_pos;
 	f->rd.fs.first_index = iocb->ki_pos >> PAGE_SHIFT;
 	f->rd.fs.last_index = len ? (iocb->ki_pos + len - 1) >> PAGE_SHIFT : f->rd.fs.first_index;
-	f->rd.fs.start_ns = ktime_get_ns();
+	f->rd.fs.start = iolayers_stamp(f->rd.sys.tsc);
 }
 
 /* shmem's read_iter or iomap_dio_rw. */

@@ -5,7 +5,6 @@
 
 #include <linux/compat.h>
 #include <linux/fs.h>
-#include <linux/ktime.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/string.h>
@@ -147,15 +146,9 @@ static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 	rcu_read_lock();
 	f = iolayers_flow_find(current->pid);
 	if (f) {
-		u64 now = ktime_get_ns();
-
 		iolayers_hit(&iolayers_pc_sys_exit);
-		/* VFS and FS end here (vfs.c, fs.c). */
-		if (f->rd.vfs.start_ns)
-			f->rd.vfs.ns = now - f->rd.vfs.start_ns;
-		if (f->rd.fs.reached)
-			f->rd.fs.ns = now - f->rd.fs.start_ns;
-		iolayers_flow_finish(f, ret, now);
+		/* VFS and FS end here too (vfs.c, fs.c). */
+		iolayers_flow_finish(f, ret);
 	}
 	rcu_read_unlock();
 }

@@ -9,6 +9,7 @@
 #include <linux/fs.h>
 #include <linux/ftrace.h>
 #include <linux/ktime.h>
+#include <iolayers/clock.h>
 #include <iolayers/compat.h>
 #include <iolayers/file.h>
 #include <iolayers/flow.h>
@@ -40,7 +41,7 @@ static void iolayers_vfs_entry(struct iolayers_fregs *fregs,
 		return;
 	/* An RCU reader already (iolayers_fentry_run()). */
 	f = iolayers_flow_find(current->pid);
-	if (!f || f->rd.vfs.start_ns)	/* not a followed read(), or nested */
+	if (!f || f->rd.vfs.start)	/* not a followed read(), or nested */
 		return;
 	iolayers_hit(pcpu);
 	file = (const struct file *)iolayers_fregs_arg(fregs, 0);
@@ -55,7 +56,7 @@ static void iolayers_vfs_entry(struct iolayers_fregs *fregs,
 	}
 	ppos = (const loff_t *)iolayers_fregs_arg(fregs, 3);
 	f->rd.vfs.pos = ppos ? *ppos : -1;
-	f->rd.vfs.start_ns = ktime_get_ns();
+	f->rd.vfs.start = iolayers_stamp(f->rd.sys.tsc);
 }
 
 IOLAYERS_DEFINE_FENTRY(iolayers_vfs_read_fentry, iolayers_pc_vfs_read, iolayers_vfs_entry)

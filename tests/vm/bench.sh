@@ -100,6 +100,10 @@ attach() {
 		insmod "$IOLAYERS_MODULE_DIR/iolayers_badcase.ko" || return 1
 		DETACH="rmmod iolayers_badcase"
 		;;
+	fprobe-floor)
+		insmod "$IOLAYERS_MODULE_DIR/iolayers_mechfloor.ko" || return 1
+		DETACH="rmmod iolayers_mechfloor"
+		;;
 	bpftrace|bpftrace-fast|bpftrace-floor|bpftrace-stream)
 		bpftrace_start "$1" "$2" || return 1
 		DETACH="kill -INT $BT; wait $BT"

@@ -22,8 +22,10 @@
  * where resident and nonresident count the reads that did not fail, and
  * swapped the reads whose buffer was out in swap when they started. With
  * PC_LOG=FILE in the environment, also one line per read into FILE:
- * "SYSCALL OFFSET RESIDENT RET" (the syscall's name, the file offset,
- * 1 when mincore() said the page was cached, what it returned).
+ * "SYSCALL OFFSET RESIDENT RET T0 T1" (the syscall's name, the file
+ * offset, 1 when mincore() said the page was cached, what it returned,
+ * and CLOCK_MONOTONIC in ns just before and just after the call: the read
+ * lies between them).
  * Stops itself (SIGSTOP) before the first read so that the test can load the
  * module with its pid.
  */
@@ -39,6 +41,11 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+
+static long long ns_of(const struct timespec *t)
+{
+	return t->tv_sec * 1000000000LL + t->tv_nsec;
+}
 
 /*
  * Write the anonymous page @dst (so that it has content to swap), page it
@@ -161,6 +168,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < count; i++) {
 		long page = seq ? i % pages : ((long)rand() * RAND_MAX + rand()) % pages;
 		struct iovec iov = { buf, sizeof(buf) };
+		struct timespec t0, t1;
 		int call = 1;	/* pread64 */
 		ssize_t r;
 
@@ -168,6 +176,7 @@ int main(int argc, char **argv)
 			perror("mincore");
 			return 1;
 		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (errors && i % 3 == 1) {
 			r = pread(fd, unmapped, sizeof(buf), page * 4096);
 		} else if (errors && i % 3 == 2) {
@@ -204,8 +213,10 @@ int main(int argc, char **argv)
 				swapped += swap_out(dst, reclaim, i);
 			r = pread(fd, dst, sizeof(buf), page * 4096);
 		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (logf)
-			fprintf(logf, "%s %ld %d %zd\n", names[call], page * 4096, vec & 1, r);
+			fprintf(logf, "%s %ld %d %zd %lld %lld\n", names[call], page * 4096, vec & 1,
+				r, ns_of(&t0), ns_of(&t1));
 		if (r < 0 && errors) {
 			failed++;
 			continue;
