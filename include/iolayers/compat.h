@@ -257,6 +257,25 @@ void iolayers_recursion_unlock(int bit);
 #endif
 
 /*
+ * The raw syscall tracepoints' probes: run with preemption disabled (an
+ * RCU read-side critical section, one RCU flavour since 5.0) up to 6.12;
+ * from 6.13 syscall tracepoints may fault and run their probes
+ * preemptible, under RCU tasks trace only ("tracing: Allow system call
+ * tracepoints to handle page faults", Mathieu Desnoyers; 6.12's
+ * __DO_TRACE disables preemption, 7.2's syscall variant takes
+ * rcu_tasks_trace). Their handlers take rcu_read_lock() only where it is
+ * needed: on a cached read the pair is about 28 instructions.
+ * IOLAYERS_KERNEL_RANGE: < 6.13 nothing; >= 6.13 rcu_read_lock().
+ */
+#if KERNEL_VERSION(6, 13, 0) > LINUX_VERSION_CODE
+#define iolayers_sys_tp_lock() do { } while (0)
+#define iolayers_sys_tp_unlock() do { } while (0)
+#else
+#define iolayers_sys_tp_lock() rcu_read_lock()
+#define iolayers_sys_tp_unlock() rcu_read_unlock()
+#endif
+
+/*
  * fprobe's handlers (tools/mechfloor, a benchmark row) are given a struct
  * pt_regs up to 6.13 and a struct ftrace_regs from 6.14, when fprobe moved
  * onto the function graph tracer ("fprobe: Use ftrace_regs in fprobe

@@ -12,6 +12,7 @@
 #include <linux/uio.h>
 #include <asm/syscall.h>
 #include <asm/unistd.h>
+#include <iolayers/compat.h>
 #include <iolayers/filter.h>
 #include <iolayers/flow.h>
 #include <iolayers/syscall.h>
@@ -113,7 +114,8 @@ static noinline void iolayers_read_start(struct pt_regs *regs, long id)
 
 /*
  * Prototype of TRACE_EVENT_FN(sys_enter), include/trace/events/syscalls.h.
- * From 6.13 on these probes run preemptible: only RCU and this_cpu_* here.
+ * From 6.13 on these probes run preemptible: only RCU and this_cpu_* here,
+ * and an RCU reader only by iolayers_sys_tp_lock() (compat.h).
  */
 static void iolayers_sys_enter(void *data, struct pt_regs *regs, long id)
 {
@@ -123,10 +125,10 @@ static void iolayers_sys_enter(void *data, struct pt_regs *regs, long id)
 		return;	/* empty=1: the floor of the mechanism */
 	if (!iolayers_read_syscall(id) || in_compat_syscall())
 		return;
-	rcu_read_lock();
+	iolayers_sys_tp_lock();
 	if (iolayers_follows(current))
 		iolayers_read_start(regs, id);
-	rcu_read_unlock();
+	iolayers_sys_tp_unlock();
 }
 
 /*
@@ -143,14 +145,14 @@ static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 	if (iolayers_table_empty(IOLAYERS_T_TASK) ||
 	    !iolayers_read_syscall(syscall_get_nr(current, regs)))
 		return;
-	rcu_read_lock();
+	iolayers_sys_tp_lock();
 	f = iolayers_flow_find(current->pid);
 	if (f) {
 		iolayers_hit(&iolayers_pc_sys_exit);
 		/* VFS and FS end here too (vfs.c, fs.c). */
 		iolayers_flow_finish(f, ret);
 	}
-	rcu_read_unlock();
+	iolayers_sys_tp_unlock();
 }
 
 /* The handlers' prototypes against the kernel's (never called). */
