@@ -8,7 +8,8 @@
 # (with the module's and the BPF programs' symbols) goes to the counter's
 # directory; scripts/_profile-report.py maps the counts to functions.
 # Tracers: none, iolayers, iolayers-noflows (flows=0), floor (empty=1),
-# bpftrace*. Prints per run: PROFILE_RUN tracer reads first_marker last_marker, and the
+# fprobe-floor (tools/mechfloor, kernels with fprobe), bpftrace*. Prints
+# per run: PROFILE_RUN tracer reads first_marker last_marker, and the
 # module's self-accounting (stats) after the iolayers run.
 # vm-files: data:64
 set -u
@@ -35,6 +36,7 @@ run() {
 	iolayers) insmod "$ko" pid=$p || return 1 ;;
 	iolayers-noflows) insmod "$ko" pid=$p flows=0 || return 1 ;;
 	floor) insmod "$ko" pid=$p empty=1 || return 1 ;;
+	fprobe-floor) insmod "$IOLAYERS_MODULE_DIR/iolayers_mechfloor.ko" || return 1 ;;
 	bpftrace*) bpftrace_start "$1" $p || return 1 ;;
 	esac
 	sleep 1	# let a new tracer settle (bench.sh)
@@ -51,6 +53,7 @@ run() {
 		rmmod iolayers
 		;;
 	iolayers-noflows | floor) rmmod iolayers ;;
+	fprobe-floor) rmmod iolayers_mechfloor ;;
 	bpftrace*) kill -INT $BT; wait $BT ;;
 	esac
 }
