@@ -9,6 +9,7 @@
 
 #include <linux/export.h>
 #include <linux/ktime.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -405,14 +406,15 @@ static u64 iolayers_flow_times(struct iolayers_read_state *rd)
 		end = ktime_get_ns();
 		now = end;
 	}
+	/* Three conversions: VFS and FS end where the syscall does. */
 	rd->sys.ns = iolayers_stamp_ns(tsc, rd->sys.start, end);
 	if (rd->vfs.start) {
-		rd->vfs.ns = iolayers_stamp_ns(tsc, rd->vfs.start, end);
-		rd->vfs.off = iolayers_stamp_ns(tsc, rd->sys.start, rd->vfs.start);
+		rd->vfs.off = min(iolayers_stamp_ns(tsc, rd->sys.start, rd->vfs.start), rd->sys.ns);
+		rd->vfs.ns = rd->sys.ns - rd->vfs.off;
 	}
 	if (rd->fs.reached) {
-		rd->fs.ns = iolayers_stamp_ns(tsc, rd->fs.start, end);
-		rd->fs.off = iolayers_stamp_ns(tsc, rd->sys.start, rd->fs.start);
+		rd->fs.off = min(iolayers_stamp_ns(tsc, rd->sys.start, rd->fs.start), rd->sys.ns);
+		rd->fs.ns = rd->sys.ns - rd->fs.off;
 	}
 	if (tsc)
 		iolayers_clock_check();

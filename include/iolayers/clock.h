@@ -16,6 +16,7 @@
 #include <linux/cache.h>
 #include <linux/compiler.h>
 #include <linux/ktime.h>
+#include <linux/limits.h>
 #include <linux/math64.h>
 #include <linux/timekeeping.h>
 #include <linux/types.h>
@@ -55,11 +56,16 @@ static __always_inline u64 iolayers_stamp(bool tsc)
  */
 static __always_inline u64 iolayers_stamp_ns(bool tsc, u64 from, u64 to)
 {
+	u64 d = to - from;
+
 	if (!tsc)
-		return to - from;
-	if ((s64)(to - from) <= 0)
+		return d;
+	if ((s64)d <= 0)
 		return 0;
-	return mul_u64_u32_shr(to - from, iolayers_tsc_mult, iolayers_tsc_shift);
+	/* Under 2^32 cycles (a second or more) the product fits in 64 bits. */
+	if (likely(d <= U32_MAX))
+		return (d * iolayers_tsc_mult) >> iolayers_tsc_shift;
+	return mul_u64_u32_shr(d, iolayers_tsc_mult, iolayers_tsc_shift);
 }
 
 void iolayers_clock_init(void);
