@@ -6,7 +6,8 @@
 # constant around it, and doubles with the loop; a getppid() loop counts
 # the same kernel instructions per call in every repetition (the
 # determinism the benchmark relies on); a cached fio run counts the same
-# in three repetitions.
+# in three repetitions. And the module's TSC clock (the guest's
+# clocksource under -icount) against the reading program's.
 # vm-files: data:16
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
@@ -19,7 +20,7 @@ l1=$("$mark" "$cnt" loop 10000000) || l1=
 l2=$("$mark" "$cnt" loop 20000000) || l2=
 echo "guest: loop 10M: kernel user $l1; loop 20M: $l2"
 read -r k1 u1 <<<"$l1"
-read -r k2 u2 <<<"$l2"
+read -r _ u2 <<<"$l2"
 # The two markers' blocks and the call and return around the loop: a few
 # instructions; a timer interrupt may fall inside, but that is kernel.
 check "a 10M-iteration 2-instruction loop counts 20M user instructions (+0..64): $u1" \
@@ -63,4 +64,32 @@ done
 sp=$(spread "${tot[@]}")
 check "5000 cached fio reads count within 2% in three runs (spread $sp%)" \
 	awk -v s="$sp" 'BEGIN { exit !(s + 0 == s && s < 2) }'
+
+# The layers' clock where the guest's clocksource is the TSC (as under
+# -icount): 1000 reads of the whole read family, each read's times within
+# the program's own clock reads around it (stream.sh does the same where
+# the module uses ktime_get_ns()).
+ko=$IOLAYERS_MODULE_DIR/iolayers.ko
+if stopped_pc times 1000 rand mixed && insmod "$ko" pid=$PC_PID; then
+	cat "$IOLAYERS_D/stream/events" >/tmp/times.ev &
+	cat_pid=$!
+	wait_stream_reader || not_ok "times: no stream reader"
+	kill -CONT $PC_PID
+	wait $PC_PID
+	stream_accounted 1000 || not_ok "times: the stream did not account 1000 reads"
+	sleep 1
+	tsc=$(stats_value clock_tsc)
+	kill $cat_pid
+	wait $cat_pid 2>/dev/null
+	read -r compared outside worst nested <<<"$(python3 "$IOLAYERS_REPO/tests/vm/check-times.py" \
+		/tmp/times.ev /tmp/times.pclog "$PC_PID")"
+	check "times: the module takes TSC stamps on a TSC clocksource ($(cat /sys/devices/system/clocksource/clocksource0/current_clocksource), clock_tsc $tsc)" \
+		test "$tsc" = 1
+	check "times: every read within the program's clock reads around it ($outside of $compared outside by more than 2 us, at most $worst ns)" \
+		test "$outside" = 0 -a "$compared" = 1000
+	check "times: VFS and FS parts within the syscall's time ($nested not)" test "$nested" = 0
+	rmmod iolayers
+else
+	not_ok "times: preadcheck or insmod failed"
+fi
 finish

@@ -70,36 +70,18 @@ badfile = sum(1 for d in mine if (d[col["ino"]], d[col["fs_dev"]]) != (ino, fsde
 withrq = [d for d in mine if d[col["rqs"]] != "0"]
 baddev = sum(1 for d in withrq if (d[col["dev"]], d[col["ndisks"]]) != (disk, "1"))
 calls = len(set(d[col["syscall"]] for d in mine))
-# Times against the program's clock: each read's start (start_ns) and end
-# (start_ns + syscall_ns) lie between the program's CLOCK_MONOTONIC just
-# before and just after the call (SLACK ns either side: the module's end
-# stamp follows its clock read by a few hundred instructions), and the VFS
-# and FS parts nest inside the syscall's time.
-SLACK = 2000
-outside = nested = 0
-worst = None
-for d, t in zip(mine, truth):
-    if (d[col["syscall"]], d[col["pos"]], d[col["ret"]]) != (t[0], t[1], t[3]):
-        continue
-    start, sys_ns = int(d[col["start_ns"]]), int(d[col["syscall_ns"]])
-    excess = max(int(t[4]) - start, start + sys_ns - int(t[5]))
-    if excess > SLACK:
-        outside += 1
-    worst = excess if worst is None else max(worst, excess)
-    for part, off in (("vfs_ns", "vfs_off"), ("fs_ns", "fs_off")):
-        if d[col[part]] != "-" and not (0 <= int(d[col[off]]) and
-                                        int(d[col[off]]) + int(d[col[part]]) <= sys_ns + SLACK):
-            nested += 1
 # The first read of the program's log the stream does not have in its place.
 first = next((i for i, (d, t) in enumerate(zip(mine, truth))
               if (d[col["syscall"]], d[col["pos"]], d[col["ret"]]) != (t[0], t[1], t[3])),
              min(len(mine), len(truth)))
 print(len(mine), len(truth), same, wrong, unordered, badfile, len(withrq), baddev, calls, lost,
       len(data), int(hdr == open("/sys/kernel/debug/iolayers/flows").readline().split()),
-      outside, worst, nested, first, ",".join(truth[first]) if first < len(truth) else "-")
+      first, ",".join(truth[first]) if first < len(truth) else "-")
 EOF
-read -r n ntruth same wrong unordered badfile nrq baddev calls lost ndata hdr_ok outside worst \
-	nested first firstread </tmp/mixed.res
+read -r n ntruth same wrong unordered badfile nrq baddev calls lost ndata hdr_ok first firstread \
+	</tmp/mixed.res
+read -r compared outside worst nested <<<"$(python3 "$IOLAYERS_REPO/tests/vm/check-times.py" \
+	/tmp/mixed.ev /tmp/mixed.pclog "$PC_PID")"
 echo "mixed: the stream's first lines:"
 head -4 /tmp/mixed.ev
 echo "mixed: records $n of $ntruth reads, $same matched, $wrong labels off mincore, $nrq with requests"
@@ -115,8 +97,8 @@ if [ "$n/$same" != "$ntruth/$ntruth" ]; then
 	sed -n '/^buffer/,/^stream_lost/p' "$IOLAYERS_D/stats"
 fi
 check "mixed: all five read syscalls ($calls)" test "$calls" = 5
-check "mixed: every read's time lies within the program's clock reads around it ($outside outside by more than 2 us; at most $worst ns; clock_tsc $(stats_value clock_tsc))" \
-	test "$outside" = 0
+check "mixed: every read's time lies within the program's clock reads around it ($outside of $compared outside by more than 2 us; at most $worst ns; clock_tsc $(stats_value clock_tsc))" \
+	test "$outside" = 0 -a "$compared" = "$n"
 check "mixed: VFS and FS times lie within the syscall's ($nested do not)" test "$nested" = 0
 check "mixed: labels agree with mincore +-1% ($wrong off)" test $((wrong * 100 / n)) -eq 0
 check "mixed: records in completion order ($unordered out of order)" test "$unordered" = 0
