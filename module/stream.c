@@ -102,8 +102,26 @@ static s64 iolayers_read_pos(const struct iolayers_read_state *rd)
 	return rd->fs.reached ? rd->fs.pos : -1;
 }
 
+/*
+ * A read with no bio and no request (every cached read) is recorded
+ * without its BLOCK/DEVICE part: the record is that much shorter in the
+ * buffer (more reads kept in the same memory) and cheaper to write, and
+ * whoever reads it back takes that part as zero (iolayers_rec_load()).
+ */
+#define IOLAYERS_REC_SHORT	offsetof(struct iolayers_flow_rec, blk)
+
+/* A read record from a buffer, its BLOCK/DEVICE part zero if it had none. */
+static void iolayers_rec_load(struct iolayers_flow_rec *out, struct ring_buffer_event *ev)
+{
+	size_t len = min_t(size_t, ring_buffer_event_length(ev), sizeof(*out));
+
+	memcpy(out, ring_buffer_event_data(ev), len);
+	if (len < sizeof(*out))
+		memset((char *)out + len, 0, sizeof(*out) - len);
+}
+
 static void iolayers_flow_fill(struct iolayers_flow_rec *r, const struct iolayers_task_flow *f,
-			       long ret, u64 now, int cache)
+			       long ret, u64 now, int cache, bool blk)
 {
 	r->kind = IOLAYERS_EV_READ;
 	r->end_ns = now;
@@ -126,7 +144,8 @@ static void iolayers_flow_fill(struct iolayers_flow_rec *r, const struct iolayer
 	r->fs_ns = f->rd.fs.ns;
 	r->ra_bytes = f->rd.cache.ra_pages << PAGE_SHIFT;
 	r->missed = f->rd.missed;
-	r->blk = f->blk;
+	if (blk)
+		r->blk = f->blk;
 }
 
 /* Say in the stream how many records were not written (before this one). */
@@ -159,6 +178,8 @@ static void iolayers_stream_put_lost(struct trace_buffer *buf)
 void iolayers_stream_store(const struct iolayers_task_flow *f, long ret, u64 now, int cache)
 {
 	struct trace_buffer *buf = iolayers_bufs[0];
+	bool blk = f->blk.nr_bios || f->blk.nr_rqs;
+	size_t size = blk ? sizeof(struct iolayers_flow_rec) : IOLAYERS_REC_SHORT;
 	struct ring_buffer_event *ev;
 	struct iolayers_flow_rec *r;
 
@@ -166,17 +187,17 @@ void iolayers_stream_store(const struct iolayers_task_flow *f, long ret, u64 now
 		return;
 	if (unlikely(atomic64_read(&iolayers_lost_pending)))
 		iolayers_stream_put_lost(buf);
-	ev = ring_buffer_lock_reserve(buf, sizeof(*r));
+	ev = ring_buffer_lock_reserve(buf, size);
 	if (unlikely(!ev)) {
 		this_cpu_inc(iolayers_rec_dropped[0]);
 		atomic64_inc(&iolayers_lost_pending);
 		return;
 	}
 	r = ring_buffer_event_data(ev);
-	iolayers_flow_fill(r, f, ret, now, cache);
+	iolayers_flow_fill(r, f, ret, now, cache, blk);
 	/* Another buffer: its own recursion guard lets this write nest. */
 	if (r->sys_ns >= READ_ONCE(iolayers_slow_ns) &&
-	    ring_buffer_write(iolayers_bufs[1], sizeof(*r), r))
+	    ring_buffer_write(iolayers_bufs[1], size, r))
 		this_cpu_inc(iolayers_rec_dropped[1]);
 	iolayers_rb_commit(buf, ev);
 	if (unlikely(READ_ONCE(iolayers_stream_waiting)) &&
@@ -309,7 +330,7 @@ static unsigned int iolayers_recs_keep_newest(struct iolayers_flow_rec *recs, un
 static unsigned int iolayers_cpu_copy(struct trace_buffer *buf, int cpu,
 				      struct iolayers_flow_rec *out, unsigned int keep)
 {
-	unsigned long max = 2 * (ring_buffer_size(buf, cpu) / sizeof(*out)) + keep;
+	unsigned long max = 2 * (ring_buffer_size(buf, cpu) / IOLAYERS_REC_SHORT) + keep;
 	struct ring_buffer_iter *iter;
 	struct ring_buffer_event *ev;
 	unsigned int j = 0;
@@ -326,7 +347,7 @@ static unsigned int iolayers_cpu_copy(struct trace_buffer *buf, int cpu,
 			break;
 		r = ring_buffer_event_data(ev);
 		if (r->kind == IOLAYERS_EV_READ)
-			out[j++ % keep] = *r;
+			iolayers_rec_load(&out[j++ % keep], ev);
 		ring_buffer_iter_advance(iter);
 		if (!(walked % 256))
 			cond_resched();
@@ -580,7 +601,9 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 				      best);
 		atomic64_add(lost, &iolayers_stream_lost);
 	}
-	if (rd->ev.rec.kind == IOLAYERS_EV_READ && len >= sizeof(rd->ev.rec)) {
+	if (rd->ev.rec.kind == IOLAYERS_EV_READ && len >= IOLAYERS_REC_SHORT) {
+		if (len < sizeof(rd->ev.rec))	/* no BLOCK/DEVICE part */
+			memset(&rd->ev.rec.blk, 0, sizeof(rd->ev.rec.blk));
 		if (rd->raw) {
 			iolayers_rec_to_raw(&rd->ev.rec, best, (void *)(rd->line + n));
 			n += sizeof(struct iolayers_rec_read);
@@ -813,7 +836,8 @@ void iolayers_stream_exit(void)
 }
 
 /*
- * Room one record takes in a ring buffer: the record, its event header
+ * Room one record takes in a ring buffer at most (a read with requests:
+ * short records take less): the record, its event header
  * (with the length word of a large event) and its share of what a page
  * of about 4 KiB cannot fit; two pages more for the page a writer fills
  * and the reader's.
