@@ -110,14 +110,20 @@ static s64 iolayers_read_pos(const struct iolayers_read_state *rd)
  */
 #define IOLAYERS_REC_SHORT	offsetof(struct iolayers_flow_rec, blk)
 
+/* Zero what a record of @len bytes copied into @r did not have. */
+static void iolayers_rec_pad(struct iolayers_flow_rec *r, size_t len)
+{
+	if (len < sizeof(*r))
+		memset((char *)r + len, 0, sizeof(*r) - len);
+}
+
 /* A read record from a buffer, its BLOCK/DEVICE part zero if it had none. */
 static void iolayers_rec_load(struct iolayers_flow_rec *out, struct ring_buffer_event *ev)
 {
 	size_t len = min_t(size_t, ring_buffer_event_length(ev), sizeof(*out));
 
 	memcpy(out, ring_buffer_event_data(ev), len);
-	if (len < sizeof(*out))
-		memset((char *)out + len, 0, sizeof(*out) - len);
+	iolayers_rec_pad(out, len);
 }
 
 static void iolayers_flow_fill(struct iolayers_flow_rec *r, const struct iolayers_task_flow *f,
@@ -178,13 +184,15 @@ static void iolayers_stream_put_lost(struct trace_buffer *buf)
 void iolayers_stream_store(const struct iolayers_task_flow *f, long ret, u64 now, int cache)
 {
 	struct trace_buffer *buf = iolayers_bufs[0];
-	bool blk = f->blk.nr_bios || f->blk.nr_rqs;
-	size_t size = blk ? sizeof(struct iolayers_flow_rec) : IOLAYERS_REC_SHORT;
 	struct ring_buffer_event *ev;
 	struct iolayers_flow_rec *r;
+	size_t size;
+	bool blk;
 
 	if (!buf)
 		return;
+	blk = f->blk.nr_bios || f->blk.nr_rqs;
+	size = blk ? sizeof(*r) : IOLAYERS_REC_SHORT;
 	if (unlikely(atomic64_read(&iolayers_lost_pending)))
 		iolayers_stream_put_lost(buf);
 	ev = ring_buffer_lock_reserve(buf, size);
@@ -602,8 +610,7 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 		atomic64_add(lost, &iolayers_stream_lost);
 	}
 	if (rd->ev.rec.kind == IOLAYERS_EV_READ && len >= IOLAYERS_REC_SHORT) {
-		if (len < sizeof(rd->ev.rec))	/* no BLOCK/DEVICE part */
-			memset(&rd->ev.rec.blk, 0, sizeof(rd->ev.rec.blk));
+		iolayers_rec_pad(&rd->ev.rec, len);
 		if (rd->raw) {
 			iolayers_rec_to_raw(&rd->ev.rec, best, (void *)(rd->line + n));
 			n += sizeof(struct iolayers_rec_read);
