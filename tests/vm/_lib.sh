@@ -6,8 +6,14 @@ IOLAYERS_D=/sys/kernel/debug/iolayers
 _passed=0
 _failed=0
 
-ok() { echo "ok - $*"; _passed=$((_passed + 1)); }
-not_ok() { echo "not ok - $*"; _failed=$((_failed + 1)); }
+# Where a test's time goes (the debug kernel's tests take many minutes): a
+# "# at N s" line before a result when 10 s or more passed since the last.
+_mark=0
+_at() {
+	[ $((SECONDS - _mark)) -lt 10 ] || { _mark=$SECONDS; echo "# at $SECONDS s"; }
+}
+ok() { _at; echo "ok - $*"; _passed=$((_passed + 1)); }
+not_ok() { _at; echo "not ok - $*"; _failed=$((_failed + 1)); }
 
 # check DESCRIPTION COMMAND...: ok when COMMAND succeeds.
 check() {
