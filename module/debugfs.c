@@ -22,6 +22,7 @@
 #include <iolayers/probe.h>
 #include <iolayers/request.h>
 #include <iolayers/settings.h>
+#include <iolayers/sock.h>
 #include <iolayers/stream.h>
 #include <iolayers/syscall.h>
 #include <iolayers/table.h>
@@ -116,9 +117,17 @@ static int files_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(files);
 
+/* The receive path's time per segment of followed TCP sockets (sock.c). */
+static int rcv_show(struct seq_file *m, void *v)
+{
+	iolayers_rcv_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rcv);
+
 static int summary_show(struct seq_file *m, void *v)
 {
-	u64 reads[IOLAYERS_NR_CACHE], files = 0;
+	u64 reads[IOLAYERS_NR_CACHE], files = 0, socks = 0, of;
 	struct iolayers_hist h;
 	int l, c;
 
@@ -131,17 +140,21 @@ static int summary_show(struct seq_file *m, void *v)
 	for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
 		iolayers_hist_sum(IOLAYERS_L_SYSCALL, c, &h);
 		reads[c] = h.count;
-		if (c != IOLAYERS_C_OTHER)
+		if (c >= IOLAYERS_C_FIRST_SOCK)
+			socks += h.count;
+		else if (c != IOLAYERS_C_OTHER)
 			files += h.count;
 	}
 	seq_printf(m, "\n%-8s %10s %8s\n", "cache", "reads", "percent");
 	for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
+		/* File states: of the file reads; socket states: of those. */
+		of = c >= IOLAYERS_C_FIRST_SOCK ? socks : files;
 		seq_printf(m, "%-8s %10llu ", iolayers_cache_name(c), reads[c]);
-		if (c == IOLAYERS_C_OTHER || !files)
+		if (c == IOLAYERS_C_OTHER || !of)
 			seq_printf(m, "%8s\n", "-");
 		else
-			seq_printf(m, "%8llu.%01llu\n", div64_u64(reads[c] * 100, files),
-				   div64_u64(reads[c] * 1000, files) % 10);
+			seq_printf(m, "%8llu.%01llu\n", div64_u64(reads[c] * 100, of),
+				   div64_u64(reads[c] * 1000, of) % 10);
 	}
 	return 0;
 }
@@ -310,6 +323,7 @@ void iolayers_debugfs_init(void)
 	debugfs_create_file(IOLAYERS_FILE_FLOWS, 0400, iolayers_dir, NULL, &flows_fops);
 	debugfs_create_file(IOLAYERS_FILE_SLOW, 0400, iolayers_dir, NULL, &slow_fops);
 	debugfs_create_file(IOLAYERS_FILE_FILES, 0400, iolayers_dir, NULL, &files_fops);
+	debugfs_create_file(IOLAYERS_FILE_RCV, 0400, iolayers_dir, NULL, &rcv_fops);
 	iolayers_stream_debugfs(iolayers_dir);
 	for (i = 0; i < iolayers_nr_settings; i++)
 		if (iolayers_settings[i].file)

@@ -22,6 +22,7 @@
 #include <iolayers/hist.h>
 #include <iolayers/percpu.h>
 #include <iolayers/request.h>
+#include <iolayers/sock.h>
 #include <iolayers/stream.h>
 #include <iolayers/table.h>
 
@@ -383,6 +384,20 @@ u64 iolayers_reads_missed(void)
 	return IOLAYERS_PERCPU_SUM(iolayers_missed_reads);
 }
 
+/* A socket read's SOCK and TCP offsets and its wait, at sys_exit (@end). */
+static void iolayers_flow_sock_times(struct iolayers_read_state *rd, u64 end)
+{
+	struct iolayers_read_sock *s = &rd->sock;
+	bool tsc = rd->sys.tsc;
+
+	s->off = min(iolayers_stamp_ns(tsc, rd->sys.start, s->start), rd->sys.ns);
+	if (s->tcp_start)
+		s->tcp_off = min(iolayers_stamp_ns(tsc, rd->sys.start, s->tcp_start), rd->sys.ns);
+	if (s->wait_start)	/* still waiting: woken by a signal, a timeout */
+		s->wait += end - s->wait_start;
+	s->wait_ns = min(iolayers_stamp_ns(tsc, 0, s->wait), rd->sys.ns - s->off);
+}
+
 /*
  * The layer times of a read at its sys_exit, from its stamps: SYSCALL,
  * and VFS and FS, which end there too (vfs.c, fs.c), with their entries'
@@ -416,6 +431,8 @@ static u64 iolayers_flow_times(struct iolayers_read_state *rd)
 		rd->fs.off = min(iolayers_stamp_ns(tsc, rd->sys.start, rd->fs.start), rd->sys.ns);
 		rd->fs.ns = rd->sys.ns - rd->fs.off;
 	}
+	if (unlikely(rd->sock.start))
+		iolayers_flow_sock_times(rd, end);
 	if (tsc)
 		iolayers_clock_check();
 	return now;
@@ -444,7 +461,19 @@ void iolayers_flow_finish(struct iolayers_task_flow *f, long ret)
 
 	/* Completions fold into f->blk only before this: it is final now. */
 	iolayers_flow_end(f);
-	cache = iolayers_cache_state(f, ret);
+	if (unlikely(f->rd.sock.start)) {
+		const struct iolayers_read_sock *sk = &f->rd.sock;
+
+		cache = iolayers_sock_state(f, ret);
+		s[n++] = (struct iolayers_sample){ IOLAYERS_L_SOCK, f->rd.sys.ns - sk->off, bytes };
+		if (sk->tcp_start)
+			s[n++] = (struct iolayers_sample){ IOLAYERS_L_TCP,
+							   f->rd.sys.ns - sk->tcp_off, bytes };
+		if (sk->waited)
+			s[n++] = (struct iolayers_sample){ IOLAYERS_L_WAIT, sk->wait_ns, bytes };
+	} else {
+		cache = iolayers_cache_state(f, ret);
+	}
 	s[n++] = (struct iolayers_sample){ IOLAYERS_L_SYSCALL, f->rd.sys.ns, bytes };
 	if (f->rd.vfs.start)
 		s[n++] = (struct iolayers_sample){ IOLAYERS_L_VFS, f->rd.vfs.ns, bytes };

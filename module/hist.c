@@ -14,12 +14,16 @@
 #include <iolayers/compat.h>
 #include <iolayers/hist.h>
 
-/* Too big for a module's static per-CPU area: allocated at load. */
+/*
+ * Too big for a module's static per-CPU area: allocated at load, one
+ * layer at a time (the whole matrix is more than one per-CPU allocation
+ * may take, 32 KiB).
+ */
 struct iolayers_hist_cpu {
-	struct iolayers_hist h[IOLAYERS_NR_LAYERS][IOLAYERS_NR_CACHE];
+	struct iolayers_hist h[IOLAYERS_NR_CACHE];
 };
 
-static struct iolayers_hist_cpu __percpu *iolayers_hists;
+static struct iolayers_hist_cpu __percpu *iolayers_hists[IOLAYERS_NR_LAYERS];
 
 static const char * const iolayers_layer_names[IOLAYERS_NR_LAYERS] = IOLAYERS_LAYER_NAMES;
 static const char * const iolayers_cache_names[IOLAYERS_NR_CACHE] = IOLAYERS_CACHE_NAMES;
@@ -52,7 +56,7 @@ const char *iolayers_layer_name(enum iolayers_layer layer)
  * @s: one sample per layer the read reached
  * @n: how many
  *
- * One pass under one per-CPU pointer, with plain additions: the only
+ * One pass with preemption disabled, with plain additions: the only
  * writers are reads ending in their own task (sys_exit), and preemption
  * is disabled here, so nothing else writes this CPU's histograms while
  * they are updated (no interrupt records). Readers sum them unlocked.
@@ -62,11 +66,11 @@ const char *iolayers_layer_name(enum iolayers_layer layer)
 void iolayers_hist_record(enum iolayers_cache cache, const struct iolayers_sample *s,
 			  unsigned int n)
 {
-	struct iolayers_hist_cpu *hc = get_cpu_ptr(iolayers_hists);
 	unsigned int i;
 
+	preempt_disable();
 	for (i = 0; i < n; i++) {
-		struct iolayers_hist *h = &hc->h[s[i].layer][cache];
+		struct iolayers_hist *h = &this_cpu_ptr(iolayers_hists[s[i].layer])->h[cache];
 		u64 ns = s[i].ns;
 
 		h->buckets[iolayers_log2_bucket(ns)]++;
@@ -78,7 +82,7 @@ void iolayers_hist_record(enum iolayers_cache cache, const struct iolayers_sampl
 		if (ns < h->min_ns)
 			h->min_ns = ns;
 	}
-	put_cpu_ptr(iolayers_hists);
+	preempt_enable();
 }
 
 /**
@@ -96,10 +100,10 @@ void iolayers_hist_sum(enum iolayers_layer layer, int cache, struct iolayers_his
 	memset(out, 0, sizeof(*out));
 	out->min_ns = U64_MAX;
 	for_each_possible_cpu(cpu) {
-		const struct iolayers_hist_cpu *hc = per_cpu_ptr(iolayers_hists, cpu);
+		const struct iolayers_hist_cpu *hc = per_cpu_ptr(iolayers_hists[layer], cpu);
 
 		for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
-			const struct iolayers_hist *h = &hc->h[layer][c];
+			const struct iolayers_hist *h = &hc->h[c];
 
 			if (cache >= 0 && c != cache)
 				continue;
@@ -121,7 +125,7 @@ void iolayers_hist_sum(enum iolayers_layer layer, int cache, struct iolayers_his
  */
 size_t iolayers_hist_bytes(void)
 {
-	return num_possible_cpus() * sizeof(struct iolayers_hist_cpu);
+	return num_possible_cpus() * sizeof(struct iolayers_hist_cpu) * IOLAYERS_NR_LAYERS;
 }
 
 /**
@@ -132,9 +136,15 @@ size_t iolayers_hist_bytes(void)
  */
 int iolayers_hist_init(void)
 {
-	iolayers_hists = alloc_percpu(struct iolayers_hist_cpu);
-	if (!iolayers_hists)
-		return -ENOMEM;
+	int l;
+
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
+		iolayers_hists[l] = alloc_percpu(struct iolayers_hist_cpu);
+		if (!iolayers_hists[l]) {
+			iolayers_hist_exit();
+			return -ENOMEM;
+		}
+	}
 	iolayers_hist_reset();
 	return 0;
 }
@@ -156,7 +166,7 @@ void iolayers_hist_reset(void)
 			for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
 				struct iolayers_hist *h;
 
-				h = &per_cpu_ptr(iolayers_hists, cpu)->h[l][c];
+				h = &per_cpu_ptr(iolayers_hists[l], cpu)->h[c];
 
 				memset(h, 0, sizeof(*h));
 				h->min_ns = U64_MAX;
@@ -170,8 +180,12 @@ void iolayers_hist_reset(void)
  */
 void iolayers_hist_exit(void)
 {
-	free_percpu(iolayers_hists);
-	iolayers_hists = NULL;
+	int l;
+
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
+		free_percpu(iolayers_hists[l]);
+		iolayers_hists[l] = NULL;
+	}
 }
 
 /**

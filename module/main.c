@@ -26,6 +26,7 @@ static struct iolayers_layer_probes *const iolayers_all_layers[] = {
 	&iolayers_vfs_layer,
 	&iolayers_fs_layer,
 	&iolayers_cache_layer,
+	&iolayers_sock_layer,
 	&iolayers_block_layer,
 	&iolayers_device_layer,
 	&iolayers_filter_layer,

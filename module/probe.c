@@ -10,6 +10,7 @@
 
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
+#include <linux/kprobes.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -58,7 +59,14 @@ static struct iolayers_probe *iolayers_probe_next(unsigned int *li, struct iolay
 
 static const char *iolayers_kind_name(enum iolayers_probe_kind kind)
 {
-	return kind == IOLAYERS_FENTRY ? "fentry" : "tracepoint";
+	switch (kind) {
+	case IOLAYERS_FENTRY:
+		return "fentry";
+	case IOLAYERS_KRETPROBE:
+		return "kretprobe";
+	default:
+		return "tracepoint";
+	}
 }
 
 static const char *iolayers_state_name(enum iolayers_probe_state state)
@@ -149,6 +157,32 @@ void iolayers_fentry_refused(struct ftrace_ops *op)
 		iolayers_flow_missed(p->missed_layer);
 }
 
+/*
+ * Kretprobes: a function's entry and return, where the time inside it is
+ * what is measured. Their misses (no free instance when the function
+ * nests deeper than maxactive) are the kretprobe's nmissed.
+ */
+static void iolayers_kretprobe_attach(struct iolayers_probe *p)
+{
+	struct kretprobe *krp = p->func;
+	int ret;
+
+	memset(&krp->kp, 0, sizeof(krp->kp));
+	krp->kp.symbol_name = p->name;
+	krp->nmissed = 0;
+	ret = register_kretprobe(krp);
+	if (ret == -ENOENT || ret == -EINVAL) {	/* not there, or not probeable */
+		iolayers_probe_missing(p, ret);
+		return;
+	}
+	if (ret) {
+		iolayers_probe_failed(p, ret);
+		return;
+	}
+	p->err = 0;
+	p->state = IOLAYERS_PROBE_ATTACHED;
+}
+
 /* Tracepoints: most are not exported, so they are found by name. */
 
 struct iolayers_tp_lookup {
@@ -218,6 +252,8 @@ static void iolayers_probe_detach(struct iolayers_probe *p)
 		return;
 	if (p->kind == IOLAYERS_FENTRY)
 		iolayers_fentry_detach(p);
+	else if (p->kind == IOLAYERS_KRETPROBE)
+		unregister_kretprobe(p->func);
 	else
 		iolayers_tp_detach(p);
 	p->state = IOLAYERS_PROBE_DETACHED;
@@ -342,6 +378,8 @@ void iolayers_probes_attach(struct iolayers_layer_probes *const *layers, unsigne
 				continue;	/* a module's, attached above */
 			if (p->kind == IOLAYERS_FENTRY)
 				iolayers_fentry_attach(p);
+			else if (p->kind == IOLAYERS_KRETPROBE)
+				iolayers_kretprobe_attach(p);
 			else
 				iolayers_tp_attach_core(p);
 		}
@@ -411,6 +449,8 @@ void iolayers_probes_reset(void)
 
 	for (p = iolayers_probe_next(&li, NULL); p; p = iolayers_probe_next(&li, p)) {
 		atomic_long_set(&p->missed, 0);
+		if (p->kind == IOLAYERS_KRETPROBE)
+			((struct kretprobe *)p->func)->nmissed = 0;
 		for_each_possible_cpu(cpu)
 			memset(per_cpu_ptr(p->pcpu, cpu), 0, sizeof(struct iolayers_probe_pcpu));
 	}
@@ -472,6 +512,8 @@ void iolayers_probes_show_stats(struct seq_file *m)
 		/* Function entries refused by the recursion guard. */
 		if (p->kind == IOLAYERS_FENTRY)
 			seq_printf(m, "%10lu", atomic_long_read(&p->missed));
+		else if (p->kind == IOLAYERS_KRETPROBE)
+			seq_printf(m, "%10d", ((struct kretprobe *)p->func)->nmissed);
 		else
 			seq_printf(m, "%10s", "-");
 		/* Self-accounting: handler runs, and the sampled mean time. */

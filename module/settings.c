@@ -21,6 +21,7 @@
 #include <iolayers/probe.h>
 #include <iolayers/request.h>
 #include <iolayers/settings.h>
+#include <iolayers/sock.h>
 #include <iolayers/stream.h>
 #include <iolayers/table.h>
 #include <uapi/iolayers.h>
@@ -36,6 +37,7 @@ static void iolayers_stats_reset(void)
 {
 	iolayers_probes_reset();
 	iolayers_hist_reset();
+	iolayers_rcv_reset();
 	iolayers_blk_counters_reset();
 	iolayers_disks_reset();
 	iolayers_cache_reset();

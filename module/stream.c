@@ -146,9 +146,16 @@ static void iolayers_flow_fill(struct iolayers_flow_rec *r, const struct iolayer
 	r->sys_ns = f->rd.sys.ns;
 	r->vfs_off = f->rd.vfs.start ? f->rd.vfs.off : -1;
 	r->vfs_ns = f->rd.vfs.ns;
-	r->fs_off = f->rd.fs.reached ? f->rd.fs.off : -1;
-	r->fs_ns = f->rd.fs.ns;
-	r->ra_bytes = f->rd.cache.ra_pages << PAGE_SHIFT;
+	r->sock = f->rd.sock.kind;
+	if (unlikely(r->sock)) {
+		r->sock_off = f->rd.sock.off;
+		r->tcp_off = f->rd.sock.tcp_start ? f->rd.sock.tcp_off : -1;
+		r->wait_ns = f->rd.sock.waited ? max_t(u64, f->rd.sock.wait_ns, 1) : 0;
+	} else {
+		r->fs_off = f->rd.fs.reached ? f->rd.fs.off : -1;
+		r->fs_ns = f->rd.fs.ns;
+		r->ra_bytes = f->rd.cache.ra_pages << PAGE_SHIFT;
+	}
 	r->missed = f->rd.missed;
 	if (blk)
 		r->blk = f->blk;
@@ -225,6 +232,7 @@ static int iolayers_missed_format(char *buf, size_t size, u8 missed)
 		{ IOLAYERS_MISSED_VFS, "vfs" },
 		{ IOLAYERS_MISSED_FS, "fs" },
 		{ IOLAYERS_MISSED_BLOCK, "block" },
+		{ IOLAYERS_MISSED_SOCK, "sock" },
 	};
 	char sep = ' ';
 	unsigned int i;
@@ -247,6 +255,23 @@ static int iolayers_opt_format(char *buf, size_t size, bool reached, s64 v)
 	return reached ? scnprintf(buf, size, " %lld", v) : scnprintf(buf, size, " -");
 }
 
+static const char * const iolayers_sock_names[] = IOLAYERS_SOCK_NAMES;
+
+/* The socket columns of a read's line, and its newline. */
+static int iolayers_sock_format(char *buf, size_t size, const struct iolayers_flow_rec *r)
+{
+	int n;
+
+	if (!r->sock)
+		return scnprintf(buf, size, " - - - - - -\n");
+	n = scnprintf(buf, size, " %s %llu", iolayers_sock_names[r->sock], r->sys_ns - r->sock_off);
+	n += iolayers_opt_format(buf + n, size - n, r->tcp_off >= 0, r->sys_ns - r->tcp_off);
+	n += iolayers_opt_format(buf + n, size - n, r->wait_ns, r->wait_ns);
+	n += scnprintf(buf + n, size - n, " %lld", r->sock_off);
+	n += iolayers_opt_format(buf + n, size - n, r->tcp_off >= 0, r->tcp_off);
+	return n + scnprintf(buf + n, size - n, "\n");
+}
+
 /**
  * iolayers_flow_format() - One read's line of `flows`, `slow` and
  *	stream/events (the columns of IOLAYERS_FLOWS_HEADER).
@@ -261,6 +286,8 @@ int iolayers_flow_format(char *buf, size_t size, const struct iolayers_flow_rec 
 {
 	const struct iolayers_blk_acc *b = &r->blk;
 	u64 start = r->end_ns - r->sys_ns;
+	/* A socket read's FS part holds its socket part. */
+	bool fs = !r->sock && r->fs_off >= 0;
 	char comm[TASK_COMM_LEN];
 	const char *disk;
 	dev_t dev;
@@ -275,14 +302,15 @@ int iolayers_flow_format(char *buf, size_t size, const struct iolayers_flow_rec 
 		      iolayers_syscall_names[iolayers_syscall_index(r->nr)], r->fd, r->pos, r->req,
 		      r->ret, iolayers_cache_name(r->cache), r->sys_ns);
 	n += iolayers_opt_format(buf + n, size - n, r->vfs_off >= 0, r->vfs_ns);
-	n += iolayers_opt_format(buf + n, size - n, r->fs_off >= 0, r->fs_ns);
+	n += iolayers_opt_format(buf + n, size - n, fs, r->fs_ns);
 	n += iolayers_opt_format(buf + n, size - n, b->nr_rqs, b->queue_ns);
 	n += iolayers_opt_format(buf + n, size - n, b->nr_rqs, b->service_ns);
 	n += iolayers_opt_format(buf + n, size - n, b->device_at, b->device_ns);
 	n += scnprintf(buf + n, size - n, " %u %u %llu %llu %llu %u %u", b->nr_bios, b->nr_rqs,
-		       b->bio_bytes, b->rq_bytes, r->ra_bytes, b->requeues, b->errors);
+		       b->bio_bytes, b->rq_bytes, r->sock ? 0 : r->ra_bytes, b->requeues,
+		       b->errors);
 	n += iolayers_opt_format(buf + n, size - n, r->vfs_off >= 0, r->vfs_off);
-	n += iolayers_opt_format(buf + n, size - n, r->fs_off >= 0, r->fs_off);
+	n += iolayers_opt_format(buf + n, size - n, fs, r->fs_off);
 	n += iolayers_opt_format(buf + n, size - n, b->queue_at, b->queue_at - start);
 	n += iolayers_opt_format(buf + n, size - n, b->nr_rqs, b->issue_at - start);
 	n += iolayers_opt_format(buf + n, size - n, b->device_at, b->device_at - start);
@@ -305,8 +333,8 @@ int iolayers_flow_format(char *buf, size_t size, const struct iolayers_flow_rec 
 		n += scnprintf(buf + n, size - n, " %u:%u", MAJOR(dev), MINOR(dev));
 	else
 		n += scnprintf(buf + n, size - n, " -");
-	n += scnprintf(buf + n, size - n, " %u\n", hweight16(b->disk_mask));
-	return n;
+	n += scnprintf(buf + n, size - n, " %u", hweight16(b->disk_mask));
+	return n + iolayers_sock_format(buf + n, size - n, r);
 }
 
 static int iolayers_rec_cmp(const void *a, const void *b)
@@ -510,19 +538,25 @@ static void iolayers_rec_to_raw(const struct iolayers_flow_rec *r, int cpu,
 	o->ino = r->ino;
 	o->ns[IOLAYERS_L_SYSCALL] = r->sys_ns;
 	o->ns[IOLAYERS_L_VFS] = r->vfs_off >= 0 ? r->vfs_ns : -1;
-	o->ns[IOLAYERS_L_FS] = r->fs_off >= 0 ? r->fs_ns : -1;
+	o->ns[IOLAYERS_L_FS] = !r->sock && r->fs_off >= 0 ? r->fs_ns : -1;
 	o->ns[IOLAYERS_L_QUEUE] = b->nr_rqs ? b->queue_ns : -1;
 	o->ns[IOLAYERS_L_SERVICE] = b->nr_rqs ? b->service_ns : -1;
 	o->ns[IOLAYERS_L_DEVICE] = b->device_at ? b->device_ns : -1;
 	o->vfs_off = r->vfs_off;
-	o->fs_off = r->fs_off;
+	o->fs_off = r->sock ? -1 : r->fs_off;
 	o->queue_off = b->queue_at ? (s64)(b->queue_at - start) : -1;
 	o->issue_off = b->nr_rqs ? (s64)(b->issue_at - start) : -1;
 	o->device_off = b->device_at ? (s64)(b->device_at - start) : -1;
 	o->done_off = b->nr_rqs ? (s64)(b->done_at - start) : -1;
 	o->bio_bytes = b->bio_bytes;
 	o->rq_bytes = b->rq_bytes;
-	o->ra_bytes = r->ra_bytes;
+	o->ra_bytes = r->sock ? 0 : r->ra_bytes;
+	o->sock = r->sock;
+	o->sock_ns = r->sock ? (s64)(r->sys_ns - r->sock_off) : -1;
+	o->tcp_ns = r->sock && r->tcp_off >= 0 ? (s64)(r->sys_ns - r->tcp_off) : -1;
+	o->wait_ns = r->sock && r->wait_ns ? (s64)r->wait_ns : -1;
+	o->sock_off = r->sock ? r->sock_off : -1;
+	o->tcp_off = r->sock ? r->tcp_off : -1;
 	o->tid = r->tid;
 	o->tgid = r->tgid;
 	o->fd = r->fd;

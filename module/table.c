@@ -25,6 +25,7 @@
 #include <iolayers/request.h>
 #include <iolayers/file.h>
 #include <iolayers/flow.h>
+#include <iolayers/sock.h>
 #include <iolayers/table.h>
 
 #define IOLAYERS_TABLE_LOCKS	64
@@ -71,6 +72,7 @@ static struct iolayers_table iolayers_tables[IOLAYERS_NR_TABLES] = {
 	[IOLAYERS_T_RQ] = IOLAYERS_TABLE(IOLAYERS_T_RQ, "rq", struct iolayers_rq, 16),
 	[IOLAYERS_T_TGID] = IOLAYERS_TABLE(IOLAYERS_T_TGID, "tgid", struct iolayers_tgid, 1),
 	[IOLAYERS_T_FILE] = IOLAYERS_TABLE(IOLAYERS_T_FILE, "file", struct iolayers_file, 1),
+	[IOLAYERS_T_SOCK] = IOLAYERS_TABLE(IOLAYERS_T_SOCK, "sock", struct iolayers_sockent, 1),
 };
 
 static DEFINE_PER_CPU(u64 [IOLAYERS_NR_TABLES][IOLAYERS_NR_DROPS], iolayers_drops);

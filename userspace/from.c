@@ -96,6 +96,9 @@ static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 		return -1;
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
 		snprintf(key, sizeof(key), "%s_ns", il_layer_names[l]);
+		f->lat[l] = -1;	/* the socket layers: not in format 6's records */
+		if (l >= IOLAYERS_L_SOCK && !json_object_get(o, key))
+			continue;
 		if (get_i64(o, key, 1, -1, &f->lat[l]) || f->lat[l] < -1)
 			return -1;
 	}
@@ -116,6 +119,13 @@ static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 		return -1;
 	if (ndisks > 1)
 		strcat(f->disk, "+");
+	strcpy(f->sock, "-");
+	f->sock_off = f->tcp_off = -1;
+	if (json_object_get(o, "sock") &&	/* format 7 */
+	    (get_str(o, "sock", 1, f->sock, sizeof(f->sock), "-") ||
+	     get_i64(o, "sock_off", 1, -1, &f->sock_off) ||
+	     get_i64(o, "tcp_off", 1, -1, &f->tcp_off)))
+		return -1;
 	if (get_i64(o, "ino", 1, -1, &f->ino) ||
 	    get_str(o, "fs_dev", 1, f->fs_dev, sizeof(f->fs_dev), "-") ||
 	    get_str(o, "dev", 1, f->dev, sizeof(f->dev), "-"))
@@ -135,7 +145,8 @@ static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 	}
 	/* The module's samples (iolayers_flow_finish()): bytes as it counts them. */
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
-		int64_t bytes = l <= IOLAYERS_L_FS ? (f->ret > 0 ? f->ret : 0) : f->rq_bytes;
+		int64_t bytes = l <= IOLAYERS_L_FS || l >= IOLAYERS_L_SOCK ?
+				(f->ret > 0 ? f->ret : 0) : f->rq_bytes;
 
 		if (f->lat[l] >= 0)
 			hist_add(&s->hist[l][f->cache], f->lat[l], bytes);

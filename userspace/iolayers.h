@@ -69,6 +69,9 @@ struct il_flow {
 	int64_t ino;
 	char fs_dev[IL_NAME_LEN];	/* its file system's major:minor */
 	char dev[IL_NAME_LEN];		/* its first request's disk's major:minor */
+	/* Format 7: a socket read's kind ("-": none) and layer entries. */
+	char sock[IL_NAME_LEN];
+	int64_t sock_off, tcp_off;
 };
 
 #define IL_PATH_LEN	512
@@ -107,6 +110,7 @@ struct il_snapshot {
 	struct il_flows flows;
 	struct il_flows slow;
 	struct il_files files;
+	struct il_hist rcv;		/* format 7: the TCP receive path, per segment */
 	int recording;			/* read from a recording (--from) */
 };
 

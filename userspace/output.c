@@ -12,7 +12,7 @@
 
 /* What btt users call these. */
 static const char *const layer_alias[IOLAYERS_NR_LAYERS] = {
-	"", "", "", "Q2I-like", "I2C-like", "D2C-like",
+	"", "", "", "Q2I-like", "I2C-like", "D2C-like", "", "", "",
 };
 
 /* "123ns", "45.6us", "7.89ms", "1.23s": 3 significant digits. */
@@ -106,20 +106,32 @@ void il_view_probes(FILE *out, const struct il_snapshot *s)
 
 void il_view_cache_line(FILE *out, const struct il_snapshot *s)
 {
-	uint64_t files = 0, n;
+	uint64_t files = 0, socks = 0, of, n;
 	int c;
 
 	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
-		if (c != IOLAYERS_C_OTHER)
+		if (c >= IOLAYERS_C_FIRST_SOCK)
+			socks += il_cache_reads(s, c);
+		else if (c != IOLAYERS_C_OTHER)
 			files += il_cache_reads(s, c);
+	/* File states' shares are of the file reads, socket states' of those. */
 	fprintf(out, "cache:");
-	for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
+	for (c = 0; c < IOLAYERS_C_FIRST_SOCK; c++) {
 		n = il_cache_reads(s, c);
 		if (c == IOLAYERS_C_OTHER || !files)
 			fprintf(out, " %s %" PRIu64, il_cache_names[c], n);
 		else
 			fprintf(out, " %s %" PRIu64 " (%.1f%%)", il_cache_names[c], n,
 				100.0 * n / files);
+		fputc(c == IOLAYERS_C_FIRST_SOCK - 1 ? '\n' : ' ', out);
+	}
+	if (!socks)
+		return;
+	fprintf(out, "sockets:");
+	for (c = IOLAYERS_C_FIRST_SOCK; c < IOLAYERS_NR_CACHE; c++) {
+		n = il_cache_reads(s, c);
+		of = socks;
+		fprintf(out, " %s %" PRIu64 " (%.1f%%)", il_cache_names[c], n, 100.0 * n / of);
 		fputc(c == IOLAYERS_NR_CACHE - 1 ? '\n' : ' ', out);
 	}
 }
@@ -164,6 +176,15 @@ void il_view_table(FILE *out, const struct il_snapshot *s)
 	}
 	fputc('\n', out);
 	il_view_cache_line(out, s);
+	if (s->rcv.count) {
+		char b[3][16];
+
+		fprintf(out, "tcp receive path: %" PRIu64 " segments of the followed sockets, "
+			"p50 %s p99 %s max %s\n", s->rcv.count,
+			il_fmt_ns(b[0], 16, il_hist_percentile(&s->rcv, 50)),
+			il_fmt_ns(b[1], 16, il_hist_percentile(&s->rcv, 99)),
+			il_fmt_ns(b[2], 16, s->rcv.max_ns));
+	}
 }
 
 /* The one histogram printer, in the layout of bcc's tools. */
@@ -217,6 +238,12 @@ void il_view_hist(FILE *out, const struct il_snapshot *s, unsigned int mask, int
 			 il_layer_names[l], *layer_alias[l] ? " (" : "", layer_alias[l],
 			 *layer_alias[l] ? ")" : "", h.count);
 		il_print_log2_hist(out, &h, label, ms);
+	}
+	/* Per segment, not per read: apart from the layers. */
+	if (s->rcv.count) {
+		snprintf(label, sizeof(label), "\ntcp_v4_do_rcv/tcp_v6_do_rcv = %" PRIu64
+			 " segments of the followed sockets", s->rcv.count);
+		il_print_log2_hist(out, &s->rcv, label, ms);
 	}
 }
 
@@ -687,7 +714,8 @@ void il_view_prometheus(FILE *out, const struct il_snapshot *s)
 
 /* Layer colours of the SVG, and of its legend. */
 static const char *const svg_colour[IOLAYERS_NR_LAYERS] = {
-	"#c6dbef", "#6baed6", "#2171b5", "#fdae6b", "#e6550d", "#31a354",
+	"#c6dbef", "#6baed6", "#2171b5", "#fdae6b", "#e6550d", "#31a354", "#bcbddc", "#756bb1",
+	"#969696",
 };
 
 static int cmp_slowest(const void *a, const void *b)

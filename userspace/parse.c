@@ -354,6 +354,12 @@ static const struct {
 	{ "ino", COL_I64, offsetof(struct il_flow, ino), 1 },	/* format 6 */
 	{ "fs_dev", COL_STR, offsetof(struct il_flow, fs_dev), 1 },	/* format 6 */
 	{ "dev", COL_STR, offsetof(struct il_flow, dev), 1 },	/* format 6 */
+	{ "sock", COL_STR, offsetof(struct il_flow, sock), 1 },	/* format 7 */
+	{ "sock_ns", COL_I64, offsetof(struct il_flow, lat[IOLAYERS_L_SOCK]), 1 },
+	{ "tcp_ns", COL_I64, offsetof(struct il_flow, lat[IOLAYERS_L_TCP]), 1 },
+	{ "wait_ns", COL_I64, offsetof(struct il_flow, lat[IOLAYERS_L_WAIT]), 1 },
+	{ "sock_off", COL_I64, offsetof(struct il_flow, sock_off), 1 },
+	{ "tcp_off", COL_I64, offsetof(struct il_flow, tcp_off), 1 },
 #undef COL
 };
 #define NCOLS ((int)(sizeof(flow_cols) / sizeof(flow_cols[0])))
@@ -438,6 +444,9 @@ int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
 		fw->ino = -1;		/* format 5: no file columns */
 		strcpy(fw->fs_dev, "-");
 		strcpy(fw->dev, "-");
+		strcpy(fw->sock, "-");	/* format 6: no socket columns */
+		fw->lat[IOLAYERS_L_SOCK] = fw->lat[IOLAYERS_L_TCP] = fw->lat[IOLAYERS_L_WAIT] = -1;
+		fw->sock_off = fw->tcp_off = -1;
 		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
 			if (n == ncol || (map[n] >= 0 && set_col(fw, map[n], tok)))
 				return il_fail(err, errlen, "flows: line %d is garbled", lineno);
@@ -560,6 +569,41 @@ static int parse_children(FILE *f, struct il_snapshot *s, char *err, size_t errl
 	return 0;
 }
 
+/*
+ * `rcv` (format 7): "layer tcp_rcv count N sum_ns S min_ns M max_ns X",
+ * then `hist`'s bucket lines, which must add up.
+ */
+static int parse_rcv(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
+{
+	struct il_hist *h = &s->rcv;
+	uint64_t in = 0, lo, hi, n;
+	char line[512], extra;
+	int i;
+
+	memset(h, 0, sizeof(*h));
+	if (!fgets(line, sizeof(line), f) ||
+	    sscanf(line, "layer tcp_rcv count %" SCNu64 " sum_ns %" SCNu64 " min_ns %" SCNu64
+		   " max_ns %" SCNu64 " %c", &h->count, &h->sum_ns, &h->min_ns, &h->max_ns,
+		   &extra) != 4 || h->min_ns > h->max_ns)
+		return il_fail(err, errlen, "rcv: the first line is garbled");
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %c", &lo, &hi, &n, &extra) != 3)
+			return il_fail(err, errlen, "rcv: a bucket line is garbled");
+		for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++)
+			if (lo == (i ? 1ULL << i : 0))
+				break;
+		if (i == IOLAYERS_HIST_BUCKETS || h->buckets[i] || !n || n > h->count - in)
+			return il_fail(err, errlen, "rcv: bad bucket");
+		h->buckets[i] = n;
+		in += n;
+	}
+	if (in != h->count)
+		return il_fail(err, errlen, "rcv: the buckets do not add up");
+	if (!h->count)
+		h->min_ns = UINT64_MAX;
+	return 0;
+}
+
 static int parse_flows_file(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 {
 	return il_parse_flows(f, &s->flows, err, errlen);
@@ -584,7 +628,8 @@ int il_read_snapshot(const char *root, struct il_snapshot *s, char *err, size_t 
 	    parse_file(root, IOLAYERS_FILE_FLOWS, parse_flows_file, s, err, errlen) ||
 	    parse_file(root, IOLAYERS_FILE_SLOW, parse_slow_file, s, err, errlen) ||
 	    (s->format >= 6 &&
-	     parse_file(root, IOLAYERS_FILE_FILES, il_parse_files, s, err, errlen))) {
+	     parse_file(root, IOLAYERS_FILE_FILES, il_parse_files, s, err, errlen)) ||
+	    (s->format >= 7 && parse_file(root, IOLAYERS_FILE_RCV, parse_rcv, s, err, errlen))) {
 		il_snapshot_free(s);
 		return -1;
 	}

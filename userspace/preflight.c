@@ -35,6 +35,17 @@ static const struct pf_point pf_points[] = {
 	{ "FS", "function dax_iomap_rw", 1, "reads of DAX files get no FS time" },
 	{ "CACHE", "event filemap/mm_filemap_add_to_page_cache", 0, NULL },
 	{ "CACHE", "event sched/sched_switch", 0, NULL },
+	{ "SOCK", "function sock_recvmsg", 0, NULL },
+	{ "SOCK", "function tcp_recvmsg", 1, "TCP reads get no TCP time" },
+	{ "SOCK", "function sk_wait_data", 1, "TCP reads' state and wait are not told (UNK)" },
+	{ "SOCK", "function __skb_wait_for_more_packets", 1,
+	  "UDP and Unix datagram reads' state and wait are not told (UNK)" },
+	{ "SOCK", "function unix_stream_data_wait", 1,
+	  "Unix stream reads' state and wait are not told (UNK)" },
+	{ "SOCK", "function schedule_timeout", 1,
+	  "where a kind's own wait is inlined (Unix streams'), its reads' state is not told" },
+	{ "SOCK", "function skb_copy_datagram_iter", 1,
+	  "no socket read's state and wait are told (UNK)" },
 	{ "BLOCK", "function __blk_throtl_bio", 1,
 	  "bios held back by a cgroup's io.max lose their BLOCK and DEVICE times" },
 	{ "BLOCK", "event block/block_bio_queue", 0, NULL },
@@ -54,7 +65,8 @@ static const struct pf_point pf_points[] = {
 	{ "FILTER", "event sched/sched_process_exec", 0, NULL },
 };
 
-static const char * const pf_layers[] = { "SYSCALL", "VFS", "FS", "CACHE", "BLOCK", "DEVICE", "FILTER" };
+static const char * const pf_layers[] = { "SYSCALL", "VFS", "FS", "CACHE", "SOCK", "BLOCK", "DEVICE",
+					    "FILTER" };
 
 struct pf {
 	const char *root;

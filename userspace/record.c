@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <stddef.h>
 #include "iolayers.h"
 #include "../include/uapi/iolayers.h"
 
@@ -85,6 +86,24 @@ static char *rec_i64(char *p, const char *key, int64_t v)
 	return v < 0 ? il_put(p, "null") : il_put_i64(p, v);
 }
 
+/* The size of a read's record before format 7 added its socket part. */
+#define IL_REC_READ_V6 offsetof(struct iolayers_rec_read, sock_ns)
+
+/* A read's latency at layer @l (-1: not reached). */
+static int64_t il_rec_lat(const struct iolayers_rec_read *r, int l)
+{
+	switch (l) {
+	case IOLAYERS_L_SOCK:
+		return r->sock_ns;
+	case IOLAYERS_L_TCP:
+		return r->tcp_ns;
+	case IOLAYERS_L_WAIT:
+		return r->wait_ns;
+	default:
+		return l < IOLAYERS_REC_LAYERS ? r->ns[l] : -1;
+	}
+}
+
 static char *rec_dev(char *p, const char *key, unsigned int major, unsigned int minor)
 {
 	p = il_put(p, key);
@@ -101,7 +120,8 @@ static char *rec_dev(char *p, const char *key, unsigned int major, unsigned int 
 static void rec_read(FILE *out, const struct iolayers_rec_read *r)
 {
 	static const char * const sys[] = IOLAYERS_SYSCALL_NAMES;
-	static const char * const missed[] = { "vfs", "fs", "block" };
+	static const char * const missed[] = { "vfs", "fs", "block", "sock" };
+	static const char * const socks[] = IOLAYERS_SOCK_NAMES;
 	char line[1024 + IL_JSON_STR_MAX(sizeof(r->comm)) + IL_JSON_STR_MAX(sizeof(r->disk))];
 	char *p = line;
 	int l, k, n = 0;
@@ -111,7 +131,8 @@ static void rec_read(FILE *out, const struct iolayers_rec_read *r)
 	p = il_put_i64(il_put(p, ", \"tid\": "), r->tid);
 	p = il_put_i64(il_put(p, ", \"tgid\": "), r->tgid);
 	p = il_put_str(il_put(p, ", \"comm\": "), r->comm, sizeof(r->comm));
-	p = il_put(il_put(p, ", \"syscall\": \""), r->syscall < 5 ? sys[r->syscall] : "?");
+	p = il_put(il_put(p, ", \"syscall\": \""),
+		   r->syscall < sizeof(sys) / sizeof(sys[0]) ? sys[r->syscall] : "?");
 	p = il_put_i64(il_put(p, "\", \"fd\": "), r->fd);
 	p = il_put_i64(il_put(p, ", \"pos\": "), r->pos);
 	p = il_put_u64(il_put(p, ", \"req\": "), r->req);
@@ -121,7 +142,7 @@ static void rec_read(FILE *out, const struct iolayers_rec_read *r)
 	p = il_put_u64(il_put(p, "\", \"start_ns\": "), r->start_ns);
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
 		p = il_put(il_put(p, ", \""), il_layer_names[l]);
-		p = rec_i64(p, "_ns\": ", r->ns[l]);
+		p = rec_i64(p, "_ns\": ", il_rec_lat(r, l));
 	}
 	p = rec_i64(p, ", \"vfs_off\": ", r->vfs_off);
 	p = rec_i64(p, ", \"fs_off\": ", r->fs_off);
@@ -150,12 +171,20 @@ static void rec_read(FILE *out, const struct iolayers_rec_read *r)
 	p = r->disk[0] ? il_put_str(p, r->disk, sizeof(r->disk)) : il_put(p, "null");
 	p = il_put_u64(il_put(p, ", \"ndisks\": "), r->ndisks);
 	p = il_put(p, ", \"missed\": [");
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < 4; k++)
 		if (r->missed & (1U << k)) {
 			p = il_put(p, n++ ? ", \"" : "\"");
 			p = il_put(il_put(p, missed[k]), "\"");
 		}
-	p = il_put(p, "]}\n");
+	p = il_put(p, "]");
+	if (r->sock && r->sock < IOLAYERS_NR_SOCK_KINDS) {
+		p = il_put(il_put(il_put(p, ", \"sock\": \""), socks[r->sock]), "\"");
+		p = rec_i64(p, ", \"sock_off\": ", r->sock_off);
+		p = rec_i64(p, ", \"tcp_off\": ", r->tcp_off);
+	} else {
+		p = il_put(p, ", \"sock\": null, \"sock_off\": null, \"tcp_off\": null");
+	}
+	p = il_put(p, "}\n");
 	fwrite(line, 1, (size_t)(p - line), out);
 }
 
@@ -272,10 +301,14 @@ static long rec_records(FILE *out, const char *buf, size_t len, uint64_t *lost,
 		memcpy(&h, buf + off, sizeof(h));
 		if (h.size < sizeof(h) || off + h.size > len)
 			return -1;
-		if (h.type == IOLAYERS_REC_READ && h.size >= sizeof(struct iolayers_rec_read)) {
+		if (h.type == IOLAYERS_REC_READ && h.size >= IL_REC_READ_V6) {
 			struct iolayers_rec_read r;
+			size_t n = h.size < sizeof(r) ? h.size : sizeof(r);
 
-			memcpy(&r, buf + off, sizeof(r));
+			/* A format 6 module's record: no socket part. */
+			memset(&r, 0, sizeof(r));
+			r.sock_ns = r.tcp_ns = r.wait_ns = r.sock_off = r.tcp_off = -1;
+			memcpy(&r, buf + off, n);
 			if (rec_csv)
 				rec_read_csv(out, &r);
 			else

@@ -140,6 +140,36 @@ struct iolayers_read_cache {
 	u64 ra_pages;
 };
 
+/**
+ * struct iolayers_read_sock - The SOCK and TCP layers' part of a read().
+ * @kind: enum iolayers_sock_kind, from the socket at sock_recvmsg's entry
+ *	(0: no socket read)
+ * @waitable: the wait for data of @kind is probed (sock.c): the read's
+ *	state can be told
+ * @waited: it entered its socket's wait for data
+ * @sk: the socket (never dereferenced after the entry)
+ * @start: the clock's stamp at sock_recvmsg's entry
+ * @tcp_start: at tcp_recvmsg's entry, 0 when not reached
+ * @wait_start: at the wait's entry, 0 when not waiting now
+ * @wait: clock units waited so far
+ * @off: @start's time after sys_enter, in ns (set at sys_exit)
+ * @tcp_off: @tcp_start's
+ * @wait_ns: @wait in ns (set at sys_exit)
+ */
+struct iolayers_read_sock {
+	u8 kind;
+	bool waitable;
+	bool waited;
+	const void *sk;
+	u64 start;
+	u64 tcp_start;
+	u64 wait_start;
+	u64 wait;
+	u64 off;
+	u64 tcp_off;
+	u64 wait_ns;
+};
+
 /*
  * Layers a read lost an event of: ftrace's recursion guard refused one of
  * their function entries in the reader's context during the read
@@ -148,6 +178,7 @@ struct iolayers_read_cache {
 #define IOLAYERS_MISSED_VFS	BIT(0)
 #define IOLAYERS_MISSED_FS	BIT(1)
 #define IOLAYERS_MISSED_BLOCK	BIT(2)
+#define IOLAYERS_MISSED_SOCK	BIT(3)
 
 /**
  * struct iolayers_read_state - One read()'s state, one part per layer that
@@ -158,6 +189,7 @@ struct iolayers_read_cache {
  * @fs: FS (fs.c)
  * @file: the file, from the VFS or FS entry
  * @cache: cache state (cache.c)
+ * @sock: SOCK and TCP (sock.c)
  * @missed: IOLAYERS_MISSED_* of the layers whose entry was refused
  * @foreign: the reader queued I/O that was not its file's during the read
  *	(BLOCK: iolayers_bio_foreign()), which it may have waited for
@@ -168,6 +200,7 @@ struct iolayers_read_state {
 	struct iolayers_read_fs fs;
 	struct iolayers_read_file file;
 	struct iolayers_read_cache cache;
+	struct iolayers_read_sock sock;
 	u8 missed;
 	bool foreign;
 };
@@ -254,7 +287,13 @@ struct iolayers_tgid {
  * @fs_off: FS call entry, ns after sys_enter (-1: not reached)
  * @fs_ns: FS latency
  * @ra_bytes: readahead bytes added to the page cache during the read
+ * @sock_off: sock_recvmsg's entry, ns after sys_enter (-1: not reached);
+ *	a socket read has no FS part: @sock_off, @tcp_off and @wait_ns share
+ *	its place (@sock tells which)
+ * @tcp_off: tcp_recvmsg's entry (-1: not reached)
+ * @wait_ns: the time it waited for data
  * @missed: IOLAYERS_MISSED_* of the layers the read lost an event of
+ * @sock: enum iolayers_sock_kind (0: not a socket read)
  * @blk: the BLOCK and DEVICE part
  */
 struct iolayers_flow_rec {
@@ -275,10 +314,20 @@ struct iolayers_flow_rec {
 	u64 sys_ns;
 	s64 vfs_off;
 	u64 vfs_ns;
-	s64 fs_off;
-	u64 fs_ns;
-	u64 ra_bytes;
+	union {
+		struct {
+			s64 fs_off;
+			u64 fs_ns;
+			u64 ra_bytes;
+		};
+		struct {
+			s64 sock_off;
+			s64 tcp_off;
+			u64 wait_ns;
+		};
+	};
 	u8 missed;
+	u8 sock;
 	struct iolayers_blk_acc blk;
 };
 

@@ -22,10 +22,13 @@ struct tracepoint;
  * @IOLAYERS_TRACEPOINT: a tracepoint, found by name in the core kernel or
  *	in a module (also one loaded later)
  * @IOLAYERS_FENTRY: a function's entry, through an ftrace callback
+ * @IOLAYERS_KRETPROBE: a function's entry and return, through a kretprobe
+ *	(where a time inside the function is the measure: the receive path)
  */
 enum iolayers_probe_kind {
 	IOLAYERS_TRACEPOINT,
 	IOLAYERS_FENTRY,
+	IOLAYERS_KRETPROBE,
 };
 
 /**
@@ -78,7 +81,8 @@ struct iolayers_probe_pcpu {
  * @name: tracepoint name, or the traced function's symbol
  * @kind: how it is attached
  * @func: a tracepoint's probe function (with the tracepoint's prototype),
- *	or a function entry's ftrace callback (IOLAYERS_DEFINE_FENTRY())
+ *	a function entry's ftrace callback (IOLAYERS_DEFINE_FENTRY()), or a
+ *	kretprobe's struct kretprobe (its handlers set, its symbol not)
  * @pcpu: its counters (IOLAYERS_PROBE_COUNTERS())
  * @optional: the layer works without it (another probe point covers the
  *	same calls, or it is absent on some kernels): missing is no warning
@@ -94,7 +98,7 @@ struct iolayers_probe_pcpu {
  *	dereferenced; compared at the module's removal)
  * @ops: for function entries, the ftrace_ops
  * @missed: for function entries, callbacks refused by ftrace's recursion
- *	guard (shown as nmissed)
+ *	guard (shown as nmissed; a kretprobe's are its own nmissed)
  *
  * A layer writes the first seven members, through IOLAYERS_TRACEPOINT()
  * or IOLAYERS_FENTRY(); the rest belongs to the registry.
@@ -136,6 +140,17 @@ struct iolayers_probe {
  */
 #define IOLAYERS_FENTRY(fn_name, callback, counters, ...)			\
 	{ .name = fn_name, .kind = IOLAYERS_FENTRY, .func = callback,		\
+	  .pcpu = &(counters), ##__VA_ARGS__ }
+
+/**
+ * IOLAYERS_KRETPROBE() - A table line: a function entry and return probe.
+ * @fn_name: the traced function's symbol
+ * @krp: its struct kretprobe, with entry_handler, handler and data_size
+ * @counters: its counters (IOLAYERS_PROBE_COUNTERS())
+ * @...: more initialisers, e.g. ``.optional = true``
+ */
+#define IOLAYERS_KRETPROBE(fn_name, krp, counters, ...)				\
+	{ .name = fn_name, .kind = IOLAYERS_KRETPROBE, .func = krp,		\
 	  .pcpu = &(counters), ##__VA_ARGS__ }
 
 /**

@@ -36,7 +36,7 @@ struct iolayers_ev_lost {
 };
 
 /* Longest line of `flows`, `slow` and stream/events, with its newline. */
-#define IOLAYERS_FLOW_LINE_MAX	512
+#define IOLAYERS_FLOW_LINE_MAX	768
 
 int iolayers_flow_format(char *buf, size_t size, const struct iolayers_flow_rec *r);
 

@@ -37,6 +37,8 @@ struct iolayers_entry {
  * @IOLAYERS_T_TGID: processes followed because their parent is (children=1)
  * @IOLAYERS_T_FILE: files followed reads read, with their paths, keyed by
  *	inode address (file.c)
+ * @IOLAYERS_T_SOCK: TCP sockets followed reads read, keyed by address, to
+ *	tell their segments in the receive path (sock.c)
  * @IOLAYERS_NR_TABLES: number of tables
  */
 enum iolayers_table_id {
@@ -45,6 +47,7 @@ enum iolayers_table_id {
 	IOLAYERS_T_RQ,
 	IOLAYERS_T_TGID,
 	IOLAYERS_T_FILE,
+	IOLAYERS_T_SOCK,
 	IOLAYERS_NR_TABLES,
 };
 

@@ -11,7 +11,7 @@
  * reader refuses versions it does not know.
  */
 #define IOLAYERS_DEBUGFS_DIR	"iolayers"
-#define IOLAYERS_FORMAT_VERSION	6
+#define IOLAYERS_FORMAT_VERSION	7
 #define IOLAYERS_VERSION_STRING	"0.1.0"
 
 /* Number of log2 buckets in every histogram: bucket i holds [2^i, 2^(i+1)). */
@@ -28,6 +28,13 @@
  * @IOLAYERS_L_SERVICE: BLOCK service latency, issue to completion (longest)
  * @IOLAYERS_L_DEVICE: DEVICE latency, nvme_setup_cmd to nvme_complete_rq,
  *	or scsi_dispatch_cmd_start to scsi_dispatch_cmd_done (longest)
+ * @IOLAYERS_L_SOCK: a socket read's SOCK layer, sock_recvmsg's entry to the
+ *	syscall's exit (format 7)
+ * @IOLAYERS_L_TCP: a TCP read's, tcp_recvmsg's entry to the syscall's
+ *	exit, waiting for data included
+ * @IOLAYERS_L_WAIT: the time a socket read waited for data, from the
+ *	socket's wait for data to the copy that followed it (summed when it
+ *	waited more than once); WAITED reads only
  * @IOLAYERS_NR_LAYERS: number of layers
  */
 enum iolayers_layer {
@@ -37,6 +44,9 @@ enum iolayers_layer {
 	IOLAYERS_L_QUEUE,
 	IOLAYERS_L_SERVICE,
 	IOLAYERS_L_DEVICE,
+	IOLAYERS_L_SOCK,
+	IOLAYERS_L_TCP,
+	IOLAYERS_L_WAIT,
 	IOLAYERS_NR_LAYERS,
 };
 
@@ -58,6 +68,12 @@ enum iolayers_layer {
  *	e.g. -EFAULT for a bad buffer, -EAGAIN for RWF_NOWAIT on pages not
  *	cached, -EIO): whatever it found in the page cache, it served nothing
  *	(added in format 5)
+ * @IOLAYERS_C_READY: a socket read that found data queued and did not wait
+ *	for it (format 7; the socket states share the cache state's column)
+ * @IOLAYERS_C_WAITED: a socket read that waited for data (entered its
+ *	socket's wait for data)
+ * @IOLAYERS_C_EMPTY: a socket read that neither found data nor waited: it
+ *	returned 0 (end of stream) or an error (-EAGAIN for a non-blocking one)
  * @IOLAYERS_NR_CACHE: number of states
  */
 enum iolayers_cache {
@@ -68,6 +84,9 @@ enum iolayers_cache {
 	IOLAYERS_C_OTHER,
 	IOLAYERS_C_UNK,
 	IOLAYERS_C_ERROR,
+	IOLAYERS_C_READY,
+	IOLAYERS_C_WAITED,
+	IOLAYERS_C_EMPTY,
 	IOLAYERS_NR_CACHE,
 };
 
@@ -76,9 +95,34 @@ enum iolayers_cache {
  * read-family syscalls' in the syscall column of `flows` (read, pread64,
  * readv, preadv, preadv2).
  */
-#define IOLAYERS_LAYER_NAMES	{ "syscall", "vfs", "fs", "queue", "service", "device" }
-#define IOLAYERS_CACHE_NAMES	{ "HIT", "MISS", "PARTIAL", "DIRECT", "other", "UNK", "ERROR" }
-#define IOLAYERS_SYSCALL_NAMES	{ "read", "pread64", "readv", "preadv", "preadv2" }
+#define IOLAYERS_LAYER_NAMES \
+	{ "syscall", "vfs", "fs", "queue", "service", "device", "sock", "tcp", "wait" }
+#define IOLAYERS_CACHE_NAMES \
+	{ "HIT", "MISS", "PARTIAL", "DIRECT", "other", "UNK", "ERROR", "READY", "WAITED", "EMPTY" }
+#define IOLAYERS_SYSCALL_NAMES \
+	{ "read", "pread64", "readv", "preadv", "preadv2", "recvfrom", "recvmsg" }
+
+/* The first socket state: the states from here on are socket reads'. */
+#define IOLAYERS_C_FIRST_SOCK	IOLAYERS_C_READY
+
+/*
+ * The kind of socket a read is from (format 7), the sock column of `flows`:
+ * "-" for no socket.
+ */
+enum iolayers_sock_kind {
+	IOLAYERS_SK_NONE,
+	IOLAYERS_SK_TCP,
+	IOLAYERS_SK_TCP6,
+	IOLAYERS_SK_UDP,
+	IOLAYERS_SK_UDP6,
+	IOLAYERS_SK_UNIX_STREAM,
+	IOLAYERS_SK_UNIX_DGRAM,
+	IOLAYERS_SK_OTHER,
+	IOLAYERS_NR_SOCK_KINDS,
+};
+
+#define IOLAYERS_SOCK_NAMES \
+	{ "-", "tcp", "tcp6", "udp", "udp6", "unix", "unix-dgram", "socket" }
 
 #define IOLAYERS_FILE_VERSION	"version"
 #define IOLAYERS_FILE_LAYERS	"layers"
@@ -99,6 +143,13 @@ enum iolayers_cache {
  * 255 bytes).
  */
 #define IOLAYERS_FILE_FILES	"files"
+/*
+ * The TCP receive path (format 7): tcp_v4_do_rcv/tcp_v6_do_rcv time per
+ * segment of the TCP sockets followed reads read (from their first read
+ * to their close), "layer tcp_rcv count N sum_ns S min_ns M max_ns X",
+ * then `hist`'s bucket lines.
+ */
+#define IOLAYERS_FILE_RCV	"rcv"
 
 /*
  * The stream of completed reads: a subdirectory, so that
@@ -123,6 +174,9 @@ enum iolayers_cache {
  * does. Little-endian, naturally aligned; times are CLOCK_MONOTONIC ns.
  */
 #define IOLAYERS_STREAM_VERSION	1
+
+/* Layers with a slot in struct iolayers_rec_read's ns (the file path's). */
+#define IOLAYERS_REC_LAYERS	6
 
 enum iolayers_rec_type {
 	IOLAYERS_REC_START = 1,	/* struct iolayers_rec_start */
@@ -175,7 +229,8 @@ struct iolayers_rec_lost {
  * @req: bytes requested
  * @ret: what the syscall returned
  * @ino: the file's inode number (0: not seen)
- * @ns: latency per enum iolayers_layer (-1: not reached)
+ * @ns: latency of the first six layers of enum iolayers_layer (syscall to
+ *	device; -1: not reached)
  * @vfs_off: VFS entry, ns after sys_enter (-1: not reached)
  * @fs_off: FS entry (-1: not reached)
  * @queue_off: first bio queued (-1: none)
@@ -204,6 +259,14 @@ struct iolayers_rec_lost {
  * @comm: task name, NUL-terminated
  * @disk: the first request's disk name, NUL-terminated ("" none, "?" not
  *	in the module's table of disks)
+ * @sock_ns: a socket read's SOCK latency (-1: not a socket read; format 7
+ *	on, as the three below)
+ * @tcp_ns: its TCP latency (-1: not reached)
+ * @wait_ns: the time it waited for data (-1: did not wait)
+ * @sock_off: sock_recvmsg's entry, ns after sys_enter (-1: not reached)
+ * @tcp_off: tcp_recvmsg's entry (-1: not reached)
+ * @sock: enum iolayers_sock_kind
+ * @pad: zero
  */
 struct iolayers_rec_read {
 	struct iolayers_rec_hdr hdr;
@@ -213,7 +276,7 @@ struct iolayers_rec_read {
 	__u64 req;
 	__s64 ret;
 	__u64 ino;
-	__s64 ns[IOLAYERS_NR_LAYERS];
+	__s64 ns[IOLAYERS_REC_LAYERS];
 	__s64 vfs_off;
 	__s64 fs_off;
 	__s64 queue_off;
@@ -240,6 +303,13 @@ struct iolayers_rec_read {
 	__u8 ndisks;
 	char comm[16];
 	char disk[32];
+	__s64 sock_ns;
+	__s64 tcp_ns;
+	__s64 wait_ns;
+	__s64 sock_off;
+	__s64 tcp_off;
+	__u8 sock;
+	__u8 pad[7];
 };
 
 /*
@@ -255,12 +325,16 @@ struct iolayers_rec_read {
  * started at; -1 only for streams such as pipes) and added the file
  * (ino, and fs_dev its file system's major:minor; "-": no VFS or FS entry
  * seen), dev (major:minor of the first request's disk, "-": none) and
- * ndisks (how many disks its requests went to).
+ * ndisks (how many disks its requests went to). Format 7 added the
+ * socket reads' columns: sock (enum iolayers_sock_kind's name), sock_ns,
+ * tcp_ns, wait_ns (the time it waited for data), sock_off and tcp_off ("-"
+ * where not reached); a socket read's cache column holds READY, WAITED
+ * or EMPTY (or UNK, other: see enum iolayers_cache).
  */
 #define IOLAYERS_FLOWS_HEADER \
 	"seq start_ns tid tgid comm syscall fd pos req ret cache syscall_ns vfs_ns fs_ns " \
 	"queue_ns service_ns device_ns bios rqs bio_bytes rq_bytes ra_bytes " \
 	"requeues errors vfs_off fs_off queue_off issue_off device_off done_off disk missed " \
-	"ino fs_dev dev ndisks"
+	"ino fs_dev dev ndisks sock sock_ns tcp_ns wait_ns sock_off tcp_off"
 
 #endif /* _UAPI_IOLAYERS_H */

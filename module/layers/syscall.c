@@ -6,6 +6,7 @@
 #include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/rcupdate.h>
+#include <linux/socket.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -33,6 +34,8 @@ static bool iolayers_read_syscall(long nr)
 	case __NR_readv:
 	case __NR_preadv:
 	case __NR_preadv2:
+	case __NR_recvfrom:
+	case __NR_recvmsg:
 		return true;
 	default:
 		return false;
@@ -43,7 +46,8 @@ static bool iolayers_read_syscall(long nr)
  * iolayers_syscall_index() - Index of a read-family syscall, for names.
  * @nr: the syscall number
  *
- * Return: 0 read, 1 pread64, 2 readv, 3 preadv, 4 preadv2.
+ * Return: 0 read, 1 pread64, 2 readv, 3 preadv, 4 preadv2, 5 recvfrom,
+ * 6 recvmsg.
  */
 int iolayers_syscall_index(int nr)
 {
@@ -56,6 +60,10 @@ int iolayers_syscall_index(int nr)
 		return 3;
 	case __NR_preadv2:
 		return 4;
+	case __NR_recvfrom:
+		return 5;
+	case __NR_recvmsg:
+		return 6;
 	default:
 		return 0;
 	}
@@ -86,6 +94,16 @@ static u64 iolayers_iov_bytes(const struct iovec __user *uiov, unsigned long cnt
 	return min_t(u64, sum, MAX_RW_COUNT);
 }
 
+/* Bytes asked for by recvmsg: its message's iovecs (0: unreadable). */
+static u64 iolayers_msg_bytes(const struct user_msghdr __user *umsg)
+{
+	struct user_msghdr msg;
+
+	if (copy_from_user_nofault(&msg, umsg, sizeof(msg)))
+		return 0;
+	return iolayers_iov_bytes(msg.msg_iov, msg.msg_iovlen);
+}
+
 /*
  * A followed read()'s start: its flow and arguments. Not inlined: its
  * argument array (zeroed on entry by CONFIG_INIT_STACK_ALL_ZERO) is then
@@ -103,13 +121,24 @@ static noinline void iolayers_read_start(struct pt_regs *regs, long id)
 	syscall_get_arguments(current, regs, args);
 	f->rd.sys.nr = id;
 	f->rd.sys.fd = (int)args[0];
-	if (id == __NR_read || id == __NR_pread64)
+	f->rd.sys.pos = -1;
+	switch (id) {
+	case __NR_read:
+	case __NR_recvfrom:
 		f->rd.sys.req = args[2];
-	else
+		return;
+	case __NR_pread64:
+		f->rd.sys.req = args[2];
+		break;
+	case __NR_recvmsg:
+		f->rd.sys.req = iolayers_msg_bytes((const struct user_msghdr __user *)args[1]);
+		return;
+	default:
 		f->rd.sys.req = iolayers_iov_bytes((const struct iovec __user *)args[1], args[2]);
-	f->rd.sys.pos = (id == __NR_read || id == __NR_readv) ? -1 : (s64)args[3];
-	if (id == __NR_preadv2 && (s64)args[3] == -1)
-		f->rd.sys.pos = -1;
+		if (id == __NR_readv)
+			return;
+	}
+	f->rd.sys.pos = (s64)args[3];
 }
 
 /*

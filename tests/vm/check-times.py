@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The layers' clock against the reading program's (stream.sh, icount.sh).
+"""The layers' clock against the reading program's (stream.sh, icount.sh, sockets.sh).
 
 Usage: check-times.py EVENTS PCLOG PID
 
@@ -11,7 +11,8 @@ the program that the stream has in its place (same syscall, offset and
 return value), its start (start_ns) and end (start_ns + syscall_ns) lie
 between t0 and t1 (SLACK ns either side: the module's end stamp follows
 its clock read by a few instructions), and the VFS and FS parts (*_off
-plus *_ns) inside the syscall's time. Prints: compared outside worst
+plus *_ns) inside the syscall's time, and so the SOCK and TCP parts of a
+socket read (sockets.sh, whose sockcheck writes the same log). Prints: compared outside worst
 nested (worst: the largest excess in ns, negative when every read was
 inside by that much).
 """
@@ -35,8 +36,9 @@ for d, t in zip(mine, truth):
     excess = max(int(t[4]) - start, start + sys_ns - int(t[5]))
     outside += excess > SLACK
     worst = excess if worst is None else max(worst, excess)
-    for part, off in (("vfs_ns", "vfs_off"), ("fs_ns", "fs_off")):
-        if d[col[part]] != "-" and not (0 <= int(d[col[off]]) and
+    for part, off in (("vfs_ns", "vfs_off"), ("fs_ns", "fs_off"), ("sock_ns", "sock_off"),
+                      ("tcp_ns", "tcp_off")):
+        if part in col and d[col[part]] != "-" and not (0 <= int(d[col[off]]) and
                                         int(d[col[off]]) + int(d[col[part]]) <= sys_ns + SLACK):
             nested += 1
 print(compared, outside, "-" if worst is None else worst, nested)

@@ -157,7 +157,9 @@ fake_root() {
 		mkdir -p "$r/sys/kernel/tracing/events/$e"
 	done
 	printf '%s\n' vfs_read vfs_readv "$2" iomap_dio_rw dax_iomap_rw \
-		shmem_file_read_iter >"$r/sys/kernel/tracing/available_filter_functions"
+		shmem_file_read_iter sock_recvmsg tcp_recvmsg sk_wait_data \
+		__skb_wait_for_more_packets schedule_timeout skb_copy_datagram_iter \
+		>"$r/sys/kernel/tracing/available_filter_functions"
 	[ "${3:-}" = no-throtl ] ||
 		echo __blk_throtl_bio >>"$r/sys/kernel/tracing/available_filter_functions"
 }
@@ -178,7 +180,9 @@ fake_root "$tmp/r61" filemap_read
 expect_check "6.1-like" "$tmp/r61" 0 '^ok +SYSCALL +sys_enter, sys_exit$' \
 	'^ok +FS +filemap_read, shmem_file_read_iter, iomap_dio_rw, dax_iomap_rw$' '^ok +BLOCK ' \
 	'^partly +DEVICE +\(nothing\)' 'nvme_setup_cmd not there: no NVMe device times' \
-	'^ok +tracefs at /sys/kernel/tracing \(7 functions'
+	'^ok +tracefs at /sys/kernel/tracing \(13 functions' \
+	'^partly +SOCK +sock_recvmsg, tcp_recvmsg, sk_wait_data, __skb_wait_for_more_packets, schedule_timeout, skb_copy_datagram_iter$' \
+	'unix_stream_data_wait not there: Unix stream reads'"'"' state and wait are not told'
 fake_root "$tmp/r510" generic_file_buffered_read no-throtl
 expect_check "5.10-like" "$tmp/r510" 0 '^ok +FS +generic_file_buffered_read' \
 	'^partly +BLOCK ' '__blk_throtl_bio not there: bios held back'

@@ -53,7 +53,7 @@ static void test_real_6_1(void)
 	EXPECT(s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_DIRECT].count == 2823);
 	EXPECT(s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_OTHER].count == 9);
 	EXPECT(il_hist_percentile(&s.hist[IOLAYERS_L_SERVICE][IOLAYERS_C_DIRECT], 50) == 76061);
-	for (l = IOLAYERS_L_QUEUE; l < IOLAYERS_NR_LAYERS; l++)
+	for (l = IOLAYERS_L_QUEUE; l <= IOLAYERS_L_DEVICE; l++)
 		EXPECT(s.hist[l][IOLAYERS_C_DIRECT].bytes == 11563008);
 	EXPECT(s.flows.n == 256);
 	EXPECT(s.flows.n && s.flows.v[0].seq == 7278593 && s.flows.v[0].cache == IOLAYERS_C_DIRECT);
@@ -287,11 +287,20 @@ static void test_hist_and_flows(void)
 	/* Format 6's: the file, its file system, the disk's number, disks. */
 	EXPECT(parse_flows_string(&fl, IOLAYERS_FLOWS_HEADER "\n"
 				  "7 100 5 5 fio read 3 8192 4096 4096 MISS 900 800 700 10 500 480 1 1 4096 4096 0 0 0 "
-				  "50 90 120 130 610 630 sda+ - 12 8:1 8:0 2\n"
-				  "8 200 5 5 cat read 0 -1 4096 7 other 90 80 - - - - 0 0 0 0 0 0 0 5 - - - - - - - - - - 0\n",
+				  "50 90 120 130 610 630 sda+ - 12 8:1 8:0 2 - - - - - -\n"
+				  "8 200 5 5 cat read 0 -1 4096 7 other 90 80 - - - - 0 0 0 0 0 0 0 5 - - - - - - - - - - 0"
+				  " - - - - - -\n"
+				  /* Format 7's: a TCP read that waited. */
+				  "9 300 5 5 srv recvfrom 4 -1 1000 1000 WAITED 9000 - - - - - 0 0 0 0 0 0 0 - - - - - - "
+				  "- - - - - 0 tcp 8800 8700 8000 200 300\n",
 				  err, sizeof(err)) == 0);
-	EXPECT(fl.n == 2 && fl.v[0].pos == 8192 && !strcmp(fl.v[0].disk, "sda+"));
-	EXPECT(fl.n == 2 && fl.v[1].pos == -1 && fl.v[1].cache == IOLAYERS_C_OTHER);
+	EXPECT(fl.n == 3 && fl.v[0].pos == 8192 && !strcmp(fl.v[0].disk, "sda+"));
+	EXPECT(fl.n == 3 && fl.v[1].pos == -1 && fl.v[1].cache == IOLAYERS_C_OTHER);
+	EXPECT(fl.n == 3 && !strcmp(fl.v[0].sock, "-") && fl.v[0].lat[IOLAYERS_L_SOCK] == -1);
+	EXPECT(fl.n == 3 && !strcmp(fl.v[2].sock, "tcp") && fl.v[2].cache == IOLAYERS_C_WAITED &&
+	       fl.v[2].lat[IOLAYERS_L_SOCK] == 8800 && fl.v[2].lat[IOLAYERS_L_TCP] == 8700 &&
+	       fl.v[2].lat[IOLAYERS_L_WAIT] == 8000 && fl.v[2].sock_off == 200 &&
+	       fl.v[2].tcp_off == 300 && !strcmp(fl.v[2].syscall, "recvfrom"));
 	free(fl.v);
 }
 

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SOCK and TCP layers: a read from a socket, from sock_recvmsg's entry
+ * (every read-family and recv-family syscall on a socket passes it) and
+ * tcp_recvmsg's (TCP over IPv4 and IPv6) to the syscall's exit, and the
+ * time it waited for data: from its socket's wait for data (sk_wait_data
+ * for TCP, the datagram wait for UDP and Unix datagrams, Unix streams'
+ * own, or the sleep they all end in) to the copy that followed
+ * (skb_copy_datagram_iter). Entries only,
+ * as VFS and FS: the layers end where the syscall does.
+ */
+
+#define pr_fmt(fmt) "iolayers: " fmt
+
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <linux/ktime.h>
+#include <linux/net.h>
+#include <linux/seq_file.h>
+#include <linux/socket.h>
+#include <linux/in.h>
+#include <net/sock.h>
+#include <net/tcp_states.h>
+#include <trace/events/sock.h>
+#include <iolayers/clock.h>
+#include <iolayers/compat.h>
+#include <iolayers/flow.h>
+#include <iolayers/hist.h>
+#include <iolayers/layers.h>
+#include <iolayers/probe.h>
+#include <iolayers/sock.h>
+
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_sock_recvmsg);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_tcp_recvmsg);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_sk_wait_data);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_dgram_wait);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_unix_wait);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_sched_timeout);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_skb_copy);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_tcp_v4_rcv);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_tcp_v6_rcv);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_sock_close);
+
+/* The receive path's time per segment of a followed TCP socket. */
+static DEFINE_PER_CPU(struct iolayers_hist, iolayers_rcv_hist);
+
+static struct iolayers_probe iolayers_sock_probes[];
+
+/* Indexes in iolayers_sock_probes[], for the waits' states. */
+enum {
+	IOLAYERS_SP_RECVMSG,
+	IOLAYERS_SP_TCP,
+	IOLAYERS_SP_SK_WAIT,
+	IOLAYERS_SP_DGRAM_WAIT,
+	IOLAYERS_SP_UNIX_WAIT,
+	IOLAYERS_SP_SCHED_WAIT,
+	IOLAYERS_SP_COPY,
+};
+
+static bool iolayers_sock_probe_on(int i)
+{
+	return READ_ONCE(iolayers_sock_probes[i].state) == IOLAYERS_PROBE_ATTACHED;
+}
+
+/* What a socket is, from its family, type and protocol. */
+static u8 iolayers_sock_kind(const struct socket *sock, const struct sock *sk)
+{
+	bool stream = sock->type == SOCK_STREAM;
+
+	switch (sk->sk_family) {
+	case AF_INET:
+	case AF_INET6:
+		if (stream && sk->sk_protocol == IPPROTO_TCP)
+			return sk->sk_family == AF_INET ? IOLAYERS_SK_TCP : IOLAYERS_SK_TCP6;
+		if (sock->type == SOCK_DGRAM && sk->sk_protocol == IPPROTO_UDP)
+			return sk->sk_family == AF_INET ? IOLAYERS_SK_UDP : IOLAYERS_SK_UDP6;
+		return IOLAYERS_SK_OTHER;
+	case AF_UNIX:
+		return stream ? IOLAYERS_SK_UNIX_STREAM : IOLAYERS_SK_UNIX_DGRAM;
+	default:
+		return IOLAYERS_SK_OTHER;
+	}
+}
+
+/*
+ * Whether the wait for data of a kind of socket is probed: its own wait
+ * function, or where that is inlined (unix_stream_data_wait is static)
+ * the sleep it calls, schedule_timeout().
+ */
+static bool iolayers_sock_waitable(u8 kind)
+{
+	int i;
+
+	switch (kind) {
+	case IOLAYERS_SK_TCP:
+	case IOLAYERS_SK_TCP6:
+		i = IOLAYERS_SP_SK_WAIT;
+		break;
+	case IOLAYERS_SK_UDP:
+	case IOLAYERS_SK_UDP6:
+	case IOLAYERS_SK_UNIX_DGRAM:
+		i = IOLAYERS_SP_DGRAM_WAIT;
+		break;
+	case IOLAYERS_SK_UNIX_STREAM:
+		i = IOLAYERS_SP_UNIX_WAIT;
+		break;
+	default:
+		return false;
+	}
+	return (iolayers_sock_probe_on(i) || iolayers_sock_probe_on(IOLAYERS_SP_SCHED_WAIT)) &&
+	       iolayers_sock_probe_on(IOLAYERS_SP_COPY);
+}
+
+/*
+ * A TCP socket a followed task reads: its segments are followed in the
+ * receive path from now until it closes. Two readers of one socket may
+ * both add it: its close removes every entry.
+ */
+static void iolayers_sock_learn(const struct sock *sk)
+{
+	struct iolayers_sockent *s;
+
+	if (iolayers_table_find(IOLAYERS_T_SOCK, (unsigned long)sk))
+		return;
+	s = iolayers_table_alloc(IOLAYERS_T_SOCK);	/* a failure is counted */
+	if (s)
+		iolayers_table_insert(IOLAYERS_T_SOCK, s, (unsigned long)sk);
+}
+
+/*
+ * Prototype of TRACE_EVENT(inet_sock_set_state): a TCP socket closes
+ * (every way to its end passes TCP_CLOSE), and its address may be another
+ * socket's next; it is forgotten.
+ */
+static void iolayers_sock_set_state(void *data, const struct sock *sk, const int oldstate,
+				    const int newstate)
+{
+	IOLAYERS_COST_SCOPE(&iolayers_pc_sock_close);
+	struct iolayers_sockent *s;
+	int i;
+
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
+	if (newstate != TCP_CLOSE || iolayers_table_empty(IOLAYERS_T_SOCK))
+		return;
+	rcu_read_lock();
+	for (i = 0; i < 4; i++) {	/* more than one reader may have added it */
+		s = iolayers_table_find(IOLAYERS_T_SOCK, (unsigned long)sk);
+		if (!s || !iolayers_table_del(IOLAYERS_T_SOCK, s))
+			break;
+		iolayers_hit(&iolayers_pc_sock_close);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * tcp_v4_do_rcv() and tcp_v6_do_rcv() (struct sock *, struct sk_buff *):
+ * a segment's processing by TCP, in softirq on whatever CPU, or from the
+ * socket's backlog when its owner releases it. Only a followed socket's
+ * segments arm the return; a kprobe handler runs with preemption off,
+ * an RCU reader of the table.
+ */
+static __always_inline int iolayers_rcv_entry(struct kretprobe_instance *ri,
+					      struct pt_regs *regs,
+					      struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	IOLAYERS_COST_SCOPE(pcpu);
+	unsigned long sk = regs_get_kernel_argument(regs, 0);
+
+	if (iolayers_empty || iolayers_table_empty(IOLAYERS_T_SOCK) ||
+	    !iolayers_table_find(IOLAYERS_T_SOCK, sk))
+		return 1;
+	iolayers_hit(pcpu);
+	*(u64 *)ri->data = ktime_get_ns();
+	return 0;
+}
+
+static int iolayers_rcv4_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return iolayers_rcv_entry(ri, regs, &iolayers_pc_tcp_v4_rcv);
+}
+
+static int iolayers_rcv6_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return iolayers_rcv_entry(ri, regs, &iolayers_pc_tcp_v6_rcv);
+}
+
+/* The segment's time into this CPU's histogram (irqs off: softirq nests). */
+static int iolayers_rcv_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	u64 ns = ktime_get_ns() - *(u64 *)ri->data;
+	struct iolayers_hist *h;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	h = this_cpu_ptr(&iolayers_rcv_hist);
+	h->buckets[iolayers_log2_bucket(ns)]++;
+	h->count++;
+	h->sum_ns += ns;
+	if (ns > h->max_ns)
+		h->max_ns = ns;
+	if (!h->min_ns || ns < h->min_ns)
+		h->min_ns = ns;
+	local_irq_restore(flags);
+	return 0;
+}
+
+static struct kretprobe iolayers_rcv4_krp = {
+	.entry_handler = iolayers_rcv4_entry,
+	.handler = iolayers_rcv_return,
+	.data_size = sizeof(u64),
+};
+
+static struct kretprobe iolayers_rcv6_krp = {
+	.entry_handler = iolayers_rcv6_entry,
+	.handler = iolayers_rcv_return,
+	.data_size = sizeof(u64),
+};
+
+/**
+ * iolayers_rcv_show() - The `rcv` file: the receive path's histogram of
+ *	followed TCP sockets' segments.
+ * @m: the seq_file
+ *
+ * A header line "layer tcp_rcv count N sum_ns S min_ns M max_ns X", then
+ * "low high count" per non-empty log2 bucket (ns), as `hist` prints them;
+ * then the kretprobes' misses.
+ *
+ * Context: process context.
+ */
+void iolayers_rcv_show(struct seq_file *m)
+{
+	struct iolayers_hist sum = {};
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		const struct iolayers_hist *h = per_cpu_ptr(&iolayers_rcv_hist, cpu);
+
+		for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++)
+			sum.buckets[i] += READ_ONCE(h->buckets[i]);
+		sum.count += READ_ONCE(h->count);
+		sum.sum_ns += READ_ONCE(h->sum_ns);
+		if (READ_ONCE(h->min_ns) && (!sum.min_ns || h->min_ns < sum.min_ns))
+			sum.min_ns = h->min_ns;
+		sum.max_ns = max(sum.max_ns, READ_ONCE(h->max_ns));
+	}
+	seq_printf(m, "layer tcp_rcv count %llu sum_ns %llu min_ns %llu max_ns %llu\n", sum.count,
+		   sum.sum_ns, sum.min_ns, sum.max_ns);
+	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
+		u64 hi = i == IOLAYERS_HIST_BUCKETS - 1 ? U64_MAX : (2ULL << i) - 1;
+
+		if (sum.buckets[i])
+			seq_printf(m, "%20llu %20llu %12llu\n", i ? 1ULL << i : 0, hi,
+				   sum.buckets[i]);
+	}
+}
+
+/**
+ * iolayers_rcv_reset() - Empty the receive path's histogram (`reset`).
+ *
+ * Context: process context; segments racing with it may survive.
+ */
+void iolayers_rcv_reset(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&iolayers_rcv_hist, cpu), 0, sizeof(struct iolayers_hist));
+}
+
+/* The handlers' prototypes against the kernel's (never called). */
+static void __maybe_unused iolayers_sock_check_types(void)
+{
+	IOLAYERS_TP_CHECK(inet_sock_set_state, iolayers_sock_set_state);
+}
+
+/*
+ * sock_recvmsg(struct socket *, struct msghdr *, int): a followed read's
+ * first entry starts its SOCK layer and says what it reads from. Nested
+ * entries (a socket read inside a socket read) are left alone.
+ */
+static void iolayers_sock_entry(struct iolayers_fregs *fregs,
+				struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	IOLAYERS_COST_SCOPE(pcpu);
+	const struct socket *sock;
+	const struct sock *sk;
+	struct iolayers_task_flow *f;
+
+	if (iolayers_table_empty(IOLAYERS_T_TASK))
+		return;
+	/* An RCU reader already (iolayers_fentry_run()). */
+	f = iolayers_flow_find(current->pid);
+	if (!f || f->rd.sock.start)
+		return;
+	iolayers_hit(pcpu);
+	sock = (const struct socket *)iolayers_fregs_arg(fregs, 0);
+	sk = sock->sk;
+	if (!sk)
+		return;
+	f->rd.sock.sk = sk;
+	f->rd.sock.kind = iolayers_sock_kind(sock, sk);
+	if (f->rd.sock.kind == IOLAYERS_SK_TCP || f->rd.sock.kind == IOLAYERS_SK_TCP6)
+		iolayers_sock_learn(sk);
+	f->rd.sock.waitable = iolayers_sock_waitable(f->rd.sock.kind);
+	f->rd.sock.start = iolayers_stamp(f->rd.sys.tsc);
+}
+
+/* The flow of current's socket read, if its socket is @sk. */
+static struct iolayers_task_flow *iolayers_sock_flow(const void *sk)
+{
+	struct iolayers_task_flow *f;
+
+	if (iolayers_table_empty(IOLAYERS_T_TASK))
+		return NULL;
+	f = iolayers_flow_find(current->pid);
+	return f && f->rd.sock.start && f->rd.sock.sk == sk ? f : NULL;
+}
+
+/* tcp_recvmsg(struct sock *, ...): the TCP layer's start. */
+static void iolayers_tcp_entry(struct iolayers_fregs *fregs,
+			       struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	IOLAYERS_COST_SCOPE(pcpu);
+	struct iolayers_task_flow *f;
+
+	f = iolayers_sock_flow((const void *)iolayers_fregs_arg(fregs, 0));
+	if (!f || f->rd.sock.tcp_start)
+		return;
+	iolayers_hit(pcpu);
+	f->rd.sock.tcp_start = iolayers_stamp(f->rd.sys.tsc);
+}
+
+/*
+ * A wait for data: sk_wait_data(), __skb_wait_for_more_packets() and
+ * unix_stream_data_wait() all take the socket first. They are entered
+ * only when nothing is queued (they may still find data and not sleep).
+ */
+static void iolayers_wait_entry(struct iolayers_fregs *fregs,
+				struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	IOLAYERS_COST_SCOPE(pcpu);
+	struct iolayers_task_flow *f;
+
+	f = iolayers_sock_flow((const void *)iolayers_fregs_arg(fregs, 0));
+	if (!f || f->rd.sock.wait_start)
+		return;
+	iolayers_hit(pcpu);
+	f->rd.sock.waited = true;
+	f->rd.sock.wait_start = iolayers_stamp(f->rd.sys.tsc);
+}
+
+/*
+ * schedule_timeout(): a socket read that sleeps with a timeout waits for
+ * data (every wait for data above sleeps in it; a socket lock's wait does
+ * not). Only the first wait of a read without one in progress counts:
+ * the waits above have started it already.
+ */
+static void iolayers_sleep_entry(struct iolayers_fregs *fregs,
+				 struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	IOLAYERS_COST_SCOPE(pcpu);
+	struct iolayers_task_flow *f;
+
+	if (iolayers_table_empty(IOLAYERS_T_TASK))
+		return;
+	f = iolayers_flow_find(current->pid);
+	if (!f || !f->rd.sock.start || f->rd.sock.wait_start)
+		return;
+	iolayers_hit(pcpu);
+	f->rd.sock.waited = true;
+	f->rd.sock.wait_start = iolayers_stamp(f->rd.sys.tsc);
+}
+
+/* Data is copied to the reader: a wait in progress has ended. */
+static void iolayers_copy_entry(struct iolayers_fregs *fregs,
+				struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	IOLAYERS_COST_SCOPE(pcpu);
+	struct iolayers_task_flow *f;
+
+	if (iolayers_table_empty(IOLAYERS_T_TASK))
+		return;
+	f = iolayers_flow_find(current->pid);
+	if (!f || !f->rd.sock.wait_start)
+		return;
+	iolayers_hit(pcpu);
+	f->rd.sock.wait += iolayers_stamp(f->rd.sys.tsc) - f->rd.sock.wait_start;
+	f->rd.sock.wait_start = 0;
+}
+
+IOLAYERS_DEFINE_FENTRY(iolayers_sock_recvmsg_fentry, iolayers_pc_sock_recvmsg,
+		       iolayers_sock_entry)
+IOLAYERS_DEFINE_FENTRY(iolayers_tcp_recvmsg_fentry, iolayers_pc_tcp_recvmsg, iolayers_tcp_entry)
+IOLAYERS_DEFINE_FENTRY(iolayers_sk_wait_fentry, iolayers_pc_sk_wait_data, iolayers_wait_entry)
+IOLAYERS_DEFINE_FENTRY(iolayers_dgram_wait_fentry, iolayers_pc_dgram_wait, iolayers_wait_entry)
+IOLAYERS_DEFINE_FENTRY(iolayers_unix_wait_fentry, iolayers_pc_unix_wait, iolayers_wait_entry)
+IOLAYERS_DEFINE_FENTRY(iolayers_sched_wait_fentry, iolayers_pc_sched_timeout,
+		       iolayers_sleep_entry)
+IOLAYERS_DEFINE_FENTRY(iolayers_skb_copy_fentry, iolayers_pc_skb_copy, iolayers_copy_entry)
+
+/**
+ * iolayers_sock_state() - The state of a socket read that has returned.
+ * @f: its flow, ended
+ * @ret: what the read returned
+ *
+ * WAITED when it entered its socket's wait for data; else READY when it
+ * returned data (it was queued when the read looked), EMPTY when it
+ * returned none (end of stream, an error, -EAGAIN). Where the wait of its
+ * kind of socket is not probed, or a SOCK entry was refused during the
+ * read, the state cannot be told: UNK; a socket of another kind than
+ * TCP, UDP or Unix is other.
+ *
+ * Context: the task itself, at sys_exit.
+ * Return: the state.
+ */
+enum iolayers_cache iolayers_sock_state(const struct iolayers_task_flow *f, long ret)
+{
+	const struct iolayers_read_sock *s = &f->rd.sock;
+
+	if (s->kind == IOLAYERS_SK_OTHER)
+		return IOLAYERS_C_OTHER;
+	if (!s->waitable || (f->rd.missed & IOLAYERS_MISSED_SOCK))
+		return IOLAYERS_C_UNK;
+	if (s->waited)
+		return IOLAYERS_C_WAITED;
+	return ret > 0 ? IOLAYERS_C_READY : IOLAYERS_C_EMPTY;
+}
+
+/*
+ * The receive family's functions, in the order a read meets them. The
+ * waits are optional: where a kind's own is inlined (unix_stream_data_wait
+ * is static, and is on Debian's 6.1), schedule_timeout() stands for it;
+ * with neither, that kind's reads are UNK, timed still.
+ */
+static struct iolayers_probe iolayers_sock_probes[] = {
+	[IOLAYERS_SP_RECVMSG] =
+	IOLAYERS_FENTRY("sock_recvmsg", iolayers_sock_recvmsg_fentry, iolayers_pc_sock_recvmsg,
+			.missed_layer = IOLAYERS_MISSED_SOCK),
+	[IOLAYERS_SP_TCP] =
+	IOLAYERS_FENTRY("tcp_recvmsg", iolayers_tcp_recvmsg_fentry, iolayers_pc_tcp_recvmsg,
+			.optional = true, .missed_layer = IOLAYERS_MISSED_SOCK),
+	[IOLAYERS_SP_SK_WAIT] =
+	IOLAYERS_FENTRY("sk_wait_data", iolayers_sk_wait_fentry, iolayers_pc_sk_wait_data,
+			.optional = true, .missed_layer = IOLAYERS_MISSED_SOCK),
+	[IOLAYERS_SP_DGRAM_WAIT] =
+	IOLAYERS_FENTRY("__skb_wait_for_more_packets", iolayers_dgram_wait_fentry,
+			iolayers_pc_dgram_wait, .optional = true,
+			.missed_layer = IOLAYERS_MISSED_SOCK),
+	[IOLAYERS_SP_UNIX_WAIT] =
+	IOLAYERS_FENTRY("unix_stream_data_wait", iolayers_unix_wait_fentry,
+			iolayers_pc_unix_wait, .optional = true,
+			.missed_layer = IOLAYERS_MISSED_SOCK),
+	[IOLAYERS_SP_SCHED_WAIT] =
+	IOLAYERS_FENTRY("schedule_timeout", iolayers_sched_wait_fentry,
+			iolayers_pc_sched_timeout, .optional = true,
+			.missed_layer = IOLAYERS_MISSED_SOCK),
+	[IOLAYERS_SP_COPY] =
+	IOLAYERS_FENTRY("skb_copy_datagram_iter", iolayers_skb_copy_fentry, iolayers_pc_skb_copy,
+			.optional = true, .missed_layer = IOLAYERS_MISSED_SOCK),
+	/* The receive path, and the end of the sockets it follows. */
+	IOLAYERS_KRETPROBE("tcp_v4_do_rcv", &iolayers_rcv4_krp, iolayers_pc_tcp_v4_rcv,
+			   .optional = true),
+	IOLAYERS_KRETPROBE("tcp_v6_do_rcv", &iolayers_rcv6_krp, iolayers_pc_tcp_v6_rcv,
+			   .optional = true),
+	IOLAYERS_TRACEPOINT("inet_sock_set_state", iolayers_sock_set_state,
+			    iolayers_pc_sock_close, .optional = true),
+};
+
+/* The SOCK layer (and TCP's): from sock_recvmsg's entry to sys_exit. */
+struct iolayers_layer_probes iolayers_sock_layer = {
+	.name = "SOCK",
+	.probes = iolayers_sock_probes,
+	.nr_probes = ARRAY_SIZE(iolayers_sock_probes),
+};

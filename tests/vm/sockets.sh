@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest test: reads from sockets are flows. A loopback server
+# (tests/vm/sockcheck.c, followed) reads messages a client sends over TCP
+# (IPv4 and IPv6), UDP, Unix streams and Unix datagrams, and logs before
+# each read what FIONREAD says is queued: against that log, every read is
+# a flow with its syscall and return value, named with its kind of socket,
+# READY when data was queued, WAITED when none was, with its SOCK time
+# (and TCP's on TCP, its wait when it waited). The TCP server also
+# preads a file between its socket reads: file flows beside socket ones.
+# A second server of the same kind, not followed, contributes nothing.
+# vm-files: sfile:4
+set -u
+. "$IOLAYERS_REPO/tests/vm/_lib.sh"
+
+ko=$IOLAYERS_MODULE_DIR/iolayers.ko
+reader=$IOLAYERS_REPO/userspace/iolayers
+sc=$IOLAYERS_MODULE_DIR/sockcheck
+n=200
+[ "${IOLAYERS_KERNEL:-}" = debug ] && n=80
+
+# The guest's init leaves the loopback interface down.
+ip link set lo up || { echo "cannot bring lo up"; exit 1; }
+
+# tcp_insegs: the kernel's count of TCP segments received (/proc/net/snmp).
+tcp_insegs() {
+	awk '$1 == "Tcp:" { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 }
+		else print $(c["InSegs"]) }' /proc/net/snmp
+}
+
+# start_sc NAME KIND [FILE]: a sockcheck, stopped before its first read.
+start_sc() {
+	PC_LOG=/tmp/$1.log "$sc" "$2" "$n" 1000 ${3:+"$3"} >/tmp/$1.out 2>&1 &
+	SC_PID=$!
+	while [ "$(awk '{ print $3 }' /proc/$SC_PID/stat 2>/dev/null)" != T ]; do
+		kill -0 $SC_PID 2>/dev/null || return 1
+		sleep 0.1
+	done
+}
+
+# A pid to load with: the first server, the others are set at run time.
+start_sc tcp tcp /mnt/sfile || { echo "sockcheck did not start: $(cat /tmp/tcp.out)"; exit 1; }
+insmod "$ko" pid="$SC_PID" flows=4096 || { not_ok "insmod pid=$SC_PID"; finish; }
+ok "insmod pid=$SC_PID"
+layers=$(cat "$IOLAYERS_D/layers")
+echo "$layers" | grep -E 'SOCK'
+check "layers: sock_recvmsg attached" grep -qE '^sock_recvmsg +SOCK +fentry +attached' \
+	"$IOLAYERS_D/layers"
+first=1
+for kind in tcp tcp6 udp unix unix-dgram; do
+	if [ $first = 0 ]; then
+		start_sc "$kind" "$kind" || { not_ok "$kind: sockcheck did not start"; continue; }
+	fi
+	first=0
+	pid=$SC_PID
+	echo "$pid" >"$IOLAYERS_D/pid"
+	echo 1 >"$IOLAYERS_D/reset"
+	start_sc "$kind-other" "$kind" || { not_ok "$kind: second sockcheck did not start"; continue; }
+	other=$SC_PID
+	insegs0=$(tcp_insegs)
+	kill -CONT "$pid" "$other"
+	wait "$pid" "$other"
+	cat /tmp/$kind.out
+	cp "$IOLAYERS_D/flows" "/tmp/$kind.flows"
+	read -r nflows nlog matched sock_wrong state_off ready waited unk layers_bad file_rows \
+		file_bad others <<<"$(python3 "$IOLAYERS_REPO/tests/vm/check-socks.py" \
+		"/tmp/$kind.flows" "/tmp/$kind.log" "$pid" "$other" "$kind")"
+	nsock=$((nlog - file_rows))
+	echo "$kind: $nflows flows of $nlog reads; READY $ready WAITED $waited UNK $unk; $state_off disagree with FIONREAD"
+	grep -m3 -E " (READY|WAITED) " "/tmp/$kind.flows"
+	check "$kind: one flow per read, in order, with its syscall and return ($matched == $nflows == $nlog)" \
+		test "$matched/$nflows" = "$nlog/$nlog"
+	check "$kind: every socket read names its socket $kind ($sock_wrong wrong)" test "$sock_wrong" = 0
+	check "$kind: both states occur (READY $ready, WAITED $waited), none UNK" \
+		test "$ready" -gt 0 -a "$waited" -gt 0 -a "$unk" = 0
+	# A segment can land between FIONREAD and the read: READY where the
+	# log says nothing was queued. At most 5 %.
+	check "$kind: the state agrees with FIONREAD but for $state_off of $nsock (<= 5 %)" \
+		test $((state_off * 20)) -le "$nsock"
+	check "$kind: SOCK timed, TCP timed on TCP only, a wait exactly for WAITED ($layers_bad wrong)" \
+		test "$layers_bad" = 0
+	check "$kind: nothing from the server not followed ($others)" test "$others" = 0
+	check "$kind: hist: sock layer counts every socket read ($(hist_total sock) == $nsock)" \
+		test "$(hist_total sock)" = "$nsock"
+	check "$kind: hist: wait layer counts the WAITED reads ($(hist_total wait) == $waited)" \
+		test "$(hist_total wait)" = "$waited"
+	case $kind in
+	tcp*) check "$kind: hist: tcp layer counts every read ($(hist_total tcp) == $nsock)" \
+		test "$(hist_total tcp)" = "$nsock"
+		# The receive path against the connection's own count of the
+		# segments it received (TCP_INFO tcpi_segs_in, from before the
+		# first read to after the last): the module counts from the
+		# first read (segments before it are not its) and until the
+		# close (the client's FIN after the last read is).
+		segs=$(awk '{ print $8 }' "/tmp/$kind.out")
+		rcv=$(awk '$1 == "layer" { print $4 }' "$IOLAYERS_D/rcv")
+		insegs=$(($(tcp_insegs) - insegs0))
+		echo "$kind: receive path: $rcv segments; TCP_INFO segs_in $segs; Tcp InSegs (both ends) $insegs"
+		head -4 "$IOLAYERS_D/rcv"
+		check "$kind: receive path: the connection's segments ($rcv against $segs, within 5 % + 2)" \
+			test $(((rcv - segs) * (rcv - segs))) -le $(((segs / 20 + 2) * (segs / 20 + 2)))
+		check "$kind: receive path: no kretprobe missed" \
+			test "$(awk '$1 == "tcp_v4_do_rcv" || $1 == "tcp_v6_do_rcv" { s += $3 } END { print s + 0 }' \
+			"$IOLAYERS_D/stats")" = 0
+		if [ "$kind" = tcp6 ]; then
+			# The reader: a section per socket state, the receive path.
+			"$reader" >/tmp/reader.out 2>&1
+			"$reader" -H >/tmp/reader-h.out 2>&1
+			cat /tmp/reader.out
+			check "reader: READY and WAITED sections with sock, tcp and wait rows" \
+				sh -c "grep -qE '^READY: $ready reads' /tmp/reader.out &&
+				grep -qE '^WAITED: $waited reads' /tmp/reader.out &&
+				grep -qE '^  wait ' /tmp/reader.out && grep -qE '^  tcp ' /tmp/reader.out"
+			check "reader: the receive path's $rcv segments" \
+				grep -q "^tcp receive path: $rcv segments" /tmp/reader.out
+			check "reader -H: the receive path's histogram, bcc-style" \
+				grep -q "^tcp_v4_do_rcv/tcp_v6_do_rcv = $rcv segments" /tmp/reader-h.out
+		fi ;;
+	*) check "$kind: hist: no tcp layer ($(hist_total tcp))" test "$(hist_total tcp)" = 0 ;;
+	esac
+	if [ "$kind" = tcp ]; then
+		check "tcp: the file's preads are file flows beside them ($file_rows, $file_bad wrong)" \
+			test "$file_rows" -gt 0 -a "$file_bad" = 0
+	fi
+	read -r compared outside worst nested <<<"$(python3 "$IOLAYERS_REPO/tests/vm/check-times.py" \
+		"/tmp/$kind.flows" "/tmp/$kind.log" "$pid")"
+	check "$kind: each read's time inside the server's clock reads around it ($outside of $compared outside; worst $worst ns)" \
+		test "$outside" = 0 -a "$compared" = "$nflows"
+	check "$kind: VFS, SOCK and TCP times inside the syscall's ($nested not)" test "$nested" = 0
+done
+echo "summary:"
+cat "$IOLAYERS_D/summary"
+check "stats: no drops" test "$(drops_total)" = 0
+# Every TCP socket the servers read has closed: the module forgot them.
+check "sock table empty once the sockets closed ($(table_col sock entries))" \
+	test "$(table_col sock entries)" = 0
+check "rmmod" rmmod iolayers
+finish
