@@ -306,7 +306,7 @@ static void iolayers_sock_entry(struct iolayers_fregs *fregs,
 	f->rd.sock.start = iolayers_stamp(f->rd.sys.tsc);
 }
 
-/* The flow of current's socket read, if its socket is @sk. */
+/* The flow of current's socket read, if its socket is @sk (NULL: any). */
 static struct iolayers_task_flow *iolayers_sock_flow(const void *sk)
 {
 	struct iolayers_task_flow *f;
@@ -314,7 +314,18 @@ static struct iolayers_task_flow *iolayers_sock_flow(const void *sk)
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return NULL;
 	f = iolayers_flow_find(current->pid);
-	return f && f->rd.sock.start && f->rd.sock.sk == sk ? f : NULL;
+	return f && f->rd.sock.start && (!sk || f->rd.sock.sk == sk) ? f : NULL;
+}
+
+/* A socket read (@f, if any) starts to wait for data, unless it does. */
+static void iolayers_wait_begin(struct iolayers_task_flow *f,
+				struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	if (!f || f->rd.sock.wait_start)
+		return;
+	iolayers_hit(pcpu);
+	f->rd.sock.waited = true;
+	f->rd.sock.wait_start = iolayers_stamp(f->rd.sys.tsc);
 }
 
 /* tcp_recvmsg(struct sock *, ...): the TCP layer's start. */
@@ -340,14 +351,8 @@ static void iolayers_wait_entry(struct iolayers_fregs *fregs,
 				struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	IOLAYERS_COST_SCOPE(pcpu);
-	struct iolayers_task_flow *f;
 
-	f = iolayers_sock_flow((const void *)iolayers_fregs_arg(fregs, 0));
-	if (!f || f->rd.sock.wait_start)
-		return;
-	iolayers_hit(pcpu);
-	f->rd.sock.waited = true;
-	f->rd.sock.wait_start = iolayers_stamp(f->rd.sys.tsc);
+	iolayers_wait_begin(iolayers_sock_flow((const void *)iolayers_fregs_arg(fregs, 0)), pcpu);
 }
 
 /*
@@ -360,16 +365,8 @@ static void iolayers_sleep_entry(struct iolayers_fregs *fregs,
 				 struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	IOLAYERS_COST_SCOPE(pcpu);
-	struct iolayers_task_flow *f;
 
-	if (iolayers_table_empty(IOLAYERS_T_TASK))
-		return;
-	f = iolayers_flow_find(current->pid);
-	if (!f || !f->rd.sock.start || f->rd.sock.wait_start)
-		return;
-	iolayers_hit(pcpu);
-	f->rd.sock.waited = true;
-	f->rd.sock.wait_start = iolayers_stamp(f->rd.sys.tsc);
+	iolayers_wait_begin(iolayers_sock_flow(NULL), pcpu);
 }
 
 /* Data is copied to the reader: a wait in progress has ended. */
