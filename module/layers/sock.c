@@ -31,6 +31,11 @@
 #include <iolayers/sock.h>
 
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_sock_recvmsg);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_inet_recvmsg);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_inet6_recvmsg);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_unix_stream_recvmsg);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_unix_dgram_recvmsg);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_unix_seqpacket_recvmsg);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_tcp_recvmsg);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_sk_wait_data);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_dgram_wait);
@@ -49,6 +54,11 @@ static struct iolayers_probe iolayers_sock_probes[];
 /* Indexes in iolayers_sock_probes[], for the waits' states. */
 enum {
 	IOLAYERS_SP_RECVMSG,
+	IOLAYERS_SP_INET,
+	IOLAYERS_SP_INET6,
+	IOLAYERS_SP_UNIX_STREAM,
+	IOLAYERS_SP_UNIX_DGRAM,
+	IOLAYERS_SP_UNIX_SEQPACKET,
 	IOLAYERS_SP_TCP,
 	IOLAYERS_SP_SK_WAIT,
 	IOLAYERS_SP_DGRAM_WAIT,
@@ -388,6 +398,16 @@ static void iolayers_copy_entry(struct iolayers_fregs *fregs,
 
 IOLAYERS_DEFINE_FENTRY(iolayers_sock_recvmsg_fentry, iolayers_pc_sock_recvmsg,
 		       iolayers_sock_entry)
+IOLAYERS_DEFINE_FENTRY(iolayers_inet_recvmsg_fentry, iolayers_pc_inet_recvmsg,
+		       iolayers_sock_entry)
+IOLAYERS_DEFINE_FENTRY(iolayers_inet6_recvmsg_fentry, iolayers_pc_inet6_recvmsg,
+		       iolayers_sock_entry)
+IOLAYERS_DEFINE_FENTRY(iolayers_unix_stream_recvmsg_fentry, iolayers_pc_unix_stream_recvmsg,
+		       iolayers_sock_entry)
+IOLAYERS_DEFINE_FENTRY(iolayers_unix_dgram_recvmsg_fentry, iolayers_pc_unix_dgram_recvmsg,
+		       iolayers_sock_entry)
+IOLAYERS_DEFINE_FENTRY(iolayers_unix_seqpacket_recvmsg_fentry,
+		       iolayers_pc_unix_seqpacket_recvmsg, iolayers_sock_entry)
 IOLAYERS_DEFINE_FENTRY(iolayers_tcp_recvmsg_fentry, iolayers_pc_tcp_recvmsg, iolayers_tcp_entry)
 IOLAYERS_DEFINE_FENTRY(iolayers_sk_wait_fentry, iolayers_pc_sk_wait_data, iolayers_wait_entry)
 IOLAYERS_DEFINE_FENTRY(iolayers_dgram_wait_fentry, iolayers_pc_dgram_wait, iolayers_wait_entry)
@@ -433,6 +453,32 @@ enum iolayers_cache iolayers_sock_state(const struct iolayers_task_flow *f, long
 static struct iolayers_probe iolayers_sock_probes[] = {
 	[IOLAYERS_SP_RECVMSG] =
 	IOLAYERS_FENTRY("sock_recvmsg", iolayers_sock_recvmsg_fentry, iolayers_pc_sock_recvmsg,
+			.missed_layer = IOLAYERS_MISSED_SOCK),
+	/*
+	 * sock_recvmsg's callers are in its own file, and a compiler may
+	 * inline it into them (our debug kernel's gcc 16 does: its entry
+	 * then never fires for a syscall). The families' recvmsg, called
+	 * through the socket's ops from there, cannot be: the first of these
+	 * a read enters starts its SOCK layer, all take the socket first.
+	 */
+	[IOLAYERS_SP_INET] =
+	IOLAYERS_FENTRY("inet_recvmsg", iolayers_inet_recvmsg_fentry, iolayers_pc_inet_recvmsg,
+			.optional = true, .missed_layer = IOLAYERS_MISSED_SOCK),
+	[IOLAYERS_SP_INET6] =
+	IOLAYERS_FENTRY("inet6_recvmsg", iolayers_inet6_recvmsg_fentry,
+			iolayers_pc_inet6_recvmsg, .optional = true,
+			.missed_layer = IOLAYERS_MISSED_SOCK),
+	[IOLAYERS_SP_UNIX_STREAM] =
+	IOLAYERS_FENTRY("unix_stream_recvmsg", iolayers_unix_stream_recvmsg_fentry,
+			iolayers_pc_unix_stream_recvmsg, .optional = true,
+			.missed_layer = IOLAYERS_MISSED_SOCK),
+	[IOLAYERS_SP_UNIX_DGRAM] =
+	IOLAYERS_FENTRY("unix_dgram_recvmsg", iolayers_unix_dgram_recvmsg_fentry,
+			iolayers_pc_unix_dgram_recvmsg, .optional = true,
+			.missed_layer = IOLAYERS_MISSED_SOCK),
+	[IOLAYERS_SP_UNIX_SEQPACKET] =
+	IOLAYERS_FENTRY("unix_seqpacket_recvmsg", iolayers_unix_seqpacket_recvmsg_fentry,
+			iolayers_pc_unix_seqpacket_recvmsg, .optional = true,
 			.missed_layer = IOLAYERS_MISSED_SOCK),
 	[IOLAYERS_SP_TCP] =
 	IOLAYERS_FENTRY("tcp_recvmsg", iolayers_tcp_recvmsg_fentry, iolayers_pc_tcp_recvmsg,

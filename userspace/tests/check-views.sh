@@ -153,12 +153,14 @@ fake_root() {
 		sched/sched_switch sched/sched_process_fork sched/sched_process_exit \
 		sched/sched_process_exec block/block_bio_queue block/block_bio_remap \
 		block/block_split block/block_rq_insert block/block_rq_merge block/block_rq_issue \
-		block/block_rq_requeue block/block_rq_complete; do
+		block/block_rq_requeue block/block_rq_complete sock/inet_sock_set_state; do
 		mkdir -p "$r/sys/kernel/tracing/events/$e"
 	done
 	printf '%s\n' vfs_read vfs_readv "$2" iomap_dio_rw dax_iomap_rw \
-		shmem_file_read_iter sock_recvmsg tcp_recvmsg sk_wait_data \
-		__skb_wait_for_more_packets schedule_timeout skb_copy_datagram_iter \
+		shmem_file_read_iter sock_recvmsg inet_recvmsg inet6_recvmsg unix_stream_recvmsg \
+		unix_dgram_recvmsg unix_seqpacket_recvmsg tcp_recvmsg sk_wait_data \
+		__skb_wait_for_more_packets schedule_timeout skb_copy_datagram_iter tcp_v4_do_rcv \
+		tcp_v6_do_rcv \
 		>"$r/sys/kernel/tracing/available_filter_functions"
 	[ "${3:-}" = no-throtl ] ||
 		echo __blk_throtl_bio >>"$r/sys/kernel/tracing/available_filter_functions"
@@ -180,8 +182,8 @@ fake_root "$tmp/r61" filemap_read
 expect_check "6.1-like" "$tmp/r61" 0 '^ok +SYSCALL +sys_enter, sys_exit$' \
 	'^ok +FS +filemap_read, shmem_file_read_iter, iomap_dio_rw, dax_iomap_rw$' '^ok +BLOCK ' \
 	'^partly +DEVICE +\(nothing\)' 'nvme_setup_cmd not there: no NVMe device times' \
-	'^ok +tracefs at /sys/kernel/tracing \(13 functions' \
-	'^partly +SOCK +sock_recvmsg, tcp_recvmsg, sk_wait_data, __skb_wait_for_more_packets, schedule_timeout, skb_copy_datagram_iter$' \
+	'^ok +tracefs at /sys/kernel/tracing \(20 functions' \
+	'^partly +SOCK +sock_recvmsg, inet_recvmsg, inet6_recvmsg, unix_stream_recvmsg, unix_dgram_recvmsg, unix_seqpacket_recvmsg, tcp_recvmsg, sk_wait_data, __skb_wait_for_more_packets, schedule_timeout, skb_copy_datagram_iter, tcp_v4_do_rcv, tcp_v6_do_rcv, inet_sock_set_state$' \
 	'unix_stream_data_wait not there: Unix stream reads'"'"' state and wait are not told'
 fake_root "$tmp/r510" generic_file_buffered_read no-throtl
 expect_check "5.10-like" "$tmp/r510" 0 '^ok +FS +generic_file_buffered_read' \
