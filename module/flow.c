@@ -143,7 +143,9 @@ again:
 	f->ended = false;
 	memset(&f->blk, 0, sizeof(f->blk));
 	spin_unlock_irqrestore(&f->lock, flags);
-	memset(&f->rd, 0, sizeof(f->rd));
+	/* @rd.sock is a socket read's: its SOCK entry zeroes it (sock.c). */
+	memset(&f->rd, 0, offsetof(struct iolayers_read_state, sock));
+	f->rd.sock.start = 0;
 	f->rd.sys.tsc = READ_ONCE(iolayers_clock_tsc);
 	f->rd.sys.start = iolayers_stamp(f->rd.sys.tsc);
 	return f;

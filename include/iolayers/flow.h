@@ -182,8 +182,7 @@ struct iolayers_read_sock {
 
 /**
  * struct iolayers_read_state - One read()'s state, one part per layer that
- *	writes it (from the reader's own context); zeroed as a whole at its
- *	sys_enter.
+ *	writes it (from the reader's own context); zeroed at its sys_enter.
  * @sys: SYSCALL (syscall.c)
  * @vfs: VFS (vfs.c)
  * @fs: FS (fs.c)
@@ -193,6 +192,9 @@ struct iolayers_read_sock {
  * @missed: IOLAYERS_MISSED_* of the layers whose entry was refused
  * @foreign: the reader queued I/O that was not its file's during the read
  *	(BLOCK: iolayers_bio_foreign()), which it may have waited for
+ *
+ * A file read never writes @sock: sys_enter zeroes the rest and
+ * @sock.start only, the SOCK entry the whole of @sock.
  */
 struct iolayers_read_state {
 	struct iolayers_read_sys sys;
@@ -200,9 +202,9 @@ struct iolayers_read_state {
 	struct iolayers_read_fs fs;
 	struct iolayers_read_file file;
 	struct iolayers_read_cache cache;
-	struct iolayers_read_sock sock;
 	u8 missed;
 	bool foreign;
+	struct iolayers_read_sock sock;
 };
 
 /**

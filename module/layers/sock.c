@@ -308,6 +308,7 @@ static void iolayers_sock_entry(struct iolayers_fregs *fregs,
 	sk = sock->sk;
 	if (!sk)
 		return;
+	memset(&f->rd.sock, 0, sizeof(f->rd.sock));	/* sys_enter did not */
 	f->rd.sock.sk = sk;
 	f->rd.sock.kind = iolayers_sock_kind(sock, sk);
 	if (f->rd.sock.kind == IOLAYERS_SK_TCP || f->rd.sock.kind == IOLAYERS_SK_TCP6)
