@@ -71,6 +71,8 @@ static int stats_show(struct seq_file *m, void *v)
 	/* Reads that lost a function entry to ftrace's recursion guard. */
 	seq_printf(m, "%-20s %12llu\n", "reads_missed", iolayers_reads_missed());
 	seq_printf(m, "%-20s %12llu\n", "readahead_pages", iolayers_ra_pages_sum());
+	/* recvmmsg() calls of followed tasks: counted, not flows. */
+	seq_printf(m, "%-20s %12llu\n", "recvmmsg_calls", iolayers_recvmmsg_calls());
 	/* What one clock read costs: each timed handler run includes about one. */
 	seq_printf(m, "%-20s %12llu\n", "clock_ns", iolayers_clock_cost_ns());
 	/* 1: new reads' layer times are TSC differences (clock.h). */

@@ -23,6 +23,7 @@
 #include <iolayers/settings.h>
 #include <iolayers/sock.h>
 #include <iolayers/stream.h>
+#include <iolayers/syscall.h>
 #include <iolayers/table.h>
 #include <uapi/iolayers.h>
 
@@ -43,6 +44,7 @@ static void iolayers_stats_reset(void)
 	iolayers_cache_reset();
 	iolayers_tables_reset();
 	iolayers_reads_missed_reset();
+	iolayers_recvmmsg_reset();
 	iolayers_stream_reset();
 }
 

@@ -3,6 +3,10 @@
 #ifndef _IOLAYERS_SYSCALL_H
 #define _IOLAYERS_SYSCALL_H
 
+#include <linux/types.h>
+
 int iolayers_syscall_index(int nr);
+u64 iolayers_recvmmsg_calls(void);
+void iolayers_recvmmsg_reset(void);
 
 #endif /* _IOLAYERS_SYSCALL_H */

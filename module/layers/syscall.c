@@ -19,11 +19,47 @@
 #include <iolayers/syscall.h>
 #include <iolayers/table.h>
 #include <iolayers/layers.h>
+#include <iolayers/percpu.h>
 #include <iolayers/probe.h>
 #include <trace/events/syscalls.h>
 
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_sys_enter);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_sys_exit);
+
+/*
+ * recvmmsg() calls of followed tasks: not flows (after its first message
+ * it calls the protocol without sock_recvmsg), counted (`stats`).
+ */
+static DEFINE_PER_CPU(u64, iolayers_recvmmsg_n);
+
+/* A recvmmsg() of some task: counted when the task is followed. */
+static noinline void iolayers_recvmmsg_note(void)
+{
+	iolayers_sys_tp_lock();
+	if (iolayers_follows(current))
+		this_cpu_inc(iolayers_recvmmsg_n);
+	iolayers_sys_tp_unlock();
+}
+
+/**
+ * iolayers_recvmmsg_calls() - recvmmsg() calls of followed tasks.
+ *
+ * Return: the count over all CPUs.
+ */
+u64 iolayers_recvmmsg_calls(void)
+{
+	return IOLAYERS_PERCPU_SUM(iolayers_recvmmsg_n);
+}
+
+/**
+ * iolayers_recvmmsg_reset() - Zero the recvmmsg() count (`reset`).
+ *
+ * Context: process context.
+ */
+void iolayers_recvmmsg_reset(void)
+{
+	IOLAYERS_PERCPU_ZERO(iolayers_recvmmsg_n);
+}
 
 /* The 64-bit read family; compat (32-bit) tasks are not followed. */
 static bool iolayers_read_syscall(long nr)
@@ -152,8 +188,11 @@ static void iolayers_sys_enter(void *data, struct pt_regs *regs, long id)
 
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
-	if (!iolayers_read_syscall(id) || in_compat_syscall())
+	if (!iolayers_read_syscall(id) || in_compat_syscall()) {
+		if (unlikely(id == __NR_recvmmsg) && !in_compat_syscall())
+			iolayers_recvmmsg_note();
 		return;
+	}
 	iolayers_sys_tp_lock();
 	if (iolayers_follows(current))
 		iolayers_read_start(regs, id);

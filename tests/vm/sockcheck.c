@@ -23,6 +23,8 @@
  * for a socket, the offset for FILE; QUEUED the FIONREAD answer, or the
  * page's residency by mincore() for FILE; T0, T1 CLOCK_MONOTONIC ns
  * around the call), the layout of preadcheck's log.
+ * With SC_MMSG=N in the environment, the server ends with N recvmmsg()
+ * calls that find nothing (MSG_DONTWAIT): not flows, counted by the module.
  * Stops itself (SIGSTOP) once connected, before its first read, so that
  * the test can load the module with its pid.
  */
@@ -249,6 +251,12 @@ int main(int argc, char **argv)
 		}
 	}
 	segs1 = segs_in(conn, tcp);
+	for (i = 0; getenv("SC_MMSG") && i < atol(getenv("SC_MMSG")); i++) {
+		struct iovec iov = { .iov_base = buf, .iov_len = size };
+		struct mmsghdr mm = { .msg_hdr = { .msg_iov = &iov, .msg_iovlen = 1 } };
+
+		recvmmsg(conn, &mm, 1, MSG_DONTWAIT, NULL);
+	}
 	waitpid(child, NULL, 0);
 	printf("reads %ld queued %ld bytes %lld segs_in %u\n", reads, queued_n, bytes,
 	       segs1 - segs0);

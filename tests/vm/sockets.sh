@@ -28,9 +28,12 @@ tcp_insegs() {
 		else print $(c["InSegs"]) }' /proc/net/snmp
 }
 
-# start_sc NAME KIND [FILE]: a sockcheck, stopped before its first read.
+# start_sc NAME KIND [FILE]: a sockcheck, stopped before its first read;
+# the UDP server ends with 5 recvmmsg() calls.
 start_sc() {
-	PC_LOG=/tmp/$1.log "$sc" "$2" "$n" 1000 ${3:+"$3"} >/tmp/$1.out 2>&1 &
+	local mmsg=0
+	[ "$2" = udp ] && mmsg=5
+	SC_MMSG=$mmsg PC_LOG=/tmp/$1.log "$sc" "$2" "$n" 1000 ${3:+"$3"} >/tmp/$1.out 2>&1 &
 	SC_PID=$!
 	while [ "$(awk '{ print $3 }' /proc/$SC_PID/stat 2>/dev/null)" != T ]; do
 		kill -0 $SC_PID 2>/dev/null || return 1
@@ -118,6 +121,10 @@ for kind in tcp tcp6 udp unix unix-dgram; do
 		fi ;;
 	*) check "$kind: hist: no tcp layer ($(hist_total tcp))" test "$(hist_total tcp)" = 0 ;;
 	esac
+	if [ "$kind" = udp ]; then
+		check "udp: the followed server's 5 recvmmsg() calls counted, not flows ($(stats_value recvmmsg_calls))" \
+			test "$(stats_value recvmmsg_calls)" = 5
+	fi
 	if [ "$kind" = tcp ]; then
 		check "tcp: the file's preads are file flows beside them ($file_rows, $file_bad wrong)" \
 			test "$file_rows" -gt 0 -a "$file_bad" = 0
