@@ -566,9 +566,16 @@ static void json_flows(FILE *out, const struct il_flows *fl)
 			il_json_str(out, f->missed, SIZE_MAX);
 		else
 			fprintf(out, "null");
+		fprintf(out, ", \"sock\": ");
+		if (strcmp(f->sock, "-"))
+			il_json_str(out, f->sock, SIZE_MAX);
+		else
+			fprintf(out, "null");
 		fprintf(out, ", \"offset_ns\": {");
 		json_i64(out, "vfs", f->vfs_off, 0);
 		json_i64(out, "fs", f->fs_off, 0);
+		json_i64(out, "sock", f->sock_off, 0);
+		json_i64(out, "tcp", f->tcp_off, 0);
 		json_i64(out, "queue", f->queue_off, 0);
 		json_i64(out, "issue", f->issue_off, 0);
 		json_i64(out, "device_done", f->device_off, 0);
