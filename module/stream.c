@@ -146,7 +146,8 @@ static void iolayers_flow_fill(struct iolayers_flow_rec *r, const struct iolayer
 	r->sys_ns = f->rd.sys.ns;
 	r->vfs_off = f->rd.vfs.start ? f->rd.vfs.off : -1;
 	r->vfs_ns = f->rd.vfs.ns;
-	r->sock = f->rd.sock.kind;
+	/* @rd.sock holds an earlier read's unless this one's SOCK entry came. */
+	r->sock = f->rd.sock.start ? f->rd.sock.kind : IOLAYERS_SK_NONE;
 	if (unlikely(r->sock)) {
 		r->sock_off = f->rd.sock.off;
 		r->tcp_off = f->rd.sock.tcp_start ? f->rd.sock.tcp_off : -1;

@@ -390,7 +390,7 @@ static void iolayers_copy_entry(struct iolayers_fregs *fregs,
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
 	f = iolayers_flow_find(current->pid);
-	if (!f || !f->rd.sock.wait_start)
+	if (!f || !f->rd.sock.start || !f->rd.sock.wait_start)
 		return;
 	iolayers_hit(pcpu);
 	f->rd.sock.wait += iolayers_stamp(f->rd.sys.tsc) - f->rd.sock.wait_start;
