@@ -21,7 +21,10 @@
  * them); the registry attaches them bottom-up, so a flow starts only once
  * every layer below can see it.
  */
-static struct iolayers_layer_probes *const iolayers_all_layers[] = {
+/* sockets=: the SOCK layer is attached (settings.c). */
+bool iolayers_sockets = true;
+
+static struct iolayers_layer_probes *iolayers_all_layers[] = {
 	&iolayers_syscall_layer,
 	&iolayers_vfs_layer,
 	&iolayers_fs_layer,
@@ -31,6 +34,17 @@ static struct iolayers_layer_probes *const iolayers_all_layers[] = {
 	&iolayers_device_layer,
 	&iolayers_filter_layer,
 };
+
+/* The layers to attach: all, less SOCK with sockets=0. */
+static unsigned int iolayers_layers_wanted(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(iolayers_all_layers); i++)
+		if (iolayers_sockets || iolayers_all_layers[i] != &iolayers_sock_layer)
+			iolayers_all_layers[n++] = iolayers_all_layers[i];
+	return n;
+}
 
 static int iolayers_check_target(void)
 {
@@ -75,7 +89,7 @@ static int __init iolayers_init(void)
 	 * A probe point that is missing or fails disables its layer and shows
 	 * in `layers`; it never fails the load.
 	 */
-	iolayers_probes_attach(iolayers_all_layers, ARRAY_SIZE(iolayers_all_layers));
+	iolayers_probes_attach(iolayers_all_layers, iolayers_layers_wanted());
 	iolayers_debugfs_init();
 	pr_info("version %s loaded\n", IOLAYERS_VERSION_STRING);
 	return 0;

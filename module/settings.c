@@ -77,6 +77,7 @@ enum {
 	IOLAYERS_S_EXPIRE_MS,
 	IOLAYERS_S_MAX_FLOWS,
 	IOLAYERS_S_EMPTY,
+	IOLAYERS_S_SOCKETS,
 	IOLAYERS_S_RESET,
 	IOLAYERS_NR_SETTINGS,
 };
@@ -121,6 +122,9 @@ const struct iolayers_setting iolayers_settings[] = {
 	},
 	[IOLAYERS_S_EMPTY] = {
 		.name = "empty", .kind = IOLAYERS_SET_BOOL, .var = &iolayers_empty,
+	},
+	[IOLAYERS_S_SOCKETS] = {
+		.name = "sockets", .kind = IOLAYERS_SET_BOOL, .var = &iolayers_sockets,
 	},
 	[IOLAYERS_S_RESET] = {
 		.name = IOLAYERS_FILE_RESET, .kind = IOLAYERS_SET_CUSTOM, .file = true,
@@ -234,3 +238,10 @@ MODULE_PARM_DESC(max_flows, "Most threads followed at once (each from its first 
  */
 module_param_cb(empty, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_EMPTY), 0400);
 MODULE_PARM_DESC(empty, "1: attach every probe with handlers that return at once (overhead floor, nothing measured)");
+/*
+ * sockets=0: the SOCK layer's probe points are not attached: socket reads
+ * are flows of the syscall (and VFS) only, labelled other; a load and an
+ * unload take that many ftrace registrations less.
+ */
+module_param_cb(sockets, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_SOCKETS), 0400);
+MODULE_PARM_DESC(sockets, "0: do not follow reads below the syscall into sockets (no SOCK, TCP, receive path probes); default 1");

@@ -173,6 +173,7 @@ struct iolayers_layer_probes {
 };
 
 extern bool iolayers_empty;
+extern bool iolayers_sockets;
 
 /* One handler run in this many is timed, per CPU and probe. */
 #define IOLAYERS_COST_EVERY	64

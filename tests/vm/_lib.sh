@@ -69,7 +69,11 @@ cache_counts() {
 # layer's count), DIO (iomap_dio_rw hits), RQS (requests in its kept
 # flows), RA (readahead pages), PC_PID. With keep the module stays loaded (the caller unloads it).
 # PC_CGROUP: a cgroup directory preadcheck is moved into before it reads;
-# PC_ARGS: more module parameters.
+# PC_ARGS: more module parameters; IL_INSMOD_ARGS: a test's own for every
+# load (sockets=0 in the tests of file reads that load the module many
+# times: the SOCK layer's eleven ftrace registrations take 4 to 6 s per
+# load and unload in a TCG guest, 6.12's stacks test ran out of its 20
+# minutes with them).
 run_pc() {
 	local name=$1 out p
 	shift
@@ -83,7 +87,7 @@ run_pc() {
 		sleep 0.1
 	done
 	[ -z "${PC_CGROUP:-}" ] || echo $p >"$PC_CGROUP/cgroup.procs"
-	insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid=$p ${PC_ARGS:-} || return 1
+	insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid=$p ${IL_INSMOD_ARGS:-} ${PC_ARGS:-} || return 1
 	kill -CONT $p
 	wait $p
 	out=$(cat /tmp/pc.out)

@@ -5,6 +5,8 @@
 # drop_caches, O_DIRECT, and fio's own read counts.
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
+# File reads only: no socket probes to attach at every load (_lib.sh).
+IL_INSMOD_ARGS=sockets=0
 
 ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 echo none >/sys/block/nvme0n1/queue/scheduler
@@ -139,7 +141,7 @@ fio_run() {
 		--output=/tmp/fio.json' &
 	local p=$!
 	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.1; done
-	insmod "$ko" pid=$p || return 1
+	insmod "$ko" pid=$p $IL_INSMOD_ARGS || return 1
 	kill -CONT $p
 	wait $p
 	fio_ios=$(python3 -c 'import json; j = json.load(open("/tmp/fio.json")); print(sum(x["read"]["total_ios"] for x in j["jobs"]))')

@@ -8,6 +8,9 @@
 # vm-files: plain:8 journal:8
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
+# File reads only: no socket probes to attach at every load (_lib.sh).
+# shellcheck disable=SC2034 # used by run_pc (_lib.sh)
+IL_INSMOD_ARGS=sockets=0
 
 echo none >/sys/block/nvme0n1/queue/scheduler
 

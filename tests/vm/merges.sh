@@ -24,6 +24,8 @@
 # vm-virtio-disk: 512 num-queues=1,queue-size=8,indirect_desc=off throttling.iops-total=100
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
+# File reads only: no socket probes to attach at every load (_lib.sh).
+IL_INSMOD_ARGS=sockets=0
 
 ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 check "virtio-blk disk present" wait_block /dev/vda
@@ -61,7 +63,7 @@ merge_run() {
 	"$IOLAYERS_MODULE_DIR/threadcheck" $mode $n /tmp/vd/data >/tmp/m.out &
 	p=$!
 	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.05; done
-	check "$t: insmod pid=$p" insmod "$ko" pid=$p
+	check "$t: insmod pid=$p" insmod "$ko" pid=$p $IL_INSMOD_ARGS
 	r0=$(vda_stat 1) m0=$(vda_stat 2) s0=$(vda_stat 3)
 	trace_start
 	kill -CONT $p

@@ -31,6 +31,7 @@ if [ "${IOLAYERS_KERNEL:-}" != debug ]; then
 	check "comm too long refused, message names it" refused "comm=1234567890123456" \
 		"invalid comm '1234567890123456'"
 	check "flows=-1 refused, message names it" refused "pid=1 flows=-1" "invalid flows '-1'"
+	check "sockets=2 refused, message names it" refused "pid=1 sockets=2" "invalid sockets '2'"
 	nopid=$(($(cat /proc/sys/kernel/pid_max) - 1))
 	check "pid of no process refused" refused "pid=$nopid" \
 		"invalid pid '$nopid': no such process"

@@ -142,4 +142,8 @@ check "stats: no drops" test "$(drops_total)" = 0
 check "sock table empty once the sockets closed ($(table_col sock entries))" \
 	test "$(table_col sock entries)" = 0
 check "rmmod" rmmod iolayers
+# sockets=0: the SOCK layer is not attached at all.
+insmod "$ko" pid=$$ sockets=0 || not_ok "insmod sockets=0"
+check "sockets=0: no SOCK probe point in layers" sh -c "! grep -q ' SOCK ' $IOLAYERS_D/layers"
+check "rmmod (sockets=0)" rmmod iolayers
 finish

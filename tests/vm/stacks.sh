@@ -23,6 +23,9 @@
 # vm-nvme-ns2: 512
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
+# File reads only: no socket probes to attach at every load (_lib.sh).
+# shellcheck disable=SC2034 # used by run_pc (_lib.sh)
+IL_INSMOD_ARGS=sockets=0
 
 check "virtio-blk disk present" wait_block /dev/vda
 mkdir -p /tmp/vd
