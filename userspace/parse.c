@@ -273,6 +273,32 @@ static void hist_init(struct il_snapshot *s)
 }
 
 /*
+ * One bucket line "low high count" of `hist` or `rcv` into @h: the edges
+ * of a log2 bucket, not seen before, its count within what @h->count
+ * leaves after the @in counted so far (which it adds to). Returns 0, -1
+ * for a garbled line, -2 for a bad bucket.
+ */
+static int parse_bucket(const char *line, struct il_hist *h, uint64_t *in)
+{
+	uint64_t lo, hi, n;
+	char extra;
+	int i;
+
+	if (sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %c", &lo, &hi, &n, &extra) != 3)
+		return -1;
+	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++)
+		if (lo == (i ? 1ULL << i : 0))
+			break;
+	if (i == IOLAYERS_HIST_BUCKETS ||
+	    hi != (i == IOLAYERS_HIST_BUCKETS - 1 ? UINT64_MAX : (2ULL << i) - 1) ||
+	    h->buckets[i] || !n || n > h->count - *in)
+		return -2;
+	h->buckets[i] = n;
+	*in += n;
+	return 0;
+}
+
+/*
  * `hist`: per (layer, cache state) with samples, a line
  * "layer L cache C count N sum_ns S min_ns M max_ns X bytes B", then
  * "low high count" per non-empty bucket. The bucket counts must add up.
@@ -281,7 +307,7 @@ int il_parse_hist(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 {
 	char line[512], layer[IL_NAME_LEN], cache[IL_NAME_LEN], extra;
 	struct il_hist *h = NULL, t = { 0 };
-	uint64_t in = 0, lo, hi, n;
+	uint64_t in = 0;
 	int lineno = 0, l, c, i;
 
 	hist_init(s);
@@ -309,17 +335,12 @@ int il_parse_hist(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 			in = 0;
 			continue;
 		}
-		if (!h || sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %c", &lo, &hi, &n,
-				 &extra) != 3)
+		if (!h)
 			return il_fail(err, errlen, "hist: line %d is garbled", lineno);
-		for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++)
-			if (lo == (i ? 1ULL << i : 0))
-				break;
-		if (i == IOLAYERS_HIST_BUCKETS || hi != (i == IOLAYERS_HIST_BUCKETS - 1 ? UINT64_MAX : (2ULL << i) - 1) ||
-		    h->buckets[i] || !n || n > h->count - in)
-			return il_fail(err, errlen, "hist: line %d: bad bucket", lineno);
-		h->buckets[i] = n;
-		in += n;
+		i = parse_bucket(line, h, &in);
+		if (i < 0)
+			return il_fail(err, errlen, i == -1 ? "hist: line %d is garbled" :
+				       "hist: line %d: bad bucket", lineno);
 	}
 	if (h && in != h->count)
 		return il_fail(err, errlen, "hist: the last buckets do not add up");
@@ -576,7 +597,7 @@ static int parse_children(FILE *f, struct il_snapshot *s, char *err, size_t errl
 static int parse_rcv(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 {
 	struct il_hist *h = &s->rcv;
-	uint64_t in = 0, lo, hi, n;
+	uint64_t in = 0;
 	char line[512], extra;
 	int i;
 
@@ -587,15 +608,10 @@ static int parse_rcv(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 		   &extra) != 4 || h->min_ns > h->max_ns)
 		return il_fail(err, errlen, "rcv: the first line is garbled");
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %c", &lo, &hi, &n, &extra) != 3)
-			return il_fail(err, errlen, "rcv: a bucket line is garbled");
-		for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++)
-			if (lo == (i ? 1ULL << i : 0))
-				break;
-		if (i == IOLAYERS_HIST_BUCKETS || h->buckets[i] || !n || n > h->count - in)
-			return il_fail(err, errlen, "rcv: bad bucket");
-		h->buckets[i] = n;
-		in += n;
+		i = parse_bucket(line, h, &in);
+		if (i < 0)
+			return il_fail(err, errlen, i == -1 ? "rcv: a bucket line is garbled" :
+				       "rcv: bad bucket");
 	}
 	if (in != h->count)
 		return il_fail(err, errlen, "rcv: the buckets do not add up");
