@@ -4,11 +4,13 @@
 #define pr_fmt(fmt) "iolayers: " fmt
 
 #include <linux/clocksource.h>
+#include <linux/percpu.h>
 #include <linux/printk.h>
 #include <linux/time64.h>
 #include <linux/timekeeping.h>
 #include <iolayers/clock.h>
 #include <iolayers/compat.h>
+#include <iolayers/percpu.h>
 #ifdef CONFIG_X86_TSC
 #include <asm/tsc.h>
 #endif
@@ -19,6 +21,9 @@ bool iolayers_clock_tsc __read_mostly;
 u32 iolayers_tsc_mult __read_mostly;
 /** iolayers_tsc_shift - TSC cycles to ns: shift. */
 u32 iolayers_tsc_shift __read_mostly;
+
+/* Reads whose sys_exit could not read the TSC and ktime close together. */
+static DEFINE_PER_CPU(u64, iolayers_clock_gap_n);
 
 /*
  * Is the kernel's monotonic clock the TSC? Its snapshot's counter value
@@ -81,4 +86,37 @@ void iolayers_clock_check(void)
 		pr_info_ratelimited("the TSC is unstable: layer times from ktime_get_ns() on\n");
 	}
 #endif
+}
+
+/**
+ * iolayers_clock_gap() - Count a read whose exit stamps lie far apart.
+ *
+ * Its start (ktime at sys_exit less its TSC syscall time) may be late by
+ * up to the gap; its layer times, TSC differences, are not affected.
+ *
+ * Context: any (a read's sys_exit).
+ */
+void iolayers_clock_gap(void)
+{
+	this_cpu_inc(iolayers_clock_gap_n);
+}
+
+/**
+ * iolayers_clock_gaps() - Reads counted by iolayers_clock_gap().
+ *
+ * Return: the count over all CPUs.
+ */
+u64 iolayers_clock_gaps(void)
+{
+	return IOLAYERS_PERCPU_SUM(iolayers_clock_gap_n);
+}
+
+/**
+ * iolayers_clock_gaps_reset() - Zero that count (`reset`).
+ *
+ * Context: process context.
+ */
+void iolayers_clock_gaps_reset(void)
+{
+	IOLAYERS_PERCPU_ZERO(iolayers_clock_gap_n);
 }

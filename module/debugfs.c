@@ -77,6 +77,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "%-20s %12llu\n", "clock_ns", iolayers_clock_cost_ns());
 	/* 1: new reads' layer times are TSC differences (clock.h). */
 	seq_printf(m, "%-20s %12d\n", "clock_tsc", READ_ONCE(iolayers_clock_tsc));
+	/* Reads whose TSC and ktime exit stamps lay over 8192 cycles apart. */
+	seq_printf(m, "%-20s %12llu\n", "clock_gaps", iolayers_clock_gaps());
 	for (i = 0; iolayers_blk_counter_name(i); i++)
 		seq_printf(m, "%-20s %12llu\n", iolayers_blk_counter_name(i),
 			   iolayers_blk_counter(i));
@@ -169,7 +171,7 @@ DEFINE_SHOW_ATTRIBUTE(summary);
 static int hist_show(struct seq_file *m, void *v)
 {
 	struct iolayers_hist h;
-	int l, c, i;
+	int l, c;
 
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
 		for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
@@ -180,14 +182,7 @@ static int hist_show(struct seq_file *m, void *v)
 				   iolayers_cache_name(c), h.count);
 			seq_printf(m, " sum_ns %llu min_ns %llu max_ns %llu bytes %llu\n",
 				   h.sum_ns, h.min_ns, h.max_ns, h.bytes);
-			for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
-				u64 hi = i == IOLAYERS_HIST_BUCKETS - 1 ? U64_MAX : (2ULL << i) - 1;
-
-				if (!h.buckets[i])
-					continue;
-				seq_printf(m, "%20llu %20llu %12llu\n", i ? 1ULL << i : 0, hi,
-					   h.buckets[i]);
-			}
+			iolayers_hist_show_buckets(m, &h);
 		}
 	}
 	return 0;

@@ -401,24 +401,61 @@ static void iolayers_flow_sock_times(struct iolayers_read_state *rd, u64 end)
 }
 
 /*
+ * The longest a TSC read and ktime_get_ns() may lie apart at sys_exit, in
+ * TSC cycles (a few µs at any clock rate), and how many times to try.
+ */
+#define IOLAYERS_BRACKET_CYCLES		8192
+#define IOLAYERS_BRACKET_TRIES		3
+
+/*
+ * The sys_exit TSC stamp and ktime_get_ns() of the same moment. Interrupts
+ * off is not enough: a hypervisor may stop the vCPU between two
+ * instructions (seen under QEMU, 400 µs between the two reads, which moved
+ * a flow's start after its request's completion), so ktime is read between
+ * two TSC reads, and read again when they lie too far apart. After the
+ * last try the closest pair is kept.
+ */
+static u64 iolayers_exit_stamps(u64 *end)
+{
+	u64 t0, t1, now, best = U64_MAX, best_now = 0, best_end = 0;
+	unsigned long flags;
+	int i;
+
+	for (i = 0; i < IOLAYERS_BRACKET_TRIES; i++) {
+		local_irq_save(flags);
+		t0 = iolayers_stamp(true);
+		now = ktime_get_ns();
+		t1 = iolayers_stamp(true);
+		local_irq_restore(flags);
+		if (likely(t1 - t0 <= IOLAYERS_BRACKET_CYCLES)) {
+			*end = t1;
+			return now;
+		}
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			best_end = t1;
+			best_now = now;
+		}
+	}
+	iolayers_clock_gap();
+	*end = best_end;
+	return best_now;
+}
+
+/*
  * The layer times of a read at its sys_exit, from its stamps: SYSCALL,
  * and VFS and FS, which end there too (vfs.c, fs.c), with their entries'
  * offsets from sys_enter. Returns ktime_get_ns() now, the record's time:
- * with TSC stamps both clocks are read with interrupts off, so that the
- * record's start (its time less the syscall's) is sys_enter's to within
- * a few instructions.
+ * with TSC stamps the record's start (its time less the syscall's) is
+ * sys_enter's to within the bracket of iolayers_exit_stamps().
  */
 static u64 iolayers_flow_times(struct iolayers_read_state *rd)
 {
 	bool tsc = rd->sys.tsc;
-	unsigned long flags;
 	u64 end, now;
 
 	if (tsc) {
-		local_irq_save(flags);
-		end = iolayers_stamp(true);
-		now = ktime_get_ns();
-		local_irq_restore(flags);
+		now = iolayers_exit_stamps(&end);
 	} else {
 		end = ktime_get_ns();
 		now = end;

@@ -5,6 +5,7 @@
 
 #include <linux/percpu.h>
 #include <linux/cpumask.h>
+#include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/limits.h>
 #include <linux/errno.h>
@@ -71,16 +72,8 @@ void iolayers_hist_record(enum iolayers_cache cache, const struct iolayers_sampl
 	preempt_disable();
 	for (i = 0; i < n; i++) {
 		struct iolayers_hist *h = &this_cpu_ptr(iolayers_hists[s[i].layer])->h[cache];
-		u64 ns = s[i].ns;
 
-		h->buckets[iolayers_log2_bucket(ns)]++;
-		h->count++;
-		h->sum_ns += ns;
-		h->bytes += s[i].bytes;
-		if (ns > h->max_ns)
-			h->max_ns = ns;
-		if (ns < h->min_ns)
-			h->min_ns = ns;
+		iolayers_hist_add(h, s[i].ns, s[i].bytes);
 	}
 	preempt_enable();
 }
@@ -95,26 +88,70 @@ void iolayers_hist_record(enum iolayers_cache cache, const struct iolayers_sampl
  */
 void iolayers_hist_sum(enum iolayers_layer layer, int cache, struct iolayers_hist *out)
 {
-	int cpu, i, c;
+	int cpu, c;
 
-	memset(out, 0, sizeof(*out));
-	out->min_ns = U64_MAX;
+	iolayers_hist_clear(out);
 	for_each_possible_cpu(cpu) {
 		const struct iolayers_hist_cpu *hc = per_cpu_ptr(iolayers_hists[layer], cpu);
 
-		for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
-			const struct iolayers_hist *h = &hc->h[c];
+		for (c = 0; c < IOLAYERS_NR_CACHE; c++)
+			if (cache < 0 || c == cache)
+				iolayers_hist_merge(out, &hc->h[c]);
+	}
+}
 
-			if (cache >= 0 && c != cache)
-				continue;
-			for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++)
-				out->buckets[i] += READ_ONCE(h->buckets[i]);
-			out->count += READ_ONCE(h->count);
-			out->sum_ns += READ_ONCE(h->sum_ns);
-			out->bytes += READ_ONCE(h->bytes);
-			out->min_ns = min(out->min_ns, READ_ONCE(h->min_ns));
-			out->max_ns = max(out->max_ns, READ_ONCE(h->max_ns));
-		}
+/**
+ * iolayers_hist_clear() - Empty a histogram.
+ * @h: the histogram
+ *
+ * Context: any; not atomic with respect to a writer.
+ */
+void iolayers_hist_clear(struct iolayers_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min_ns = U64_MAX;
+}
+
+/**
+ * iolayers_hist_merge() - Add one histogram into a sum.
+ * @out: the sum
+ * @h: a histogram that may be written meanwhile (each field read once)
+ *
+ * Context: any.
+ */
+void iolayers_hist_merge(struct iolayers_hist *out, const struct iolayers_hist *h)
+{
+	int i;
+
+	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++)
+		out->buckets[i] += READ_ONCE(h->buckets[i]);
+	out->count += READ_ONCE(h->count);
+	out->sum_ns += READ_ONCE(h->sum_ns);
+	out->bytes += READ_ONCE(h->bytes);
+	out->min_ns = min(out->min_ns, READ_ONCE(h->min_ns));
+	out->max_ns = max(out->max_ns, READ_ONCE(h->max_ns));
+}
+
+/**
+ * iolayers_hist_show_buckets() - Print a histogram's non-empty buckets.
+ * @m: the seq_file
+ * @h: the histogram
+ *
+ * One line "low high count" per bucket (ns, both edges included), as the
+ * `hist` and `rcv` files print them.
+ *
+ * Context: process context.
+ */
+void iolayers_hist_show_buckets(struct seq_file *m, const struct iolayers_hist *h)
+{
+	int i;
+
+	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
+		u64 hi = i == IOLAYERS_HIST_BUCKETS - 1 ? U64_MAX : (2ULL << i) - 1;
+
+		if (h->buckets[i])
+			seq_printf(m, "%20llu %20llu %12llu\n", i ? 1ULL << i : 0, hi,
+				   h->buckets[i]);
 	}
 }
 
@@ -163,14 +200,8 @@ void iolayers_hist_reset(void)
 
 	for_each_possible_cpu(cpu)
 		for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
-			for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
-				struct iolayers_hist *h;
-
-				h = &per_cpu_ptr(iolayers_hists[l], cpu)->h[c];
-
-				memset(h, 0, sizeof(*h));
-				h->min_ns = U64_MAX;
-			}
+			for (c = 0; c < IOLAYERS_NR_CACHE; c++)
+				iolayers_hist_clear(&per_cpu_ptr(iolayers_hists[l], cpu)->h[c]);
 }
 
 /**

@@ -12,6 +12,7 @@
 #include <iolayers/hist.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
+#include <iolayers/sock.h>
 #include <iolayers/stream.h>
 #include <iolayers/table.h>
 #include <uapi/iolayers.h>
@@ -79,6 +80,7 @@ static int __init iolayers_init(void)
 	ret = iolayers_hist_init();
 	if (ret)
 		goto out_tables;
+	iolayers_rcv_reset();	/* empty: its minimum U64_MAX */
 	ret = iolayers_files_init();
 	if (ret)
 		goto out_hist;

@@ -14,6 +14,7 @@
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <iolayers/cache.h>
+#include <iolayers/clock.h>
 #include <iolayers/disk.h>
 #include <iolayers/filter.h>
 #include <iolayers/hist.h>
@@ -45,6 +46,7 @@ static void iolayers_stats_reset(void)
 	iolayers_tables_reset();
 	iolayers_reads_missed_reset();
 	iolayers_recvmmsg_reset();
+	iolayers_clock_gaps_reset();
 	iolayers_stream_reset();
 }
 

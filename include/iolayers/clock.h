@@ -70,5 +70,8 @@ static __always_inline u64 iolayers_stamp_ns(bool tsc, u64 from, u64 to)
 
 void iolayers_clock_init(void);
 void iolayers_clock_check(void);
+void iolayers_clock_gap(void);
+u64 iolayers_clock_gaps(void);
+void iolayers_clock_gaps_reset(void);
 
 #endif /* _IOLAYERS_CLOCK_H */

@@ -55,9 +55,34 @@ static inline unsigned int iolayers_log2_bucket(u64 value)
 	return min_t(unsigned int, ilog2(value), IOLAYERS_HIST_BUCKETS - 1);
 }
 
+/**
+ * iolayers_hist_add() - Add one sample to a histogram.
+ * @h: the histogram (its writer's own: no other writer at the same time)
+ * @ns: the latency
+ * @bytes: the bytes its operation moved
+ *
+ * Context: any; the caller keeps other writers of @h out.
+ */
+static __always_inline void iolayers_hist_add(struct iolayers_hist *h, u64 ns, u64 bytes)
+{
+	h->buckets[iolayers_log2_bucket(ns)]++;
+	h->count++;
+	h->sum_ns += ns;
+	h->bytes += bytes;
+	if (ns > h->max_ns)
+		h->max_ns = ns;
+	if (ns < h->min_ns)
+		h->min_ns = ns;
+}
+
+struct seq_file;
+
 void iolayers_hist_record(enum iolayers_cache cache, const struct iolayers_sample *s,
 			  unsigned int n);
 void iolayers_hist_reset(void);
+void iolayers_hist_clear(struct iolayers_hist *h);
+void iolayers_hist_merge(struct iolayers_hist *out, const struct iolayers_hist *h);
+void iolayers_hist_show_buckets(struct seq_file *m, const struct iolayers_hist *h);
 void iolayers_hist_sum(enum iolayers_layer layer, int cache, struct iolayers_hist *out);
 int iolayers_hist_init(void);
 size_t iolayers_hist_bytes(void);

@@ -199,18 +199,10 @@ static int iolayers_rcv6_entry(struct kretprobe_instance *ri, struct pt_regs *re
 static int iolayers_rcv_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	u64 ns = ktime_get_ns() - *(u64 *)ri->data;
-	struct iolayers_hist *h;
 	unsigned long flags;
 
 	local_irq_save(flags);
-	h = this_cpu_ptr(&iolayers_rcv_hist);
-	h->buckets[iolayers_log2_bucket(ns)]++;
-	h->count++;
-	h->sum_ns += ns;
-	if (ns > h->max_ns)
-		h->max_ns = ns;
-	if (!h->min_ns || ns < h->min_ns)
-		h->min_ns = ns;
+	iolayers_hist_add(this_cpu_ptr(&iolayers_rcv_hist), ns, 0);
 	local_irq_restore(flags);
 	return 0;
 }
@@ -240,33 +232,19 @@ static struct kretprobe iolayers_rcv6_krp = {
  */
 void iolayers_rcv_show(struct seq_file *m)
 {
-	struct iolayers_hist sum = {};
-	int cpu, i;
+	struct iolayers_hist sum;
+	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		const struct iolayers_hist *h = per_cpu_ptr(&iolayers_rcv_hist, cpu);
-
-		for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++)
-			sum.buckets[i] += READ_ONCE(h->buckets[i]);
-		sum.count += READ_ONCE(h->count);
-		sum.sum_ns += READ_ONCE(h->sum_ns);
-		if (READ_ONCE(h->min_ns) && (!sum.min_ns || h->min_ns < sum.min_ns))
-			sum.min_ns = h->min_ns;
-		sum.max_ns = max(sum.max_ns, READ_ONCE(h->max_ns));
-	}
+	iolayers_hist_clear(&sum);
+	for_each_possible_cpu(cpu)
+		iolayers_hist_merge(&sum, per_cpu_ptr(&iolayers_rcv_hist, cpu));
 	seq_printf(m, "layer tcp_rcv count %llu sum_ns %llu min_ns %llu max_ns %llu\n", sum.count,
-		   sum.sum_ns, sum.min_ns, sum.max_ns);
-	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
-		u64 hi = i == IOLAYERS_HIST_BUCKETS - 1 ? U64_MAX : (2ULL << i) - 1;
-
-		if (sum.buckets[i])
-			seq_printf(m, "%20llu %20llu %12llu\n", i ? 1ULL << i : 0, hi,
-				   sum.buckets[i]);
-	}
+		   sum.sum_ns, sum.count ? sum.min_ns : 0, sum.max_ns);
+	iolayers_hist_show_buckets(m, &sum);
 }
 
 /**
- * iolayers_rcv_reset() - Empty the receive path's histogram (`reset`).
+ * iolayers_rcv_reset() - Empty the receive path's histogram (at load, `reset`).
  *
  * Context: process context; segments racing with it may survive.
  */
@@ -275,7 +253,7 @@ void iolayers_rcv_reset(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(&iolayers_rcv_hist, cpu), 0, sizeof(struct iolayers_hist));
+		iolayers_hist_clear(per_cpu_ptr(&iolayers_rcv_hist, cpu));
 }
 
 /* The handlers' prototypes against the kernel's (never called). */

@@ -97,7 +97,7 @@ if [ "$n/$same" != "$ntruth/$ntruth" ]; then
 	sed -n '/^buffer/,/^stream_lost/p' "$IOLAYERS_D/stats"
 fi
 check "mixed: all five read syscalls ($calls)" test "$calls" = 5
-check "mixed: every read's time lies within the program's clock reads around it ($outside of $compared outside by more than 2 us; at most $worst ns; clock_tsc $(stats_value clock_tsc))" \
+check "mixed: every read's time lies within the program's clock reads around it ($outside of $compared outside by more than 2 us; at most $worst ns; clock_tsc $(stats_value clock_tsc), clock_gaps $(stats_value clock_gaps))" \
 	test "$outside" = 0 -a "$compared" = "$n"
 check "mixed: VFS and FS times lie within the syscall's ($nested do not)" test "$nested" = 0
 check "mixed: labels agree with mincore +-1% ($wrong off)" test $((wrong * 100 / n)) -eq 0
