@@ -20,6 +20,11 @@
 # 9p root, its start varied by more than what is measured. Wall-clock
 # runs keep the time-based workloads.
 #
+# tcp: socket reads instead of file reads: tools/tcpload's server (the
+# followed process) recv()s 4 KiB at a time what its client (a child, not
+# followed) sends over loopback TCP, a fixed number of 4 KiB messages in
+# both modes. Its reads are every recv() call (the one that sees EOF too).
+#
 # IOLAYERS_BENCH_ROUNDS (default 5), IOLAYERS_BENCH_SMOKE=1: one round of
 # one short workload, to check that the machinery works (make check);
 # IOLAYERS_BENCH_WORKLOADS, IOLAYERS_BENCH_TRACERS: subsets of the
@@ -36,14 +41,14 @@ echo none >/sys/block/nvme0n1/queue/scheduler
 # measurements that found spreads under 0.05 %; uncached reads are slower
 # to emulate. fio stops at --number_ios or at the end of --io_size (by
 # default the file's size, 16384 blocks): both are set.
-n_cached=20000 n_uncached=2000
+n_cached=20000 n_uncached=2000 n_tcp=20000
 if [ "${IOLAYERS_BENCH_SMOKE:-0}" = 1 ]; then
 	rounds=1
-	workloads="4k-cached"
+	workloads="4k-cached tcp"
 	tracers="none iolayers bpftrace"
-	runtime=1 n_cached=2000
+	runtime=1 n_cached=2000 n_tcp=2000
 else
-	workloads="4k-cached 4k-uncached 128m 4k-numjobs2"
+	workloads="4k-cached 4k-uncached 128m 4k-numjobs2 tcp"
 	tracers="none iolayers iolayers-noflows iolayers-stream floor bpftrace bpftrace-fast bpftrace-floor bpftrace-stream badcase"
 	runtime=4
 fi
@@ -51,6 +56,11 @@ fi
 [ -z "${IOLAYERS_BENCH_TRACERS:-}" ] || tracers=${IOLAYERS_BENCH_TRACERS//,/ }
 FIO=fio
 [ -z "$icount" ] || fio_tmpfs
+TCPLOAD=$IOLAYERS_MODULE_DIR/tcpload
+# The guest's init leaves the loopback interface down.
+ip link set lo up || echo "BENCH_FAIL cannot bring lo up"
+# Counting, from the tmpfs as fio is.
+[ -z "$icount" ] || { cp "$TCPLOAD" /tmp/tcpload && TCPLOAD=/tmp/tcpload; }
 
 btv=$(bpftrace_version) || echo "BENCH_FAIL no bpftrace (${IOLAYERS_BPFTRACE_ROOT:-host})"
 echo "BENCH_INFO kernel $(uname -r) ${btv:-bpftrace ?} cpus $(nproc) accel ${IOLAYERS_ACCEL:-tcg} clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) rounds $rounds counting ${icount:-0}"
@@ -131,8 +141,7 @@ stream_caught_up() {
 		stream_accounted "$(awk '$1 == "syscall" { print $2 }' "$IOLAYERS_D/summary")" ;;
 	bpftrace-stream)
 		for _ in $(seq 600); do
-			want=$(python3 -c 'import json
-print(sum(x["read"]["total_ios"] for x in json.load(open("/tmp/b.json"))["jobs"]))' 2>/dev/null)
+			want=$(workload_reads 2>/dev/null | cut -d' ' -f1)
 			[ "$(grep -cE '^[0-9]+ [A-Za-z]+ ' /tmp/bt.out)" -ge "${want:-1}" ] && break
 			sleep 0.1
 		done ;;
@@ -141,8 +150,20 @@ print(sum(x["read"]["total_ios"] for x in json.load(open("/tmp/b.json"))["jobs"]
 	sleep 0.5
 }
 
+# workload_reads: "READS SECONDS" of the last run, from /tmp/b.json (fio's
+# total_ios and job runtime, or tcpload's recv() calls and seconds).
+workload_reads() {
+	python3 -c 'import json
+j = json.load(open("/tmp/b.json"))
+if "jobs" in j:
+    j = j["jobs"]
+    print(sum(x["read"]["total_ios"] for x in j), max(x["read"]["runtime"] for x in j) / 1000)
+else:
+    print(j["calls"], j["seconds"])'
+}
+
 run() {
-	local w=$1 tr=$2 r=$3 p mem0 mem1 reads secs seen=- k0=0 u0=0 k1=0 u1=0 ins="- -"
+	local w=$1 tr=$2 r=$3 p mem0 mem1 reads secs seen=- rcv=- k0=0 u0=0 k1=0 u1=0 ins="- -"
 	# Uncached: only the data file leaves the page cache. drop_caches also
 	# dropped fio's own pages (read back over 9p in the measured run) and
 	# slowed the run right after it: "none", attached at once, was the
@@ -155,13 +176,26 @@ run() {
 	case $w in
 	4k-uncached) uncache /mnt/data ;;
 	128m) uncache /mnt/big ;;
+	tcp) ;;
 	*) cat /mnt/data /mnt/data >/dev/null ;;
 	esac
-	# shellcheck disable=SC2046
-	FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=b --ioengine=sync --invalidate=0 --thread \
-		--eta=never --output-format=json --output=/tmp/b.json "$@"' fio $(fio_args "$w") &
+	rm -f /tmp/b.json
+	if [ "$w" = tcp ]; then
+		# Connects, then stops itself before its first read.
+		"$TCPLOAD" "$n_tcp" 4096 >/tmp/b.json &
+	else
+		# shellcheck disable=SC2046
+		FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=b --ioengine=sync --invalidate=0 --thread \
+			--eta=never --output-format=json --output=/tmp/b.json "$@"' fio $(fio_args "$w") &
+	fi
 	p=$!
-	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.05; done
+	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do
+		if ! kill -0 $p 2>/dev/null; then
+			echo "BENCH_FAIL $w $tr $r the workload ended before its reads"
+			return
+		fi
+		sleep 0.05
+	done
 	mem0=$(used_kb)
 	if ! attach "$tr" "$p"; then
 		echo "BENCH_FAIL $w $tr $r attach"
@@ -181,9 +215,21 @@ run() {
 	[ -z "$icount" ] || { read -r _ k1 u1 <<<"$(insn_totals)"; ins="$((k1 - k0)) $((u1 - u0))"; }
 	case $tr in
 	iolayers|iolayers-noflows|iolayers-stream)
-		seen=$(awk '$1 == "syscall" { print $2 }' "$IOLAYERS_D/summary") ;;
+		seen=$(awk '$1 == "syscall" { print $2 }' "$IOLAYERS_D/summary")
+		rcv=$(awk '$1 == "layer" && $2 == "tcp_rcv" { print $4 }' "$IOLAYERS_D/rcv") ;;
 	esac
 	eval "$DETACH" >/dev/null 2>&1
+	case $tr in
+	bpftrace|bpftrace-fast|bpftrace-stream)
+		rcv=$(awk '/^@rcv:/ { f = 1; next } f && !NF { f = 0 }
+			f && match($0, /[])] +[0-9]+ /) { s += substr($0, RSTART + 1, RLENGTH - 1) }
+			END { print s + 0 }' /tmp/bt.out) ;;
+	esac
+	# The receive path's segments each tracer timed: about one per request.
+	if [ "$w" = tcp ] && [ "$rcv" != - ]; then
+		echo "BENCH_RCV $w $tr $r segments $rcv"
+		[ "$rcv" -gt 0 ] || echo "BENCH_FAIL $w $tr $r timed no tcp_v4_do_rcv"
+	fi
 	case $tr in
 	bpftrace|bpftrace-fast) seen=$(awk -F': ' '/^@reads\[/ { s += $2 } END { print s + 0 }' /tmp/bt.out) ;;
 	# The twin's lines; what the recording got and lost, for the log.
@@ -192,9 +238,7 @@ run() {
 t = json.loads(open(sys.argv[1]).read().splitlines()[-1])
 print("recorded", t["reads"], "lost", t["lost"])' /tmp/rec.out) $(tail -1 /tmp/rec.err)" ;;
 	esac
-	read -r reads secs <<<"$(python3 -c 'import json
-j = json.load(open("/tmp/b.json"))["jobs"]
-print(sum(x["read"]["total_ios"] for x in j), max(x["read"]["runtime"] for x in j) / 1000)')"
+	read -r reads secs <<<"$(workload_reads)"
 	echo "BENCH $w $tr $r $reads $secs $ATTACH_S $((mem1 - mem0)) $seen $ins"
 }
 
