@@ -22,12 +22,29 @@ static void iolayers_hist_test_bucket_edges(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, iolayers_log2_bucket(U64_MAX), IOLAYERS_HIST_BUCKETS - 1U);
 }
 
-static void iolayers_hist_add(struct iolayers_hist *h, u64 v, u64 n)
+/* @n samples of @v, through the module's own iolayers_hist_add(). */
+static void hist_add_n(struct iolayers_hist *h, u64 v, u64 n)
 {
-	h->buckets[iolayers_log2_bucket(v)] += n;
-	h->count += n;
-	h->min_ns = h->count == n ? v : min(h->min_ns, v);
-	h->max_ns = max(h->max_ns, v);
+	while (n--)
+		iolayers_hist_add(h, v, 4096);
+}
+
+/* One sample at a time: totals, extremes and the bucket of each. */
+static void iolayers_hist_test_add(struct kunit *test)
+{
+	struct iolayers_hist h = { .min_ns = U64_MAX };
+
+	iolayers_hist_add(&h, 3000, 4096);
+	iolayers_hist_add(&h, 1, 512);
+	iolayers_hist_add(&h, 300000, 0);
+	KUNIT_EXPECT_EQ(test, h.count, 3ULL);
+	KUNIT_EXPECT_EQ(test, h.sum_ns, 303001ULL);
+	KUNIT_EXPECT_EQ(test, h.bytes, 4608ULL);
+	KUNIT_EXPECT_EQ(test, h.min_ns, 1ULL);
+	KUNIT_EXPECT_EQ(test, h.max_ns, 300000ULL);
+	KUNIT_EXPECT_EQ(test, h.buckets[0], 1ULL);
+	KUNIT_EXPECT_EQ(test, h.buckets[11], 1ULL);
+	KUNIT_EXPECT_EQ(test, h.buckets[18], 1ULL);
 }
 
 static void iolayers_hist_test_percentile_empty(struct kunit *test)
@@ -40,9 +57,9 @@ static void iolayers_hist_test_percentile_empty(struct kunit *test)
 /* One value: every percentile is that value (clamped to min and max). */
 static void iolayers_hist_test_percentile_single(struct kunit *test)
 {
-	struct iolayers_hist h = {};
+	struct iolayers_hist h = { .min_ns = U64_MAX };
 
-	iolayers_hist_add(&h, 5000, 7);
+	hist_add_n(&h, 5000, 7);
 	KUNIT_EXPECT_EQ(test, iolayers_hist_percentile(&h, 0), 5000ULL);
 	KUNIT_EXPECT_EQ(test, iolayers_hist_percentile(&h, 50), 5000ULL);
 	KUNIT_EXPECT_EQ(test, iolayers_hist_percentile(&h, 100), 5000ULL);
@@ -54,11 +71,11 @@ static void iolayers_hist_test_percentile_single(struct kunit *test)
  */
 static void iolayers_hist_test_percentile_interpolates(struct kunit *test)
 {
-	struct iolayers_hist h = {};
+	struct iolayers_hist h = { .min_ns = U64_MAX };
 
-	iolayers_hist_add(&h, 1024, 1);
-	iolayers_hist_add(&h, 1500, 98);
-	iolayers_hist_add(&h, 2047, 1);
+	hist_add_n(&h, 1024, 1);
+	hist_add_n(&h, 1500, 98);
+	hist_add_n(&h, 2047, 1);
 	KUNIT_EXPECT_EQ(test, iolayers_hist_percentile(&h, 50), 1536ULL);
 	KUNIT_EXPECT_EQ(test, iolayers_hist_percentile(&h, 90), 1945ULL);
 	KUNIT_EXPECT_EQ(test, iolayers_hist_percentile(&h, 100), 2047ULL);
@@ -67,11 +84,11 @@ static void iolayers_hist_test_percentile_interpolates(struct kunit *test)
 /* Two peaks (cache hit vs disk read): p50 in the first, p99 in the second. */
 static void iolayers_hist_test_percentile_two_peaks(struct kunit *test)
 {
-	struct iolayers_hist h = {};
+	struct iolayers_hist h = { .min_ns = U64_MAX };
 	u64 p50, p99;
 
-	iolayers_hist_add(&h, 3000, 90);	/* bucket 11: [2048, 4096) */
-	iolayers_hist_add(&h, 300000, 10);	/* bucket 18: [262144, 524288) */
+	hist_add_n(&h, 3000, 90);	/* bucket 11: [2048, 4096) */
+	hist_add_n(&h, 300000, 10);	/* bucket 18: [262144, 524288) */
 	p50 = iolayers_hist_percentile(&h, 50);
 	p99 = iolayers_hist_percentile(&h, 99);
 	KUNIT_EXPECT_GE(test, p50, 2048ULL);
@@ -83,6 +100,7 @@ static void iolayers_hist_test_percentile_two_peaks(struct kunit *test)
 
 static struct kunit_case iolayers_hist_cases[] = {
 	KUNIT_CASE(iolayers_hist_test_bucket_edges),
+	KUNIT_CASE(iolayers_hist_test_add),
 	KUNIT_CASE(iolayers_hist_test_percentile_empty),
 	KUNIT_CASE(iolayers_hist_test_percentile_single),
 	KUNIT_CASE(iolayers_hist_test_percentile_interpolates),
