@@ -158,13 +158,15 @@ uint64_t il_cache_reads(const struct il_snapshot *s, int cache);
 void il_view_probes(FILE *out, const struct il_snapshot *s);
 void il_view_cache_line(FILE *out, const struct il_snapshot *s);
 void il_view_table(FILE *out, const struct il_snapshot *s);
-void il_print_log2_hist(FILE *out, const struct il_hist *h, const char *label, int ms);
-void il_view_hist(FILE *out, const struct il_snapshot *s, unsigned int mask, int ms);
+/* The unit histograms are printed in (-H, -D): ns as bcc, us and ms as bpftrace. */
+enum { IL_UNIT_NS, IL_UNIT_US, IL_UNIT_MS };
+void il_print_log2_hist(FILE *out, const struct il_hist *h, const char *label, int unit);
+void il_view_hist(FILE *out, const struct il_snapshot *s, unsigned int mask, int unit);
 const struct il_flow *il_pick_flow(const struct il_flows *fl, uint64_t seq, int cache);
 void il_view_timeline(FILE *out, const struct il_flow *f);
 void il_view_slow(FILE *out, const struct il_flows *fl);
 void il_view_files(FILE *out, const struct il_snapshot *s, int rows);
-void il_view_disks(FILE *out, const struct il_snapshot *s, int ms);
+void il_view_disks(FILE *out, const struct il_snapshot *s, int unit);
 void il_view_json(FILE *out, const struct il_snapshot *s);
 void il_view_prometheus(FILE *out, const struct il_snapshot *s);
 int il_view_svg(FILE *out, const struct il_snapshot *s, int max);

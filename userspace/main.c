@@ -3,6 +3,7 @@
 #include <argp.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +19,11 @@
 static struct env {
 	const char *root;
 	const char *from;
-	int hist, probes, ms, timeline, slow, json, prometheus, timestamp, reset, files, disks;
+	int hist, probes, unit, timeline, slow, json, prometheus, timestamp, reset, files, disks;
 	unsigned int cache_mask;
 	int cache;			/* -1: any */
 	unsigned long long flow;
-	const char *svg;
+	const char *svg, *output;
 	int rows;
 	const char *pid, *comm, *children;
 	int interval, count;
@@ -61,7 +62,7 @@ static const char doc[] =
 "    iolayers --files; iolayers -D  # per file; per disk histograms\n"
 "    iolayers --check             # which layers work on this kernel, and why not\n";
 
-enum { OPT_SVG = 1000, OPT_PROM, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
+enum { OPT_SVG = 1000, OPT_PROM, OPT_OUTPUT, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
 	OPT_FILES, OPT_CHECK, OPT_CHECK_ROOT };
 
 static const struct argp_option opts[] = {
@@ -69,7 +70,9 @@ static const struct argp_option opts[] = {
 	{ "from", OPT_FROM, "FILE", 0, "Read a recording (iolayers record) instead of the module", 0 },
 	{ "hist", 'H', NULL, 0, "Log2 latency histograms per layer", 1 },
 	{ "probes", 'P', NULL, 0, "Probe points: state, hits, missed; tables and counters", 1 },
-	{ "milliseconds", 'm', NULL, 0, "Histograms in milliseconds", 1 },
+	{ "milliseconds", 'm', NULL, 0, "Histograms in milliseconds, bpftrace's layout "
+	  "(default: nanoseconds, bcc's)", 1 },
+	{ "microseconds", 'u', NULL, 0, "Histograms in microseconds, bpftrace's layout", 1 },
 	{ "cache", 'c', "STATE", 0, "Only reads in this cache state (HIT, MISS, PARTIAL, "
 	  "DIRECT, other, UNK, ERROR)", 1 },
 	{ "timeline", 't', NULL, 0, "Timeline of the slowest read (of --cache)", 1 },
@@ -81,6 +84,8 @@ static const struct argp_option opts[] = {
 	{ "rows", OPT_ROWS, "N", 0, "Reads in the SVG, files in --files (default 50)", 1 },
 	{ "json", 'j', NULL, 0, "Everything as one JSON object", 1 },
 	{ "prometheus", OPT_PROM, NULL, 0, "Prometheus text format (node_exporter textfile)", 1 },
+	{ "output", 'o', "FILE", 0, "Write -j or --prometheus to FILE, replaced atomically "
+	  "(each interval with INTERVAL)", 1 },
 	{ "timestamp", 'T', NULL, 0, "Print a timestamp with each interval", 1 },
 	{ "pid", 'p', "PID", 0, "Follow process PID (written to the module)", 2 },
 	{ "comm", OPT_COMM, "NAME", 0, "Follow every process named NAME (\"\" turns it off)", 2 },
@@ -120,7 +125,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.hist = 1;
 		break;
 	case 'm':
-		env.ms = 1;
+		env.unit = IL_UNIT_MS;
+		break;
+	case 'o':
+		env.output = arg;
+		break;
+	case 'u':
+		env.unit = IL_UNIT_US;
 		break;
 	case 'P':
 		env.probes = 1;
@@ -283,12 +294,91 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static void show(const struct il_snapshot *s)
+/*
+ * -o FILE: write @view of @s to a temporary file next to FILE and rename
+ * it over FILE, so that a reader of FILE (node_exporter's textfile
+ * collector) never sees half of it.
+ */
+static int write_atomically(const char *file, void (*view)(FILE *, const struct il_snapshot *),
+			    const struct il_snapshot *s)
 {
+	char tmp[PATH_MAX];
+	FILE *f;
+	int fd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", file) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "iolayers: %s: name too long\n", file);
+		return 1;
+	}
+	fd = mkstemp(tmp);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		fprintf(stderr, "iolayers: %s: %s\n", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+		return 1;
+	}
+	fchmod(fd, 0644);
+	view(f, s);
+	if (ferror(f) | fclose(f) || rename(tmp, file)) {
+		fprintf(stderr, "iolayers: %s: %s\n", file, strerror(errno));
+		unlink(tmp);
+		return 1;
+	}
+	return 0;
+}
+
+/* A JSON view on one line with the interval's wall-clock time first. */
+static void json_line(FILE *out, const struct il_snapshot *s, const char *when)
+{
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return;
+	il_view_json(m, s);
+	fclose(m);
+	/* Strings are escaped: every newline, and the indent after it, is layout. */
+	fprintf(out, "{\"time\": \"%s\", \"interval_s\": %d, ", when, env.interval);
+	for (p = buf + 1; p < buf + len; p++) {
+		if (*p == '\n') {
+			while (p[1] == ' ')
+				p++;
+			continue;
+		}
+		fputc(*p, out);
+	}
+	fputc('\n', out);
+	free(buf);
+}
+
+/*
+ * One interval: its deltas as the table or histograms, or as one JSON
+ * line; Prometheus gets the totals (its counters are cumulative), to
+ * FILE or stdout.
+ */
+static int show(const struct il_snapshot *d, const struct il_snapshot *total, const char *when)
+{
+	if (env.prometheus) {
+		if (env.output)
+			return write_atomically(env.output, il_view_prometheus, total);
+		il_view_prometheus(stdout, total);
+		return 0;
+	}
+	if (env.json) {
+		json_line(stdout, d, when);
+		return 0;
+	}
+	if (env.timestamp)
+		printf("%s\n", when);
 	if (env.hist)
-		il_view_hist(stdout, s, env.cache_mask, env.ms);
+		il_view_hist(stdout, d, env.cache_mask, env.unit);
 	else
-		il_view_table(stdout, s);
+		il_view_table(stdout, d);
+	printf("\n");
+	return 0;
 }
 
 /* INTERVAL [COUNT]: deltas, like biolatency; Ctrl-C ends after a clean line. */
@@ -296,8 +386,10 @@ static int interval_loop(void)
 {
 	struct il_snapshot before, now, d;
 	struct sigaction sa = { .sa_handler = on_signal };
-	char ts[32];
+	char ts[40];
+	struct tm tm;
 	time_t t;
+	int rc = 0;
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -313,13 +405,11 @@ static int interval_loop(void)
 			return 1;
 		}
 		il_snapshot_delta(&d, &now, &before);
-		if (env.timestamp) {
-			t = time(NULL);
-			strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
-			printf("%s\n", ts);
-		}
-		show(&d);
-		printf("\n");
+		t = time(NULL);
+		localtime_r(&t, &tm);
+		/* -T prints the time of day; JSON lines carry ISO 8601 with the offset. */
+		strftime(ts, sizeof(ts), env.json ? "%Y-%m-%dT%H:%M:%S%z" : "%H:%M:%S", &tm);
+		rc |= show(&d, &now, ts);
 		fflush(stdout);
 		il_snapshot_free(&before);
 		before = now;
@@ -327,7 +417,7 @@ static int interval_loop(void)
 			env.count--;
 	}
 	il_snapshot_free(&before);
-	return 0;
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -337,12 +427,18 @@ int main(int argc, char **argv)
 	struct il_snapshot s;
 	FILE *svg;
 
+	/* A bad option or argument exits 2, as record's do (not argp's 64). */
+	argp_err_exit_status = 2;
 	if (argc > 1 && !strcmp(argv[1], "record"))
 		return il_record_main(argc - 1, argv + 1);
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 1;
+		return 2;
 	if (env.check)
 		return il_preflight(env.check_root ? env.check_root : "", stdout);
+	if (env.output && !env.json && !env.prometheus) {
+		fprintf(stderr, "iolayers: -o FILE writes -j or --prometheus output only\n");
+		return 2;
+	}
 	settings = env.pid || env.comm || env.children || env.reset;
 	if (env.from && (settings || env.interval || env.probes)) {
 		fprintf(stderr, "iolayers: --from reads a recording: no settings, interval or -P\n");
@@ -360,7 +456,9 @@ int main(int argc, char **argv)
 		return 0;
 	if (read_snapshot(&s))
 		return 1;
-	if (env.json) {
+	if (env.output && (env.json || env.prometheus)) {
+		ret = write_atomically(env.output, env.json ? il_view_json : il_view_prometheus, &s);
+	} else if (env.json) {
 		il_view_json(stdout, &s);
 	} else if (env.prometheus) {
 		il_view_prometheus(stdout, &s);
@@ -390,13 +488,15 @@ int main(int argc, char **argv)
 	} else if (env.files) {
 		il_view_files(stdout, &s, env.rows);
 	} else if (env.disks) {
-		il_view_disks(stdout, &s, env.ms);
+		il_view_disks(stdout, &s, env.unit);
 	} else if (env.slow) {
 		il_view_slow(stdout, &s.slow);
 	} else if (env.probes) {
 		il_view_probes(stdout, &s);
+	} else if (env.hist) {
+		il_view_hist(stdout, &s, env.cache_mask, env.unit);
 	} else {
-		show(&s);
+		il_view_table(stdout, &s);
 		if (!env.hist)
 			printf("SHARE: the layer's time over the syscall time of the same reads; "
 			       "queue/service/device: the longest request of each read\n");

@@ -90,6 +90,94 @@ PY
 	sum=$(awk '/^layer = / { on = ($3 == "syscall,") } on && / : [0-9]+ +\|/ { s += $5 } END { print s + 0 }' "$tmp/h")
 	[ "$sum" = "$cnt" ] && ok "$name: -H syscall counts add up ($sum)" || not_ok "$name: -H sum $sum != $cnt"
 
+	# Interval mode: -j prints one JSON object per line and interval, the
+	# interval's deltas (none on a saved tree) after its wall-clock time;
+	# --prometheus -o FILE rewrites FILE each interval with the totals, by
+	# rename (no temporary file left).
+	"$reader" --root "$d" -j 1 2 >"$tmp/jl"
+	if python3 - "$tmp/jl" <<'PY'
+import json, re, sys
+def strict(pairs):
+    keys = [k for k, _ in pairs]
+    assert len(keys) == len(set(keys)), keys
+    return dict(pairs)
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 2, len(lines)
+for l in lines:
+    j = json.loads(l, object_pairs_hook=strict)
+    assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4}$", j["time"]), j["time"]
+    assert j["interval_s"] == 1
+    assert all(v["all"]["count"] == 0 for v in j["layers"].values()), "deltas of one tree"
+PY
+	then ok "$name: -j 1 2: two JSON lines with their time, deltas 0"
+	else not_ok "$name: -j 1 2: $(head -c 300 "$tmp/jl")"; fi
+	mkdir -p "$tmp/prom-dir"
+	"$reader" --root "$d" --prometheus -o "$tmp/prom-dir/iolayers.prom" 1 2 &&
+		cmp -s "$tmp/prom-dir/iolayers.prom" "$tmp/p.prom" &&
+		[ "$(ls "$tmp/prom-dir")" = iolayers.prom ] &&
+		ok "$name: --prometheus -o FILE 1 2: FILE is the totals, nothing else left" ||
+		not_ok "$name: --prometheus -o FILE 1 2: $(ls "$tmp/prom-dir")"
+	rm -rf "$tmp/prom-dir"
+
+	# Histograms' edges: in ns, bcc's "lo -> hi" rows are the module's own
+	# buckets (hist, summed over cache states) exactly; in us and ms,
+	# bpftrace's "[lo, hi)" rows carry the same counts, each edge the
+	# bucket's in that unit to 4 digits.
+	for unit in ns us ms; do
+		opt=
+		[ $unit = us ] && opt=-u
+		[ $unit = ms ] && opt=-m
+		"$reader" --root "$d" -H $opt >"$tmp/h-$unit"
+		if python3 - "$tmp/h-$unit" "$d/hist" $unit <<'PY'
+import math, re, sys
+out, hist, unit = sys.argv[1], sys.argv[2], sys.argv[3]
+want, layer = {}, None
+for line in open(hist):
+    f = line.split()
+    if f and f[0] == "layer":
+        layer = f[1]
+    elif len(f) == 3 and layer:
+        b = want.setdefault(layer, {})
+        b[(int(f[0]), int(f[1]))] = b.get((int(f[0]), int(f[1])), 0) + int(f[2])
+got, layer = {}, None
+div = {"us": 1e3, "ms": 1e6}.get(unit)
+for line in open(out):
+    m = re.match(r"^layer = (\w+)", line.strip())
+    if m:
+        layer = m.group(1)
+        got[layer] = {}
+        continue
+    if line.startswith("tcp_v4_do_rcv"):
+        layer = None
+    if layer is None or not line.strip():
+        continue
+    if unit == "ns":
+        m = re.match(r"^ *(\d+) -> (\d+) : (\d+) +\|\**\s*\|$", line)
+        if m:
+            lo, hi, n = map(int, m.groups())
+            assert hi == (1 if lo == 0 else 2 * lo - 1), line
+            if n:
+                got[layer][(lo, hi)] = n
+        else:
+            assert "nsecs : count" in line or not line.strip(), line
+    else:
+        m = re.match(r"^\[([0-9.e+-]+)(?:us|ms)?, ([0-9.e+-]+)(?:us|ms)\) +(\d+) \|@*\s*\|$", line)
+        assert m, line
+        lo, hi, n = float(m.group(1)), float(m.group(2)), int(m.group(3))
+        b = 0 if lo == 0 else round(math.log2(lo * div))
+        # 4 significant digits: within 0.05 % of the exact edges.
+        assert lo == 0 or abs(lo * div - 2 ** b) <= 2 ** b * 5e-4, line
+        assert abs(hi * div - 2 ** (b + 1)) <= 2 ** (b + 1) * 5e-4, line
+        if n:
+            got[layer][(0 if b == 0 else 2 ** b, 2 ** (b + 1) - 1)] = n
+assert got, "no layer printed"
+for l, b in got.items():
+    assert b == want.get(l), (l, b, want.get(l))
+PY
+		then ok "$name: -H $opt: the module's buckets, $unit edges"
+		else not_ok "$name: -H $opt: rows are not the module's buckets in $unit"; fi
+	done
+
 	# Timeline of the slowest read; slow list.
 	if [ "$flows" -gt 0 ]; then
 		"$reader" --root "$d" -t >"$tmp/t" && grep -q 'sys_enter' "$tmp/t" && grep -q 'sys_exit' "$tmp/t" &&
