@@ -19,7 +19,9 @@ static void views(struct il_snapshot *s, FILE *out)
 	struct il_snapshot d;
 
 	il_view_table(out, s);
-	il_view_hist(out, s, ~0U, 0);
+	il_view_hist(out, s, ~0U, IL_UNIT_NS);
+	il_view_hist(out, s, ~0U, IL_UNIT_US);
+	il_view_disks(out, s, IL_UNIT_MS);
 	il_view_json(out, s);
 	il_view_prometheus(out, s);
 	il_view_svg(out, s, 20);
