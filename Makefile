@@ -15,6 +15,9 @@
 #   make icount     the guest instruction counter (tools/icount: a QEMU
 #                   plugin and its guest helper, used by make bench)
 #   make install    modules_install into KDIR's tree, the reader into PREFIX/bin
+#   make dkms-install  the module's sources into /usr/src/iolayers-VERSION and
+#                   dkms add, build and install there (every kernel with headers,
+#                   and each new one); make dkms-uninstall takes it out again
 #   make clean
 #
 # KDIR defaults to the running kernel's build tree; where there is none (as on
@@ -52,6 +55,8 @@ ab:
 	scripts/ab "$(BASE)"
 
 PREFIX ?= /usr/local
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$$/\1/p' $(CURDIR)/dkms.conf)
+DKMS_SRC ?= $(DESTDIR)/usr/src/iolayers-$(VERSION)
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
@@ -59,9 +64,27 @@ install: all
 	-rst2man Documentation/iolayers.rst >userspace/iolayers.8 && \
 		install -D -m 0644 userspace/iolayers.8 $(DESTDIR)$(PREFIX)/share/man/man8/iolayers.8
 
+# What DKMS builds from: Kbuild, dkms.conf and the module's sources, no objects.
+dkms-source:
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	cp -R Kbuild dkms.conf module include kunit $(DKMS_SRC)/
+	find $(DKMS_SRC) \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+		-o -name '.*.cmd' -o -name '*.a' \) -delete
+
+dkms-install: dkms-source
+	dkms add -m iolayers -v $(VERSION)
+	dkms build -m iolayers -v $(VERSION)
+	dkms install -m iolayers -v $(VERSION)
+
+dkms-uninstall:
+	-dkms remove -m iolayers -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	$(MAKE) -C userspace clean
 	$(MAKE) -C tools/icount clean
 
-.PHONY: all module reader icount check demo bench profile ab install clean
+.PHONY: all module reader icount check demo bench profile ab install dkms-source dkms-install \
+	dkms-uninstall clean
