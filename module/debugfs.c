@@ -260,7 +260,11 @@ static const struct file_operations slow_fops = {
 	.release = flows_release,
 };
 
-/* A setting's file (settings.c): read its value, write a new one. */
+/*
+ * A runtime setting's file (settings.c): its value, read-only. It is
+ * changed through its module parameter: a locked-down kernel opens no
+ * debugfs file with a write bit.
+ */
 static ssize_t setting_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
 {
 	const struct iolayers_setting *st = file->private_data;
@@ -270,32 +274,10 @@ static ssize_t setting_read(struct file *file, char __user *ubuf, size_t count, 
 	return simple_read_from_buffer(ubuf, count, ppos, buf, min_t(int, len, sizeof(buf) - 1));
 }
 
-static ssize_t setting_write(struct file *file, const char __user *ubuf, size_t count,
-			     loff_t *ppos)
-{
-	const struct iolayers_setting *st = file->private_data;
-	char buf[32];
-	int ret;
-
-	if (*ppos || count >= sizeof(buf)) {
-		pr_err_ratelimited("invalid write of %zu bytes at offset %lld: want one short value\n",
-				   count, *ppos);
-		return -EINVAL;
-	}
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	if (count && buf[count - 1] == '\n')
-		buf[count - 1] = '\0';		/* echo's newline */
-	ret = iolayers_setting_set(st, buf);
-	return ret ? ret : count;
-}
-
 static const struct file_operations setting_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.read = setting_read,
-	.write = setting_write,
 	.llseek = default_llseek,
 };
 
@@ -323,8 +305,8 @@ void iolayers_debugfs_init(void)
 	debugfs_create_file(IOLAYERS_FILE_RCV, 0400, iolayers_dir, NULL, &rcv_fops);
 	iolayers_stream_debugfs(iolayers_dir);
 	for (i = 0; i < iolayers_nr_settings; i++)
-		if (iolayers_settings[i].file)
-			debugfs_create_file(iolayers_settings[i].name, 0600, iolayers_dir,
+		if (iolayers_settings[i].runtime)
+			debugfs_create_file(iolayers_settings[i].name, 0400, iolayers_dir,
 					    (void *)&iolayers_settings[i], &setting_fops);
 }
 

@@ -12,6 +12,7 @@
 #include <iolayers/hist.h>
 #include <iolayers/layers.h>
 #include <iolayers/probe.h>
+#include <iolayers/settings.h>
 #include <iolayers/sock.h>
 #include <iolayers/stream.h>
 #include <iolayers/table.h>
@@ -69,6 +70,7 @@ static int __init iolayers_init(void)
 		pr_err("PREEMPT_RT kernels are not supported: the probes take spinlocks and allocate where an RT kernel cannot sleep\n");
 		return -EOPNOTSUPP;
 	}
+	iolayers_settings_starting();
 	ret = iolayers_check_target();
 	if (ret)
 		return ret;
@@ -93,6 +95,7 @@ static int __init iolayers_init(void)
 	 */
 	iolayers_probes_attach(iolayers_all_layers, iolayers_layers_wanted());
 	iolayers_debugfs_init();
+	iolayers_settings_live(true);
 	pr_info("version %s loaded\n", IOLAYERS_VERSION_STRING);
 	return 0;
 
@@ -107,6 +110,7 @@ out_tables:
 
 static void __exit iolayers_exit(void)
 {
+	iolayers_settings_live(false);
 	iolayers_debugfs_exit();
 	/* Returns once no probe runs any more. */
 	iolayers_probes_detach();

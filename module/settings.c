@@ -2,7 +2,11 @@
 /*
  * The settings: one table, parsed, range-checked and shown the same way
  * whether a value comes as a module parameter at load or is written to
- * its debugfs file at runtime.
+ * the parameter's file under /sys/module/iolayers/parameters/ at runtime.
+ *
+ * Runtime changes go through module parameters, not debugfs: a kernel
+ * locked down (integrity, as under Secure Boot) opens no debugfs file that
+ * has a write bit, while ordinary module parameters stay writable.
  */
 
 #define pr_fmt(fmt) "iolayers: " fmt
@@ -29,6 +33,21 @@
 #include <uapi/iolayers.h>
 
 static u64 iolayers_last_reset_ns;
+
+/*
+ * Where the module is in its life, for writes to the parameters' files:
+ * those files exist from before the init function runs until after the
+ * exit function returns. Changed under the module's parameter lock, which
+ * the kernel holds around every parameter's set.
+ */
+enum iolayers_settings_state {
+	IOLAYERS_SETTINGS_PARSING,	/* insmod's arguments */
+	IOLAYERS_SETTINGS_STARTING,	/* the init function runs */
+	IOLAYERS_SETTINGS_LIVE,
+	IOLAYERS_SETTINGS_DYING,	/* the exit function runs */
+};
+
+static enum iolayers_settings_state iolayers_settings_state;
 
 /*
  * iolayers_stats_reset() - Zero every counter and histogram (`reset`).
@@ -58,6 +77,9 @@ static int iolayers_reset_set(const char *val)
 		pr_err_ratelimited("invalid reset '%s': write 1 to reset\n", val);
 		return -EINVAL;
 	}
+	/* reset=1 at load: nothing is counted yet. */
+	if (iolayers_settings_state != IOLAYERS_SETTINGS_LIVE)
+		return 0;
 	iolayers_stats_reset();
 	WRITE_ONCE(iolayers_last_reset_ns, ktime_get_ns());
 	return 0;
@@ -91,15 +113,15 @@ enum {
  */
 const struct iolayers_setting iolayers_settings[] = {
 	[IOLAYERS_S_PID] = {
-		.name = IOLAYERS_FILE_PID, .kind = IOLAYERS_SET_CUSTOM, .file = true,
+		.name = IOLAYERS_FILE_PID, .kind = IOLAYERS_SET_CUSTOM, .runtime = true,
 		.set = iolayers_filter_set_pid, .show = iolayers_filter_show_pid,
 	},
 	[IOLAYERS_S_COMM] = {
-		.name = IOLAYERS_FILE_COMM, .kind = IOLAYERS_SET_CUSTOM, .file = true,
+		.name = IOLAYERS_FILE_COMM, .kind = IOLAYERS_SET_CUSTOM, .runtime = true,
 		.set = iolayers_filter_set_comm, .show = iolayers_filter_show_comm,
 	},
 	[IOLAYERS_S_CHILDREN] = {
-		.name = IOLAYERS_FILE_CHILDREN, .kind = IOLAYERS_SET_CUSTOM, .file = true,
+		.name = IOLAYERS_FILE_CHILDREN, .kind = IOLAYERS_SET_CUSTOM, .runtime = true,
 		.set = iolayers_filter_set_children, .show = iolayers_filter_show_children,
 	},
 	[IOLAYERS_S_FLOWS] = {
@@ -112,7 +134,7 @@ const struct iolayers_setting iolayers_settings[] = {
 	},
 	[IOLAYERS_S_SLOW_US] = {
 		.name = IOLAYERS_FILE_SLOW_US, .kind = IOLAYERS_SET_US, .var = &iolayers_slow_ns,
-		.lo = 0, .hi = 3600000000U, .file = true,
+		.lo = 0, .hi = 3600000000U, .runtime = true,
 	},
 	[IOLAYERS_S_EXPIRE_MS] = {
 		.name = "expire_ms", .kind = IOLAYERS_SET_UINT, .var = &iolayers_expire_ms,
@@ -129,7 +151,7 @@ const struct iolayers_setting iolayers_settings[] = {
 		.name = "sockets", .kind = IOLAYERS_SET_BOOL, .var = &iolayers_sockets,
 	},
 	[IOLAYERS_S_RESET] = {
-		.name = IOLAYERS_FILE_RESET, .kind = IOLAYERS_SET_CUSTOM, .file = true,
+		.name = IOLAYERS_FILE_RESET, .kind = IOLAYERS_SET_CUSTOM, .runtime = true,
 		.set = iolayers_reset_set, .show = iolayers_reset_show,
 	},
 };
@@ -199,9 +221,38 @@ int iolayers_setting_show(const struct iolayers_setting *s, char *buf, size_t si
 	}
 }
 
+/* The longest value a setting takes (a comm is 15 bytes). */
+#define IOLAYERS_SETTING_MAX	32
+
 static int iolayers_param_set(const char *val, const struct kernel_param *kp)
 {
-	return iolayers_setting_set(kp->arg, val);
+	const struct iolayers_setting *s = kp->arg;
+	char buf[IOLAYERS_SETTING_MAX];
+	size_t len;
+
+	if (!val)
+		return iolayers_setting_set(s, val);
+	switch (iolayers_settings_state) {
+	case IOLAYERS_SETTINGS_STARTING:
+	case IOLAYERS_SETTINGS_DYING:
+		pr_err_ratelimited("%s not changed to '%s': the module is loading or unloading\n",
+				   s->name, val);
+		return -EBUSY;
+	default:
+		break;
+	}
+	/* A write to the parameter's file: without echo's newline. */
+	len = strlen(val);
+	if (len && val[len - 1] == '\n')
+		len--;
+	if (len >= sizeof(buf)) {
+		pr_err_ratelimited("invalid %s '%.*s...': want one short value\n", s->name,
+				   (int)sizeof(buf) - 1, val);
+		return -EINVAL;
+	}
+	memcpy(buf, val, len);
+	buf[len] = '\0';
+	return iolayers_setting_set(s, buf);
 }
 
 static int iolayers_param_get(char *buf, const struct kernel_param *kp)
@@ -217,17 +268,19 @@ static const struct kernel_param_ops iolayers_param_ops = {
 /* Each parameter's argument is its setting. */
 #define IOLAYERS_SETTING_ARG(idx) ((void *)&iolayers_settings[idx])
 
-module_param_cb(pid, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_PID), 0400);
+module_param_cb(pid, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_PID), 0600);
 MODULE_PARM_DESC(pid, "Process (tgid) whose reads are followed, with all its threads; pid= or comm= is required");
-module_param_cb(comm, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_COMM), 0400);
+module_param_cb(comm, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_COMM), 0600);
 MODULE_PARM_DESC(comm, "Also follow every process with this name (e.g. fio)");
-module_param_cb(children, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_CHILDREN), 0400);
+module_param_cb(children, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_CHILDREN), 0600);
 MODULE_PARM_DESC(children, "1: also follow processes a followed one forks after load");
+module_param_cb(reset, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_RESET), 0600);
+MODULE_PARM_DESC(reset, "Write 1 to zero every counter, histogram and kept read; shows when that was last done (ns since boot, 0: never)");
 module_param_cb(flows, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_FLOWS), 0400);
 MODULE_PARM_DESC(flows, "Newest completed reads `flows` and `slow` show; 0: no records, no stream, histograms only (default 256)");
 module_param_cb(buffer_kb, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_BUFFER_KB), 0400);
 MODULE_PARM_DESC(buffer_kb, "Ring buffers of completed reads per CPU, KiB in all: 7/8 what stream/events can fall behind by and `flows` looks back over, 1/8 for `slow` (default 1024)");
-module_param_cb(slow_us, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_SLOW_US), 0400);
+module_param_cb(slow_us, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_SLOW_US), 0600);
 MODULE_PARM_DESC(slow_us, "Reads at least this slow (syscall latency, us) also go to `slow` (default 10000)");
 module_param_cb(expire_ms, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_EXPIRE_MS), 0400);
 MODULE_PARM_DESC(expire_ms, "Bio and request entries older than this are dropped and counted (default 10000)");
@@ -247,3 +300,35 @@ MODULE_PARM_DESC(empty, "1: attach every probe with handlers that return at once
  */
 module_param_cb(sockets, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_SOCKETS), 0400);
 MODULE_PARM_DESC(sockets, "0: do not follow reads below the syscall into sockets (no SOCK, TCP, receive path probes); default 1");
+
+/**
+ * iolayers_settings_starting() - The init function starts: writes to the
+ *	parameters' files are refused until iolayers_settings_live().
+ *
+ * Returns after any write in progress has ended, so the values init reads
+ * do not change under it.
+ *
+ * Context: process context (the module's init).
+ */
+void iolayers_settings_starting(void)
+{
+	kernel_param_lock(THIS_MODULE);
+	iolayers_settings_state = IOLAYERS_SETTINGS_STARTING;
+	kernel_param_unlock(THIS_MODULE);
+}
+
+/**
+ * iolayers_settings_live() - Take writes to the parameters' files, or stop.
+ * @live: true at the end of init, false at the start of exit
+ *
+ * With @live false it returns after any write in progress has ended; later
+ * writes get -EBUSY while the files remain.
+ *
+ * Context: process context (the module's init or exit).
+ */
+void iolayers_settings_live(bool live)
+{
+	kernel_param_lock(THIS_MODULE);
+	iolayers_settings_state = live ? IOLAYERS_SETTINGS_LIVE : IOLAYERS_SETTINGS_DYING;
+	kernel_param_unlock(THIS_MODULE);
+}

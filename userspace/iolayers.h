@@ -169,6 +169,7 @@ void il_view_files(FILE *out, const struct il_snapshot *s, int rows);
 void il_view_disks(FILE *out, const struct il_snapshot *s, int unit);
 void il_view_json(FILE *out, const struct il_snapshot *s);
 void il_view_prometheus(FILE *out, const struct il_snapshot *s);
+void il_view_openmetrics(FILE *out, const struct il_snapshot *s);
 int il_view_svg(FILE *out, const struct il_snapshot *s, int max);
 void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
 		       const struct il_snapshot *before);
@@ -178,5 +179,6 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 
 /* `iolayers record` (record.c): the exit status. */
 int il_record_main(int argc, char **argv);
+int il_set_param(const char *name, const char *value);
 
 #endif

@@ -62,7 +62,7 @@ static const char doc[] =
 "    iolayers --files; iolayers -D  # per file; per disk histograms\n"
 "    iolayers --check             # which layers work on this kernel, and why not\n";
 
-enum { OPT_SVG = 1000, OPT_PROM, OPT_OUTPUT, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
+enum { OPT_SVG = 1000, OPT_PROM, OPT_OPENMETRICS, OPT_OUTPUT, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
 	OPT_FILES, OPT_CHECK, OPT_CHECK_ROOT };
 
 static const struct argp_option opts[] = {
@@ -84,7 +84,8 @@ static const struct argp_option opts[] = {
 	{ "rows", OPT_ROWS, "N", 0, "Reads in the SVG, files in --files (default 50)", 1 },
 	{ "json", 'j', NULL, 0, "Everything as one JSON object", 1 },
 	{ "prometheus", OPT_PROM, NULL, 0, "Prometheus text format (node_exporter textfile)", 1 },
-	{ "output", 'o', "FILE", 0, "Write -j or --prometheus to FILE, replaced atomically "
+	{ "openmetrics", OPT_OPENMETRICS, NULL, 0, "OpenMetrics text format (units, # EOF)", 1 },
+	{ "output", 'o', "FILE", 0, "Write -j, --prometheus or --openmetrics to FILE, replaced atomically "
 	  "(each interval with INTERVAL)", 1 },
 	{ "timestamp", 'T', NULL, 0, "Print a timestamp with each interval", 1 },
 	{ "pid", 'p', "PID", 0, "Follow process PID (written to the module)", 2 },
@@ -174,6 +175,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_PROM:
 		env.prometheus = 1;
 		break;
+	case OPT_OPENMETRICS:
+		env.prometheus = 2;
+		break;
 	case 'T':
 		env.timestamp = 1;
 		break;
@@ -224,28 +228,42 @@ static void explain_missing(const char *root)
 		fprintf(stderr, "iolayers: the module is not loaded: insmod iolayers.ko pid=PID\n");
 }
 
-/* Write a setting file of the module; its errors are the module's EINVAL. */
-static int write_setting(const char *name, const char *value)
+/**
+ * il_set_param() - Change one of the module's runtime settings.
+ * @name: the parameter (IOLAYERS_FILE_PID...)
+ * @value: its new value
+ *
+ * Writes IOLAYERS_PARAMS_DIR/@name (or $IOLAYERS_PARAMS_DIR/@name): module
+ * parameters stay writable where a locked-down kernel refuses debugfs
+ * writes. Says why on stderr when it fails.
+ *
+ * Return: 0, or -1.
+ */
+int il_set_param(const char *name, const char *value)
 {
+	const char *dir = getenv("IOLAYERS_PARAMS_DIR");
 	char path[4096];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", env.root, name);
+	if (!dir || !*dir)
+		dir = IOLAYERS_PARAMS_DIR;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_WRONLY);
 	if (fd < 0) {
 		fprintf(stderr, "iolayers: %s: %s\n", path, strerror(errno));
 		if (errno == ENOENT)
-			explain_missing(env.root);
+			fprintf(stderr, "iolayers: the module is not loaded: insmod iolayers.ko pid=PID\n");
 		else if (errno == EACCES)
 			fprintf(stderr, "iolayers: settings are writable by root only: run with sudo\n");
 		return -1;
 	}
 	n = write(fd, value, strlen(value));
-	close(fd);
+	if (close(fd) && n >= 0)
+		n = -1;
 	if (n < 0) {
-		fprintf(stderr, "iolayers: %s: the module refused '%s' (%s); see dmesg\n", name,
-			value, strerror(errno));
+		fprintf(stderr, "iolayers: %s: the module refused '%s' (%s)%s\n", name, value,
+			strerror(errno), errno == EBUSY ? "" : "; see dmesg");
 		return -1;
 	}
 	return 0;
@@ -329,6 +347,12 @@ static int write_atomically(const char *file, void (*view)(FILE *, const struct 
 	return 0;
 }
 
+/* The view --prometheus or --openmetrics asked for. */
+static void (*prom_view(void))(FILE *, const struct il_snapshot *)
+{
+	return env.prometheus == 2 ? il_view_openmetrics : il_view_prometheus;
+}
+
 /* A JSON view on one line with the interval's wall-clock time first. */
 static void json_line(FILE *out, const struct il_snapshot *s, const char *when)
 {
@@ -363,8 +387,8 @@ static int show(const struct il_snapshot *d, const struct il_snapshot *total, co
 {
 	if (env.prometheus) {
 		if (env.output)
-			return write_atomically(env.output, il_view_prometheus, total);
-		il_view_prometheus(stdout, total);
+			return write_atomically(env.output, prom_view(), total);
+		prom_view()(stdout, total);
 		return 0;
 	}
 	if (env.json) {
@@ -436,7 +460,7 @@ int main(int argc, char **argv)
 	if (env.check)
 		return il_preflight(env.check_root ? env.check_root : "", stdout);
 	if (env.output && !env.json && !env.prometheus) {
-		fprintf(stderr, "iolayers: -o FILE writes -j or --prometheus output only\n");
+		fprintf(stderr, "iolayers: -o FILE writes -j, --prometheus or --openmetrics output only\n");
 		return 2;
 	}
 	settings = env.pid || env.comm || env.children || env.reset;
@@ -444,10 +468,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "iolayers: --from reads a recording: no settings, interval or -P\n");
 		return 1;
 	}
-	if ((env.pid && write_setting(IOLAYERS_FILE_PID, env.pid)) ||
-	    (env.comm && write_setting(IOLAYERS_FILE_COMM, env.comm)) ||
-	    (env.children && write_setting(IOLAYERS_FILE_CHILDREN, env.children)) ||
-	    (env.reset && write_setting(IOLAYERS_FILE_RESET, "1")))
+	if ((env.pid && il_set_param(IOLAYERS_FILE_PID, env.pid)) ||
+	    (env.comm && il_set_param(IOLAYERS_FILE_COMM, env.comm)) ||
+	    (env.children && il_set_param(IOLAYERS_FILE_CHILDREN, env.children)) ||
+	    (env.reset && il_set_param(IOLAYERS_FILE_RESET, "1")))
 		return 1;
 	if (env.interval)
 		return interval_loop();
@@ -457,11 +481,11 @@ int main(int argc, char **argv)
 	if (read_snapshot(&s))
 		return 1;
 	if (env.output && (env.json || env.prometheus)) {
-		ret = write_atomically(env.output, env.json ? il_view_json : il_view_prometheus, &s);
+		ret = write_atomically(env.output, env.json ? il_view_json : prom_view(), &s);
 	} else if (env.json) {
 		il_view_json(stdout, &s);
 	} else if (env.prometheus) {
-		il_view_prometheus(stdout, &s);
+		prom_view()(stdout, &s);
 	} else if (env.svg) {
 		svg = fopen(env.svg, "w");
 		if (!svg || il_view_svg(svg, &s, env.rows) || fclose(svg)) {

@@ -4,6 +4,7 @@
  * parse.c only; one time formatter, one histogram printer, one flow
  * picker shared by the views.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -695,76 +696,274 @@ void il_view_json(FILE *out, const struct il_snapshot *s)
 #define PROM_FIRST	9
 #define PROM_LAST	35
 
-/* --prometheus: text exposition format for node_exporter's textfile collector. */
-void il_view_prometheus(FILE *out, const struct il_snapshot *s)
+#define LB(l)		(1U << IOLAYERS_L_##l)
+#define FILE_LAYERS	(LB(SYSCALL) | LB(VFS) | LB(FS))
+#define DISK_LAYERS	(FILE_LAYERS | LB(QUEUE) | LB(SERVICE) | LB(DEVICE))
+#define SOCK_LAYERS	(LB(SYSCALL) | LB(VFS) | LB(SOCK) | LB(TCP))
+
+/*
+ * The layers a read in each state can spend time in: a series for each
+ * such pair, none for the others (a HIT has no device time, a file read
+ * no socket wait). A pair outside the table that has reads anyway is
+ * shown too: nothing the module counted is left out.
+ */
+static const unsigned int prom_layers[IOLAYERS_NR_CACHE] = {
+	[IOLAYERS_C_HIT] = FILE_LAYERS,
+	[IOLAYERS_C_MISS] = DISK_LAYERS,
+	[IOLAYERS_C_PARTIAL] = DISK_LAYERS,
+	[IOLAYERS_C_DIRECT] = DISK_LAYERS,
+	[IOLAYERS_C_OTHER] = LB(SYSCALL) | LB(VFS),
+	[IOLAYERS_C_UNK] = DISK_LAYERS | SOCK_LAYERS | LB(WAIT),
+	[IOLAYERS_C_ERROR] = DISK_LAYERS,
+	[IOLAYERS_C_READY] = SOCK_LAYERS,
+	[IOLAYERS_C_WAITED] = SOCK_LAYERS | LB(WAIT),
+	[IOLAYERS_C_EMPTY] = SOCK_LAYERS,
+};
+
+/* Per layer: what its histogram measures (the layers nest: never add them). */
+static const char *const prom_layer_help[IOLAYERS_NR_LAYERS] = {
+	[IOLAYERS_L_SYSCALL] = "the read-family syscall, entry to exit",
+	[IOLAYERS_L_VFS] = "from the VFS read function's entry to the syscall's exit (part of the syscall's)",
+	[IOLAYERS_L_FS] = "the file system's read function (part of the VFS time)",
+	[IOLAYERS_L_QUEUE] = "the block queue of its longest request, queued to issue",
+	[IOLAYERS_L_SERVICE] = "the block service of its longest request, issue to completion",
+	[IOLAYERS_L_DEVICE] = "the device command of its longest request (NVMe, SCSI; part of the service time)",
+	[IOLAYERS_L_SOCK] = "from the socket family's recvmsg to the syscall's exit (part of the syscall's)",
+	[IOLAYERS_L_TCP] = "from tcp_recvmsg to the syscall's exit (part of the socket time)",
+	[IOLAYERS_L_WAIT] = "the wait for data on the socket (part of the socket time)",
+};
+
+/* A cache state as a label value: lower case. */
+static const char *prom_state(int c, char *buf, size_t len)
 {
-	int l, c, i;
+	size_t i;
 
-	fprintf(out, "# HELP iolayers_latency_seconds Per read() latency of each layer "
-		"(queue/service/device: the read's longest request).\n"
-		"# TYPE iolayers_latency_seconds histogram\n");
-	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
-		for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
-			const struct il_hist *h = &s->hist[l][c];
-			uint64_t cum = 0;
+	for (i = 0; i + 1 < len && il_cache_names[c][i]; i++)
+		buf[i] = (char)tolower((unsigned char)il_cache_names[c][i]);
+	buf[i] = '\0';
+	return buf;
+}
 
-			for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
-				cum += h->buckets[i];
-				if (i < PROM_FIRST || i > PROM_LAST)
-					continue;
-				fprintf(out, "iolayers_latency_seconds_bucket{layer=\"%s\",cache=\"%s\","
-					"le=\"%.9g\"} %" PRIu64 "\n", il_layer_names[l],
-					il_cache_names[c], (double)(il_bucket_hi(i) + 1) / 1e9, cum);
-			}
-			fprintf(out, "iolayers_latency_seconds_bucket{layer=\"%s\",cache=\"%s\","
-				"le=\"+Inf\"} %" PRIu64 "\n", il_layer_names[l], il_cache_names[c],
-				h->count);
-			fprintf(out, "iolayers_latency_seconds_sum{layer=\"%s\",cache=\"%s\"} %.9f\n",
-				il_layer_names[l], il_cache_names[c], h->sum_ns / 1e9);
-			fprintf(out, "iolayers_latency_seconds_count{layer=\"%s\",cache=\"%s\"} %"
-				PRIu64 "\n", il_layer_names[l], il_cache_names[c], h->count);
+/*
+ * A metric family's header. OpenMetrics names a counter's family without
+ * its _total, and gives a unit when the name ends in one.
+ */
+static void prom_family(FILE *out, int om, const char *name, const char *type, const char *unit,
+			const char *help)
+{
+	size_t n = strlen(name);
+
+	if (om && !strcmp(type, "counter") && n > 6 && !strcmp(name + n - 6, "_total"))
+		n -= 6;
+	fprintf(out, "# HELP %.*s %s\n# TYPE %.*s %s\n", (int)n, name, help, (int)n, name, type);
+	if (om && unit)
+		fprintf(out, "# UNIT %.*s %s\n", (int)n, name, unit);
+}
+
+/* A label value, escaped as the text formats want (backslash, quote, newline). */
+static void prom_label(FILE *out, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fputc('\\', out);
+		if (*v == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*v, out);
+	}
+}
+
+/* One layer's latency histogram family: a series per possible cache state. */
+static void prom_layer(FILE *out, int om, const struct il_snapshot *s, int l)
+{
+	char name[64], help[192], st[IL_NAME_LEN];
+	int c, i;
+
+	snprintf(name, sizeof(name), "iolayers_%s_latency_seconds", il_layer_names[l]);
+	snprintf(help, sizeof(help), "Seconds per read(): %s.", prom_layer_help[l]);
+	prom_family(out, om, name, "histogram", "seconds", help);
+	for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
+		const struct il_hist *h = &s->hist[l][c];
+		uint64_t cum = 0;
+
+		if (!(prom_layers[c] & (1U << l)) && !h->count)
+			continue;
+		prom_state(c, st, sizeof(st));
+		for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
+			cum += h->buckets[i];
+			if (i < PROM_FIRST || i > PROM_LAST)
+				continue;
+			fprintf(out, "%s_bucket{cache=\"%s\",le=\"%.12g\"} %" PRIu64 "\n", name, st,
+				(double)(il_bucket_hi(i) + 1) / 1e9, cum);
+		}
+		fprintf(out, "%s_bucket{cache=\"%s\",le=\"+Inf\"} %" PRIu64 "\n", name, st, h->count);
+		fprintf(out, "%s_sum{cache=\"%s\"} %.9f\n", name, st, h->sum_ns / 1e9);
+		fprintf(out, "%s_count{cache=\"%s\"} %" PRIu64 "\n", name, st, h->count);
+	}
+}
+
+/*
+ * The single counters of `stats` that say what was lost or could not be
+ * attributed, as metrics (a line only when the module shows the counter).
+ */
+static const struct {
+	const char *stat, *metric, *unit, *help;
+} prom_losses[] = {
+	{ "reads_missed", "iolayers_reads_missed_events_total", NULL,
+	  "Reads a layer's probe skipped an event of (ftrace's recursion guard); their flows name the layer." },
+	{ "requests_late", "iolayers_requests_late_total", NULL,
+	  "Requests that completed after their read had returned (async readahead); in no read's time." },
+	{ "late_bytes", "iolayers_requests_late_bytes_total", "bytes", "Bytes of the late requests." },
+	{ "flow_overflow", "iolayers_request_flow_overflow_total", NULL,
+	  "Bios of more reads than a request entry holds: those reads miss that request." },
+	{ "disk_overflow", "iolayers_disk_overflow_total", NULL,
+	  "Requests on disks beyond the 16 the disk table holds (not in per-disk counts)." },
+	{ "clock_gaps", "iolayers_clock_gaps_total", NULL,
+	  "Reads whose start time may be late: the clocks could not be read close together." },
+	{ "stream_lost", "iolayers_stream_lost_records_total", NULL,
+	  "Reads the stream's reader lost (buffer overwritten before it read them)." },
+};
+
+/* Table drop causes in `stats`, as the cause label. */
+static const char *const prom_drop_causes[] = { "table_full", "nomem", "stale", "expired" };
+
+/* Loss and drop counters: every read or event the module could not keep. */
+static void prom_losses_show(FILE *out, int om, const struct il_snapshot *s)
+{
+	size_t k, n;
+	uint64_t v;
+	int i, any;
+
+	prom_family(out, om, "iolayers_probe_missed_total", "counter", NULL,
+		    "Probe callbacks the kernel skipped (kretprobe instances, ftrace's recursion guard).");
+	for (i = 0; i < s->nprobes; i++)
+		if (s->probes[i].nmissed >= 0) {
+			fputs("iolayers_probe_missed_total{probe=\"", out);
+			prom_label(out, s->probes[i].name);
+			fputs("\",layer=\"", out);
+			prom_label(out, s->probes[i].layer);
+			fprintf(out, "\"} %" PRId64 "\n", s->probes[i].nmissed);
+		}
+	/* Tables: a TABLE_table_full counter names a table. */
+	any = 0;
+	for (i = 0; i < s->ncounters; i++) {
+		const char *name = s->counters[i].name;
+		char key[2 * IL_NAME_LEN];
+
+		n = strlen(name);
+		if (n <= 11 || strcmp(name + n - 11, "_table_full"))
+			continue;
+		if (!any++)
+			prom_family(out, om, "iolayers_table_drops_total", "counter", NULL,
+				    "Entries the module's tables could not take or dropped, by cause; each a read, bio or request not followed whole.");
+		for (k = 0; k < sizeof(prom_drop_causes) / sizeof(prom_drop_causes[0]); k++) {
+			snprintf(key, sizeof(key), "%.*s_%s", (int)(n - 11), name, prom_drop_causes[k]);
+			if (il_counter(s, key, &v))
+				continue;
+			fprintf(out, "iolayers_table_drops_total{table=\"%.*s\",cause=\"%s\"} %" PRIu64
+				"\n", (int)(n - 11), name, prom_drop_causes[k], v);
 		}
 	}
-	fprintf(out, "# HELP iolayers_reads_total read() calls of the followed processes by "
-		"cache state.\n# TYPE iolayers_reads_total counter\n");
+	for (k = 0; k < sizeof(prom_losses) / sizeof(prom_losses[0]); k++) {
+		if (il_counter(s, prom_losses[k].stat, &v))
+			continue;
+		prom_family(out, om, prom_losses[k].metric, "counter", prom_losses[k].unit,
+			    prom_losses[k].help);
+		fprintf(out, "%s %" PRIu64 "\n", prom_losses[k].metric, v);
+	}
+	/* The ring buffers' rows: stream/CPU and slow/CPU. */
+	any = 0;
+	for (i = 0; i < s->ncounters; i++) {
+		const char *name = s->counters[i].name, *slash = strchr(name, '/');
+
+		n = strlen(name);
+		if (!slash || n <= 8 || strcmp(name + n - 8, "_dropped"))
+			continue;
+		if (!any++)
+			prom_family(out, om, "iolayers_buffer_dropped_records_total", "counter", NULL,
+				    "Completed reads a per-CPU ring buffer had no room for.");
+		fprintf(out, "iolayers_buffer_dropped_records_total{buffer=\"%.*s\",cpu=\"%.*s\"} %"
+			PRIu64 "\n", (int)(slash - name), name, (int)(n - 8 - (slash + 1 - name)),
+			slash + 1, s->counters[i].value);
+	}
+}
+
+/* What made these numbers: the reader, the module, its debugfs format. */
+static void prom_build_info(FILE *out, int om, const struct il_snapshot *s)
+{
+	prom_family(out, om, "iolayers_build_info", "gauge", NULL,
+		    "The reader's and the module's versions and the module's debugfs format (always 1).");
+	fprintf(out, "iolayers_build_info{reader=\"%s\",module=\"", IOLAYERS_VERSION_STRING);
+	prom_label(out, s->version);
+	fprintf(out, "\",format=\"%d\"} 1\n", s->format);
+}
+
+static void prom_view(FILE *out, const struct il_snapshot *s, int om)
+{
+	char st[IL_NAME_LEN];
+	int l, c, i;
+
+	prom_build_info(out, om, s);
+	prom_family(out, om, "iolayers_reads_total", "counter", NULL,
+		    "read() calls of the followed processes, by cache state (sockets: ready, waited, empty).");
 	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
-		fprintf(out, "iolayers_reads_total{cache=\"%s\"} %" PRIu64 "\n", il_cache_names[c],
-			il_cache_reads(s, c));
-	fprintf(out, "# HELP iolayers_bytes_total Bytes each layer returned, by cache state.\n"
-		"# TYPE iolayers_bytes_total counter\n");
+		fprintf(out, "iolayers_reads_total{cache=\"%s\"} %" PRIu64 "\n",
+			prom_state(c, st, sizeof(st)), il_cache_reads(s, c));
+	prom_family(out, om, "iolayers_read_bytes_total", "counter", "bytes",
+		    "Bytes the followed read() calls returned, by cache state.");
+	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
+		fprintf(out, "iolayers_read_bytes_total{cache=\"%s\"} %" PRIu64 "\n",
+			prom_state(c, st, sizeof(st)), s->hist[IOLAYERS_L_SYSCALL][c].bytes);
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
-		for (c = 0; c < IOLAYERS_NR_CACHE; c++)
-			fprintf(out, "iolayers_bytes_total{layer=\"%s\",cache=\"%s\"} %" PRIu64 "\n",
-				il_layer_names[l], il_cache_names[c], s->hist[l][c].bytes);
-	fprintf(out, "# HELP iolayers_probe_hits_total Events seen per probe point.\n"
-		"# TYPE iolayers_probe_hits_total counter\n");
-	for (i = 0; i < s->nprobes; i++)
-		fprintf(out, "iolayers_probe_hits_total{probe=\"%s\",layer=\"%s\"} %" PRIu64 "\n",
-			s->probes[i].name, s->probes[i].layer, s->probes[i].hits);
+		prom_layer(out, om, s, l);
+	prom_losses_show(out, om, s);
+	prom_family(out, om, "iolayers_probe_hits_total", "counter", NULL,
+		    "Events of followed reads seen per probe point.");
+	for (i = 0; i < s->nprobes; i++) {
+		fputs("iolayers_probe_hits_total{probe=\"", out);
+		prom_label(out, s->probes[i].name);
+		fputs("\",layer=\"", out);
+		prom_label(out, s->probes[i].layer);
+		fprintf(out, "\"} %" PRIu64 "\n", s->probes[i].hits);
+	}
 	/* Self-accounting, when the module shows it (not in older files). */
 	if (s->nprobes && s->probes[0].calls >= 0) {
-		fprintf(out, "# HELP iolayers_probe_handler_calls_total Handler runs per probe point, "
-			"followed or not.\n# TYPE iolayers_probe_handler_calls_total counter\n");
+		prom_family(out, om, "iolayers_probe_handler_calls_total", "counter", NULL,
+			    "Handler runs per probe point, followed or not.");
 		for (i = 0; i < s->nprobes; i++)
 			if (s->probes[i].calls >= 0)
 				fprintf(out, "iolayers_probe_handler_calls_total{probe=\"%s\",layer=\"%s\"} %"
 					PRId64 "\n", s->probes[i].name, s->probes[i].layer,
 					s->probes[i].calls);
-		fprintf(out, "# HELP iolayers_probe_handler_timed_calls_total Handler runs timed "
-			"(one in 64).\n# TYPE iolayers_probe_handler_timed_calls_total counter\n");
+		prom_family(out, om, "iolayers_probe_handler_timed_calls_total", "counter", NULL,
+			    "Handler runs timed (one in 64).");
 		for (i = 0; i < s->nprobes; i++)
 			if (s->probes[i].timed >= 0)
 				fprintf(out, "iolayers_probe_handler_timed_calls_total{probe=\"%s\","
 					"layer=\"%s\"} %" PRId64 "\n", s->probes[i].name,
 					s->probes[i].layer, s->probes[i].timed);
-		fprintf(out, "# HELP iolayers_probe_handler_timed_seconds_total Time in the timed "
-			"handler runs.\n# TYPE iolayers_probe_handler_timed_seconds_total counter\n");
+		prom_family(out, om, "iolayers_probe_handler_timed_seconds_total", "counter", "seconds",
+			    "Time in the timed handler runs.");
 		for (i = 0; i < s->nprobes; i++)
 			if (s->probes[i].timed_ns >= 0)
 				fprintf(out, "iolayers_probe_handler_timed_seconds_total{probe=\"%s\","
 					"layer=\"%s\"} %.9f\n", s->probes[i].name,
 					s->probes[i].layer, (double)s->probes[i].timed_ns / 1e9);
 	}
+	if (om)
+		fputs("# EOF\n", out);
+}
+
+/* --prometheus: text exposition format 0.0.4, for node_exporter's textfile collector. */
+void il_view_prometheus(FILE *out, const struct il_snapshot *s)
+{
+	prom_view(out, s, 0);
+}
+
+/* --openmetrics: OpenMetrics 1.0 text (units, counters' families, # EOF). */
+void il_view_openmetrics(FILE *out, const struct il_snapshot *s)
+{
+	prom_view(out, s, 1);
 }
 
 /* Layer colours of the SVG, and of its legend. */

@@ -314,8 +314,8 @@ int il_preflight(const char *root, FILE *out)
 			       "read");
 			p.fatal = 1;
 		} else {
-			pf_say(&p, "-", "integrity lockdown: debugfs files cannot be written "
-			       "(settings only at insmod)");
+			pf_say(&p, "-", "integrity lockdown: debugfs is read-only; settings go "
+			       "through " IOLAYERS_PARAMS_DIR);
 		}
 	}
 	if (!pf_exists(&p, "/sys/kernel/debug/tracing") && !pf_exists(&p, "/sys/kernel/debug/block")) {

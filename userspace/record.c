@@ -21,7 +21,7 @@
 #include "../include/uapi/iolayers.h"
 
 #define LIVE_ROOT	"/sys/kernel/debug/" IOLAYERS_DEBUGFS_DIR
-#define PARAMS		"/sys/module/iolayers/parameters"
+#define PARAMS		IOLAYERS_PARAMS_DIR
 #define IOLAYERS_FILES_LINE	1024
 
 static volatile sig_atomic_t rec_stop, rec_child_done;
@@ -397,26 +397,6 @@ static pid_t rec_spawn(char **cmd, int *gate)
 	return pid;
 }
 
-static int rec_set(const char *name, const char *value)
-{
-	char path[512];
-	FILE *f;
-	int ret;
-
-	snprintf(path, sizeof(path), LIVE_ROOT "/%s", name);
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "iolayers record: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	ret = fputs(value, f) < 0;
-	ret |= fclose(f) != 0;
-	if (ret)
-		fprintf(stderr, "iolayers record: the module refused %s=%s (see dmesg)\n", name,
-			value);
-	return ret ? -1 : 0;
-}
-
 /**
  * il_record_main() - `iolayers record`.
  * @argc: arguments after the reader's name, "record" first
@@ -491,7 +471,7 @@ int il_record_main(int argc, char **argv)
 			return 1;
 		}
 		snprintf(pid, sizeof(pid), "%d", child);
-		if (rec_set(IOLAYERS_FILE_PID, pid) || rec_set(IOLAYERS_FILE_CHILDREN, "1")) {
+		if (il_set_param(IOLAYERS_FILE_PID, pid) || il_set_param(IOLAYERS_FILE_CHILDREN, "1")) {
 			kill(child, SIGKILL);
 			return 1;
 		}

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The settings: one table behind the module parameters and debugfs files. */
+/*
+ * The settings: one table behind the module parameters (under
+ * /sys/module/iolayers/parameters/) and the debugfs files that show them.
+ */
 #ifndef _IOLAYERS_SETTINGS_H
 #define _IOLAYERS_SETTINGS_H
 
@@ -20,8 +23,8 @@ enum iolayers_setting_kind {
 };
 
 /**
- * struct iolayers_setting - One setting, as a module parameter, a debugfs
- *	file, or both.
+ * struct iolayers_setting - One setting: a module parameter, and with
+ *	@runtime also a read-only debugfs file.
  * @name: the parameter's and the file's name
  * @kind: how its value is parsed and kept
  * @var: where it is kept (all kinds but %IOLAYERS_SET_CUSTOM)
@@ -31,7 +34,8 @@ enum iolayers_setting_kind {
  *	echo's newline); 0 or -EINVAL after a pr_err naming it
  * @show: %IOLAYERS_SET_CUSTOM: the value as text with a newline, as
  *	snprintf()
- * @file: also a debugfs file (mode 0600): changeable at runtime
+ * @runtime: changeable while the module runs: its parameter is writable
+ *	(0600) and a debugfs file (0400) shows it
  */
 struct iolayers_setting {
 	const char *name;
@@ -41,7 +45,7 @@ struct iolayers_setting {
 	unsigned int hi;
 	int (*set)(const char *val);
 	int (*show)(char *buf, size_t size);
-	bool file;
+	bool runtime;
 };
 
 extern const struct iolayers_setting iolayers_settings[];
@@ -49,5 +53,7 @@ extern const unsigned int iolayers_nr_settings;
 
 int iolayers_setting_set(const struct iolayers_setting *s, const char *val);
 int iolayers_setting_show(const struct iolayers_setting *s, char *buf, size_t size);
+void iolayers_settings_starting(void);
+void iolayers_settings_live(bool live);
 
 #endif /* _IOLAYERS_SETTINGS_H */

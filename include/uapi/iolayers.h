@@ -124,6 +124,12 @@ enum iolayers_sock_kind {
 #define IOLAYERS_SOCK_NAMES \
 	{ "-", "tcp", "tcp6", "udp", "udp6", "unix", "unix-dgram", "socket" }
 
+/*
+ * The module's parameters: the runtime settings (pid, comm, children,
+ * slow_us, reset) are written here; debugfs only shows them.
+ */
+#define IOLAYERS_PARAMS_DIR	"/sys/module/iolayers/parameters"
+
 #define IOLAYERS_FILE_VERSION	"version"
 #define IOLAYERS_FILE_LAYERS	"layers"
 #define IOLAYERS_FILE_STATS	"stats"

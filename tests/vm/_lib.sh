@@ -3,6 +3,8 @@
 # `not ok - ...`; finish prints the counts and sets the exit status.
 
 IOLAYERS_D=/sys/kernel/debug/iolayers
+# Where the runtime settings are written (debugfs shows them read-only).
+IOLAYERS_P=/sys/module/iolayers/parameters
 _passed=0
 _failed=0
 

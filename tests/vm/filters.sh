@@ -58,7 +58,7 @@ read -r _ zombie </tmp/tc-zombie.out
 check "a zombie ($zombie) is a zombie" grep -q '^State:.*Z' /proc/"$zombie"/status
 check "pid= of a zombie refused" refused_msg "pid=$zombie" "invalid pid '$zombie': the process has exited"
 check "insmod pid=$P" insmod "$ko" pid=$P
-check "writing a thread id to pid fails" bash -c "! echo $tid > $IOLAYERS_D/pid"
+check "writing a thread id to pid fails" bash -c "! echo $tid > $IOLAYERS_P/pid"
 check "pid file unchanged ($P)" grep -qx "$P" "$IOLAYERS_D/pid"
 rmmod iolayers
 kill $P $outer
@@ -91,7 +91,7 @@ check "threads: $bound task entries ($(table_col task entries))" \
 	test "$(table_col task entries)" = $bound
 check "threads: 4 task table_full ($(table_col task table_full))" \
 	test "$(table_col task table_full)" = 4
-echo 1 >"$IOLAYERS_D/reset"
+echo 1 >"$IOLAYERS_P/reset"
 check "reset: task table_full back to 0 ($(table_col task table_full))" \
 	test "$(table_col task table_full)" = 0
 check "reset: high-water mark restarts at the entries now ($(table_col task high))" \
@@ -100,7 +100,7 @@ check "reset: readahead_pages 0 ($(stats_value readahead_pages))" \
 	test "$(stats_value readahead_pages)" = 0
 start_stopped /tmp/tc-reads.out reads 500
 b=$P
-echo $b >"$IOLAYERS_D/pid"
+echo $b >"$IOLAYERS_P/pid"
 check "pid moved: the idle entries of $a's threads are gone ($(table_col task entries))" \
 	test "$(table_col task entries)" = 0
 kill -CONT $b

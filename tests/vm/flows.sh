@@ -264,14 +264,14 @@ check "comm: nothing from the unrelated reader" \
 # --- runtime filters, reset and bad writes -----------------------------------
 fio_stopped /tmp/fpid.json --name=pid --filename=/mnt/small --size=16m --rw=randread --bs=4k \
 	--ioengine=sync --invalidate=0 --thread --number_ios=300
-echo "" >"$IOLAYERS_D/comm"
+echo "" >"$IOLAYERS_P/comm"
 stop_wait $OTHER
-echo $OTHER >"$IOLAYERS_D/pid"
-echo 1 >"$IOLAYERS_D/reset"
+echo $OTHER >"$IOLAYERS_P/pid"
+echo 1 >"$IOLAYERS_P/reset"
 check "reset: flows emptied" test "$(wc -l <"$IOLAYERS_D/flows")" -eq 1
 check "reset: histograms emptied" test "$(hist_total syscall)" -eq 0
 check "runtime pid: reads 'pid' back ($(cat "$IOLAYERS_D/pid"))" test "$(cat "$IOLAYERS_D/pid")" -eq "$OTHER"
-echo $FIO_PID >"$IOLAYERS_D/pid"
+echo $FIO_PID >"$IOLAYERS_P/pid"
 kill -CONT $FIO_PID
 wait $FIO_PID
 kill -CONT $OTHER
@@ -283,7 +283,7 @@ check "runtime pid: file reads == fio total_ios ($files, $ios)" test "$files" -e
 check "runtime pid: only the new pid's reads ($tgids)" test "$tgids" = "$FIO_PID"
 for w in "pid abc" "pid 0" "comm 12345678901234567890" "children maybe" "reset 0" "slow_us -5"; do
 	set -- $w
-	if echo "$2" >"$IOLAYERS_D/$1" 2>/dev/null; then
+	if echo "$2" >"$IOLAYERS_P/$1" 2>/dev/null; then
 		not_ok "bad write '$2' to $1 accepted"
 	elif dmesg | tail -5 | grep -q "iolayers: invalid $1 '$2'"; then
 		ok "bad write '$2' to $1: -EINVAL and a pr_err naming it"
@@ -292,7 +292,9 @@ for w in "pid abc" "pid 0" "comm 12345678901234567890" "children maybe" "reset 0
 	fi
 done
 perm=$(find "$IOLAYERS_D" -type f -exec stat -c %a {} + | sort -u | tr '\n' ' ')
-check "debugfs files' modes are 400/600 only ($perm)" test "$perm" = "400 600 "
+check "debugfs files are all 0400 ($perm)" test "$perm" = "400 "
+check "the runtime settings read back from debugfs ($(cat "$IOLAYERS_D/pid") == $FIO_PID)" \
+	test "$(cat "$IOLAYERS_D/pid")" = "$FIO_PID"
 kill $OTHER
 wait $OTHER 2>/dev/null
 rmmod iolayers

@@ -109,9 +109,12 @@ check "layers: block_rq_issue attached" \
 check "pid file says $traced" grep -qx "$traced" "$IOLAYERS_D/pid"
 check "layers: nvme_setup_cmd attached (nvme_core through the module notifier)" \
 	grep -Eq '^nvme_setup_cmd +DEVICE +tracepoint +attached$' "$IOLAYERS_D/layers"
-ro=$(for f in version layers stats summary hist flows slow; do stat -c '%a' "$IOLAYERS_D/$f"; done | sort -u)
-rw=$(for f in pid comm children slow_us reset; do stat -c '%a' "$IOLAYERS_D/$f"; done | sort -u)
-check "debugfs: read-only files 0400 ($ro), settings 0600 ($rw)" test "$ro/$rw" = "400/600"
+ro=$(find "$IOLAYERS_D" -type f -exec stat -c '%a' {} + | sort -u)
+check "debugfs: every file 0400, settings too ($ro)" test "$ro" = 400
+# Runtime settings are writable module parameters; load-time ones are not.
+rw=$(for f in pid comm children slow_us reset; do stat -c '%a' "$IOLAYERS_P/$f"; done | sort -u)
+lo=$(for f in flows buffer_kb expire_ms max_flows empty sockets; do stat -c '%a' "$IOLAYERS_P/$f"; done | sort -u)
+check "parameters: runtime settings 0600 ($rw), load-time ones 0400 ($lo)" test "$rw/$lo" = "600/400"
 
 # Window 1: only the followed fio runs. Ground truth: its read() calls
 # (/proc/PID/io syscr) and the disk's completed reads (/sys/block/.../stat);

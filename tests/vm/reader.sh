@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # In-guest test of the reader (userspace/iolayers) against the live module:
 # what it prints agrees with fio's own counts, its interval deltas add up to
-# the total, and its settings (--pid, --reset) reach the module.
+# the total, and its settings (--pid, --reset) reach the module. Last, the
+# kernel locked down (integrity, as under Secure Boot: no debugfs file with
+# a write bit opens): every reader action still works, its settings through
+# the module's parameters.
 # vm-files: data:16
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
@@ -65,5 +68,51 @@ check "interval deltas add up to the total ($deltas, $total)" test "$deltas" -eq
 cat /tmp/tl.txt
 check "timeline of the slowest MISS reaches the device" grep -q 'device done (last)' /tmp/tl.txt
 check "timeline names the disk of its requests" grep -q 'request.* on nvme0n1' /tmp/tl.txt
+rmmod iolayers
+
+# --- lockdown ----------------------------------------------------------------
+# Loaded first: a locked-down kernel loads only signed modules.
+insmod "$ko" pid=1 || echo "insmod failed"
+mountpoint -q /sys/kernel/security || mount -t securityfs securityfs /sys/kernel/security
+lock=/sys/kernel/security/lockdown
+check "the kernel has the lockdown LSM ($(cat $lock 2>/dev/null))" grep -q integrity $lock
+echo integrity >$lock
+check "locked down: integrity ($(cat $lock))" grep -q '\[integrity\]' $lock
+# What lockdown does to debugfs: a file opened for writing is refused.
+bash -c "echo 1 >$IOLAYERS_D/reset" 2>/tmp/lerr
+check "locked down: debugfs refuses to open a file for writing ($(cat /tmp/lerr))" \
+	grep -q "Operation not permitted" /tmp/lerr
+bash -c 'kill -STOP $$; exec fio --name=l --filename=/mnt/data --size=16m --rw=randread --bs=4k \
+	--ioengine=sync --invalidate=0 --thread --number_ios=300 --output-format=json --output=/tmp/fiol.json' &
+fio_pid=$!
+while [ "$(awk '{ print $3 }' /proc/$fio_pid/stat 2>/dev/null)" != T ]; do sleep 0.1; done
+check "locked down: --pid --reset" "$reader" --pid "$fio_pid" --reset
+check "locked down: the module follows $fio_pid" test "$(cat "$IOLAYERS_D/pid")" = "$fio_pid"
+check "locked down: reset, no reads" test "$(json 'sum(j["cache"].values())')" = 0
+check "locked down: --comm fio" "$reader" --comm fio
+check "locked down: comm reads back fio" test "$(cat "$IOLAYERS_D/comm")" = fio
+check "locked down: --comm ''" "$reader" --comm ''
+"$reader" -T 1 >/tmp/lintervals.txt &
+rpid=$!
+sleep 1
+kill -CONT $fio_pid
+wait $fio_pid
+sleep 2.5
+kill -INT $rpid
+wait $rpid
+check "locked down: interval mode ($(grep -c '^cache:' /tmp/lintervals.txt) intervals)" \
+	test "$(grep -c '^cache:' /tmp/lintervals.txt)" -ge 2
+ios=$(python3 -c 'import json; print(sum(x["read"]["total_ios"] for x in json.load(open("/tmp/fiol.json"))["jobs"]))')
+files=$(json 'sum(v for k, v in j["cache"].items() if k != "other")')
+check "locked down: -j file reads == fio total_ios ($files, $ios)" test "$files" -eq "$ios"
+for v in "" -H -D --files -P --slow -t -u -m; do
+	# shellcheck disable=SC2086 # the options are words
+	check "locked down: iolayers $v" bash -c "\"$reader\" $v >/tmp/lv.txt && test -s /tmp/lv.txt"
+done
+check "locked down: --prometheus -o" "$reader" --prometheus -o /tmp/l.prom
+check "locked down: the Prometheus file has the reads" grep -q '^iolayers_reads_total' /tmp/l.prom
+check "locked down: record -- cat" "$reader" record -o /tmp/l.jsonl -- cat /mnt/data
+n=$(grep -c '"ret"' /tmp/l.jsonl)
+check "locked down: record saved cat's reads ($n)" test "$n" -gt 0
 rmmod iolayers
 finish

@@ -56,8 +56,8 @@ for kind in tcp tcp6 udp unix unix-dgram; do
 	fi
 	first=0
 	pid=$SC_PID
-	echo "$pid" >"$IOLAYERS_D/pid"
-	echo 1 >"$IOLAYERS_D/reset"
+	echo "$pid" >"$IOLAYERS_P/pid"
+	echo 1 >"$IOLAYERS_P/reset"
 	start_sc "$kind-other" "$kind" || { not_ok "$kind: second sockcheck did not start"; continue; }
 	other=$SC_PID
 	insegs0=$(tcp_insegs)

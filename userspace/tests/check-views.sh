@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Every view of the reader on every saved debugfs tree, checked by a real
-# parser (JSON: python3, SVG: an XML parser, Prometheus: promtool) and
+# parser (JSON: python3, SVG: an XML parser, Prometheus: promtool and the
+# client library's parsers, OpenMetrics: its strict parser) and
 # against the module's own `summary` of the same tree.
 #
 # Usage: tests/check-views.sh READER FIXTURES_DIR
@@ -67,7 +68,17 @@ PY
 	else
 		not_ok "$name: promtool: $(head -3 "$tmp/promtool")"
 	fi
-	inf=$(awk -F'} ' '/^iolayers_latency_seconds_bucket\{layer="syscall".*le="\+Inf"/ { s += $2 } END { print s + 0 }' "$tmp/p.prom")
+	# The series against the tree's hist and stats (check-prom.py), with
+	# the Prometheus client library's parsers (Debian's python3, where it
+	# is installed), and OpenMetrics by its strict parser.
+	"$reader" --root "$d" --openmetrics >"$tmp/p.om"
+	if /usr/bin/python3 "$(dirname "$0")/check-prom.py" "$tmp/p.prom" "$tmp/p.om" "$d" \
+		>"$tmp/cp" 2>&1; then
+		ok "$name: Prometheus and OpenMetrics series match hist and stats (check-prom.py)"
+	else
+		not_ok "$name: check-prom.py: $(head -5 "$tmp/cp")"
+	fi
+	inf=$(awk -F'} ' '/^iolayers_syscall_latency_seconds_bucket\{.*le="\+Inf"/ { s += $2 } END { print s + 0 }' "$tmp/p.prom")
 	cnt=$(awk '$1 == "syscall" { print $2 }' "$d/summary")
 	[ "$inf" = "$cnt" ] && ok "$name: prometheus +Inf buckets == syscall count ($cnt)" ||
 		not_ok "$name: prometheus +Inf $inf != $cnt"
@@ -289,7 +300,7 @@ fake_root "$tmp/rlock" filemap_read
 mkdir -p "$tmp/rlock/sys/kernel/security"
 echo "none [integrity] confidentiality" >"$tmp/rlock/sys/kernel/security/lockdown"
 expect_check "integrity lockdown" "$tmp/rlock" 0 'lockdown \[integrity\]: the module must be signed' \
-	'integrity lockdown: debugfs files cannot be written'
+	'integrity lockdown: debugfs is read-only; settings go through /sys/module/iolayers/parameters'
 mkdir -p "$tmp/rnodbg/proc/sys/kernel" "$tmp/rnodbg/sys/kernel"
 expect_check "no debugfs" "$tmp/rnodbg" 2 '^no +debugfs is not mounted'
 
