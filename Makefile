@@ -15,6 +15,8 @@
 #   make icount     the guest instruction counter (tools/icount: a QEMU
 #                   plugin and its guest helper, used by make bench)
 #   make install    modules_install into KDIR's tree, the reader into PREFIX/bin
+#   make deb        the Debian packages iolayers (reader, man page) and
+#                   iolayers-dkms (module sources for DKMS) into dist/, lintian clean
 #   make dkms-install  the module's sources into /usr/src/iolayers-VERSION and
 #                   dkms add, build and install there (every kernel with headers,
 #                   and each new one); make dkms-uninstall takes it out again
@@ -72,6 +74,11 @@ dkms-source:
 	find $(DKMS_SRC) \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
 		-o -name '.*.cmd' -o -name '*.a' \) -delete
 
+# The Debian packages iolayers and iolayers-dkms, into dist/ (scripts/build-deb:
+# dpkg-buildpackage and lintian in a bookworm root).
+deb:
+	scripts/build-deb
+
 dkms-install: dkms-source
 	dkms add -m iolayers -v $(VERSION)
 	dkms build -m iolayers -v $(VERSION)
@@ -86,5 +93,5 @@ clean:
 	$(MAKE) -C userspace clean
 	$(MAKE) -C tools/icount clean
 
-.PHONY: all module reader icount check demo bench profile ab install dkms-source dkms-install \
+.PHONY: all module reader icount check demo bench profile ab install deb dkms-source dkms-install \
 	dkms-uninstall clean

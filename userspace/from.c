@@ -62,7 +62,10 @@ static void hist_add(struct il_hist *h, int64_t ns, int64_t bytes)
 	h->buckets[il_bucket(v)]++;
 }
 
-/* One read's object into @f, its samples into @s's histograms. */
+/*
+ * One read's object into @f, its samples into @s's histograms. Return: 0,
+ * 1 for a read of another process than @s->view_pid (left out), or -1.
+ */
 static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 {
 	static const char *const offs[] = {
@@ -143,6 +146,8 @@ static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 			strcat(f->missed, ",");
 		strcat(f->missed, name);
 	}
+	if (s->view_pid && f->tgid != s->view_pid)
+		return 1;
 	/* The module's samples (iolayers_flow_finish()): bytes as it counts them. */
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
 		int64_t bytes = l <= IOLAYERS_L_FS || l >= IOLAYERS_L_SOCK ?
@@ -211,7 +216,7 @@ static int add_flow(struct il_flows *fl, const struct il_flow *f, int *cap)
  */
 int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 {
-	int cap = 0, slowcap = 0, lineno = 0, ended = 0, l, c;
+	int cap = 0, slowcap = 0, lineno = 0, ended = 0, nreads = 0, l, c, r;
 
 	s->recording = 1;
 	int64_t slow_ns = 0, lost = 0, v;
@@ -246,10 +251,16 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 				goto out;
 			}
 		} else if (json_object_get(o, "seq")) {
-			if (from_read(o, s, &fw)) {
+			r = from_read(o, s, &fw);
+			if (r < 0) {
 				il_fail(err, errlen, "line %d: not a read's record", lineno);
 				json_decref(o);
 				goto out;
+			}
+			nreads++;
+			if (r) {
+				json_decref(o);
+				continue;	/* another process's (-p) */
 			}
 			if (add_flow(&s->flows, &fw, &cap) ||
 			    (fw.lat[IOLAYERS_L_SYSCALL] >= slow_ns &&
@@ -276,10 +287,10 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 
 			/* The trailer counts what came before it. */
 			if (get_i64(o, "reads", 0, 0, &reads) || get_i64(o, "lost", 0, 0, &tlost) ||
-			    reads != s->flows.n || tlost != lost) {
+			    reads != nreads || tlost != lost) {
 				il_fail(err, errlen,
 					  "line %d: the trailer does not count the %d reads and %lld lost before it",
-					  lineno, s->flows.n, (long long)lost);
+					  lineno, nreads, (long long)lost);
 				json_decref(o);
 				goto out;
 			}

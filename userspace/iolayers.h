@@ -112,6 +112,11 @@ struct il_snapshot {
 	struct il_files files;
 	struct il_hist rcv;		/* format 7: the TCP receive path, per segment */
 	int recording;			/* read from a recording (--from) */
+	/*
+	 * -p: only this process's reads (their tgid) in the flows, and in a
+	 * recording's histograms; 0: all. Set before the snapshot is read.
+	 */
+	int64_t view_pid;
 };
 
 /*

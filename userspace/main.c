@@ -25,7 +25,8 @@ static struct env {
 	unsigned long long flow;
 	const char *svg, *output;
 	int rows;
-	const char *pid, *comm, *children;
+	const char *pid, *comm, *children;	/* --set-pid, --set-comm, --set-children */
+	long view_pid;				/* -p */
 	int interval, count;
 	int check;
 	const char *check_root;
@@ -54,7 +55,8 @@ static const char doc[] =
 "    iolayers --svg reads.svg     # waterfall of the 50 slowest reads\n"
 "    iolayers -T 1 10             # per-second deltas, 10 times\n"
 "    iolayers -j > now.json; iolayers --prometheus > iolayers.prom\n"
-"    iolayers -p 4321 --children  # follow another process and its children\n"
+"    iolayers -p 4321 -t          # the slowest kept read of process 4321\n"
+"    iolayers --set-pid 4321 --set-children  # the module follows 4321 and its children\n"
 "    iolayers --reset             # zero the module's counters\n"
 "    iolayers --root ./saved      # a copy saved with scripts/save-debugfs\n"
 "    iolayers record -o run.jsonl -- ./myapp   # every read of myapp, as JSON lines\n"
@@ -62,7 +64,7 @@ static const char doc[] =
 "    iolayers --files; iolayers -D  # per file; per disk histograms\n"
 "    iolayers --check             # which layers work on this kernel, and why not\n";
 
-enum { OPT_SVG = 1000, OPT_PROM, OPT_OPENMETRICS, OPT_OUTPUT, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
+enum { OPT_SVG = 1000, OPT_PROM, OPT_OPENMETRICS, OPT_OUTPUT, OPT_SET_PID, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
 	OPT_FILES, OPT_CHECK, OPT_CHECK_ROOT };
 
 static const struct argp_option opts[] = {
@@ -88,10 +90,16 @@ static const struct argp_option opts[] = {
 	{ "output", 'o', "FILE", 0, "Write -j, --prometheus or --openmetrics to FILE, replaced atomically "
 	  "(each interval with INTERVAL)", 1 },
 	{ "timestamp", 'T', NULL, 0, "Print a timestamp with each interval", 1 },
-	{ "pid", 'p', "PID", 0, "Follow process PID (written to the module)", 2 },
-	{ "comm", OPT_COMM, "NAME", 0, "Follow every process named NAME (\"\" turns it off)", 2 },
-	{ "children", OPT_CHILDREN, "0|1", OPTION_ARG_OPTIONAL,
-	  "Also follow processes forked from now on (default 1)", 2 },
+	{ "pid", 'p', "PID", 0, "Show only process PID's reads: per-read views (-t, -f, --slow, "
+	  "--svg, --files, -D) and recordings; changes nothing in the module", 1 },
+	{ "set-pid", OPT_SET_PID, "PID", 0, "Make the module follow process PID (a module setting: "
+	  "it stays after the reader exits)", 2 },
+	{ "set-comm", OPT_COMM, "NAME", 0, "Make the module follow every process named NAME "
+	  "(\"\" turns it off; stays)", 2 },
+	{ "comm", OPT_COMM, NULL, OPTION_ALIAS | OPTION_HIDDEN, NULL, 2 },
+	{ "set-children", OPT_CHILDREN, "0|1", OPTION_ARG_OPTIONAL,
+	  "Make the module also follow processes forked from now on (default 1; stays)", 2 },
+	{ "children", OPT_CHILDREN, NULL, OPTION_ALIAS | OPTION_HIDDEN, NULL, 2 },
 	{ "reset", OPT_RESET, NULL, 0, "Zero the module's histograms and counters", 2 },
 	{ "check", OPT_CHECK, NULL, 0, "Preflight: which layers work on this kernel, and why not "
 	  "(exit 0 all, 1 some, 2 none)", 3 },
@@ -182,6 +190,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.timestamp = 1;
 		break;
 	case 'p':
+		errno = 0;
+		env.view_pid = strtol(arg, &end, 10);
+		if (errno || *end || env.view_pid <= 0 || env.view_pid > 4194304)
+			argp_error(state, "invalid pid '%s': want a process id", arg);
+		break;
+	case OPT_SET_PID:
 		env.pid = arg;
 		break;
 	case OPT_COMM:
@@ -235,20 +249,30 @@ static void explain_missing(const char *root)
  *
  * Writes IOLAYERS_PARAMS_DIR/@name (or $IOLAYERS_PARAMS_DIR/@name): module
  * parameters stay writable where a locked-down kernel refuses debugfs
- * writes. Says why on stderr when it fails.
+ * writes. Says why on stderr when it fails, and else, for every setting
+ * but reset, the change on stderr: the module keeps it after the reader
+ * exits, for every reader.
  *
  * Return: 0, or -1.
  */
 int il_set_param(const char *name, const char *value)
 {
 	const char *dir = getenv("IOLAYERS_PARAMS_DIR");
-	char path[4096];
+	char path[4096], was[64];
 	ssize_t n;
 	int fd;
 
 	if (!dir || !*dir)
 		dir = IOLAYERS_PARAMS_DIR;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	was[0] = '\0';
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		n = read(fd, was, sizeof(was) - 1);
+		was[n > 0 ? n : 0] = '\0';
+		was[strcspn(was, "\n")] = '\0';
+		close(fd);
+	}
 	fd = open(path, O_WRONLY);
 	if (fd < 0) {
 		fprintf(stderr, "iolayers: %s: %s\n", path, strerror(errno));
@@ -266,6 +290,38 @@ int il_set_param(const char *name, const char *value)
 			strerror(errno), errno == EBUSY ? "" : "; see dmesg");
 		return -1;
 	}
+	if (strcmp(name, IOLAYERS_FILE_RESET))
+		fprintf(stderr, "iolayers: module setting %s: '%s' -> '%s' (it stays after this "
+			"reader exits)\n", name, was, value);
+	return 0;
+}
+
+/* -p: keep the reads of process env.view_pid in @fl. */
+static void keep_view_pid(struct il_flows *fl)
+{
+	int i, n = 0;
+
+	for (i = 0; i < fl->n; i++)
+		if (fl->v[i].tgid == env.view_pid)
+			fl->v[n++] = fl->v[i];
+	fl->n = n;
+}
+
+/*
+ * -p with a view of the module's totals (the table, -H, -j, --prometheus,
+ * -P, intervals): they are of every read the module follows, so they are
+ * the process's only when that is all it follows. Says so when not.
+ */
+static int view_pid_totals_ok(const struct il_snapshot *s)
+{
+	if (!env.view_pid || s->recording ||
+	    (s->pid == env.view_pid && !s->comm[0] && !s->children))
+		return 1;
+	fprintf(stderr, "iolayers: -p %ld: the module's totals and histograms are of all it "
+		"follows (pid %d%s%s%s), not of %ld alone; -p filters the per-read views (-t, -f, "
+		"--slow, --svg, --files, -D) and recordings (--from); --set-pid %ld makes the "
+		"module follow %ld\n", env.view_pid, s->pid, s->children ? " and its children" : "",
+		s->comm[0] ? ", comm " : "", s->comm, env.view_pid, env.view_pid, env.view_pid);
 	return 0;
 }
 
@@ -283,6 +339,7 @@ static int read_snapshot(struct il_snapshot *s)
 			return -1;
 		}
 		memset(s, 0, sizeof(*s));
+		s->view_pid = env.view_pid;
 		ret = il_parse_recording(f, s, err, sizeof(err));
 		fclose(f);
 		if (ret) {
@@ -300,6 +357,11 @@ static int read_snapshot(struct il_snapshot *s)
 	if (il_read_snapshot(env.root, s, err, sizeof(err))) {
 		fprintf(stderr, "iolayers: %s\n", err);
 		return -1;
+	}
+	s->view_pid = env.view_pid;
+	if (env.view_pid) {
+		keep_view_pid(&s->flows);
+		keep_view_pid(&s->slow);
 	}
 	return 0;
 }
@@ -419,6 +481,10 @@ static int interval_loop(void)
 	sigaction(SIGTERM, &sa, NULL);
 	if (read_snapshot(&before))
 		return 1;
+	if (!view_pid_totals_ok(&before)) {
+		il_snapshot_free(&before);
+		return 2;
+	}
 	while (!stop && env.count != 0) {
 		struct timespec left = { env.interval, 0 };
 
@@ -480,6 +546,11 @@ int main(int argc, char **argv)
 		return 0;
 	if (read_snapshot(&s))
 		return 1;
+	if (!(env.svg || env.timeline || env.files || env.disks || env.slow) &&
+	    !view_pid_totals_ok(&s)) {
+		il_snapshot_free(&s);
+		return 2;
+	}
 	if (env.output && (env.json || env.prometheus)) {
 		ret = write_atomically(env.output, env.json ? il_view_json : prom_view(), &s);
 	} else if (env.json) {

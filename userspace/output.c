@@ -42,6 +42,8 @@ static void print_filters(FILE *out, const struct il_snapshot *s)
 		fprintf(out, " pid %d%s", s->pid, s->children ? " and its children" : "");
 	if (s->comm[0])
 		fprintf(out, "%s comm %s", s->pid ? "," : "", s->comm);
+	if (s->view_pid)
+		fprintf(out, "; showing pid %" PRId64 " only (-p)", s->view_pid);
 	fputc('\n', out);
 }
 

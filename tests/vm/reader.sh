@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # In-guest test of the reader (userspace/iolayers) against the live module:
 # what it prints agrees with fio's own counts, its interval deltas add up to
-# the total, and its settings (--pid, --reset) reach the module. Last, the
+# the total, its settings (--set-pid, --reset) reach the module and say so,
+# -p shows one process's reads and changes nothing. Last, the
 # kernel locked down (integrity, as under Secure Boot: no debugfs file with
 # a write bit opens): every reader action still works, its settings through
 # the module's parameters.
@@ -21,6 +22,20 @@ j = json.load(open("/tmp/r.json"))
 print(eval(sys.argv[1]))' "$1"
 }
 
+# intervals_during FILE: the reader's interval mode (-T 1) into FILE while
+# the stopped fio ($fio_pid) runs to its end, then Ctrl-C; the reader's
+# exit status.
+intervals_during() {
+	"$reader" -T 1 >"$1" &
+	local r=$!
+	sleep 1
+	kill -CONT "$fio_pid"
+	wait "$fio_pid"
+	sleep 2.5
+	kill -INT $r
+	wait $r
+}
+
 bash -c 'kill -STOP $$; exec fio --name=r --filename=/mnt/data --size=16m --rw=randread --bs=4k \
 	--ioengine=sync --invalidate=0 --thread --number_ios=800 --output-format=json --output=/tmp/fio.json' &
 fio_pid=$!
@@ -30,21 +45,16 @@ check "reader says the module is not loaded, with the insmod line" \
 	grep -q "the module is not loaded: insmod iolayers.ko pid=PID" /tmp/err
 # Loaded for another process first; the reader moves it to fio.
 insmod "$ko" pid=1 || echo "insmod failed"
-check "reader --pid writes the module's pid" "$reader" --pid "$fio_pid"
+"$reader" --set-pid "$fio_pid" 2>/tmp/err
+check "reader --set-pid writes the module's pid and says so" \
+	grep -q "module setting pid: '1' -> '$fio_pid' (it stays after this reader exits)" /tmp/err
 check "module follows $fio_pid" test "$(cat "$IOLAYERS_D/pid")" = "$fio_pid"
-"$reader" --pid 0 2>/tmp/err
+"$reader" --set-pid 0 2>/tmp/err
 check "a refused setting is one clear line" grep -q "the module refused '0'" /tmp/err
 check "reader --reset" "$reader" --reset
 check "reset: no reads" test "$(json 'sum(j["cache"].values())')" = 0
 
-"$reader" -T 1 >/tmp/intervals.txt &
-rpid=$!
-sleep 1
-kill -CONT $fio_pid
-wait $fio_pid
-sleep 2.5
-kill -INT $rpid
-wait $rpid
+intervals_during /tmp/intervals.txt
 rc=$?
 check "interval mode ends cleanly on Ctrl-C (exit $rc)" test "$rc" -eq 0
 ios=$(python3 -c 'import json; print(sum(x["read"]["total_ios"] for x in json.load(open("/tmp/fio.json"))["jobs"]))')
@@ -68,6 +78,20 @@ check "interval deltas add up to the total ($deltas, $total)" test "$deltas" -eq
 cat /tmp/tl.txt
 check "timeline of the slowest MISS reaches the device" grep -q 'device done (last)' /tmp/tl.txt
 check "timeline names the disk of its requests" grep -q 'request.* on nvme0n1' /tmp/tl.txt
+# -p: a view filter. fio's reads are all its own; none are init's; the
+# module's pid is unchanged, and its totals are not offered as init's.
+kept() { sed -n 's/.* of \([0-9]*\) kept)$/\1/p'; }
+all=$("$reader" --svg /tmp/va.svg | kept)
+mine=$("$reader" -p "$fio_pid" --svg /tmp/vp.svg | kept)
+none=$("$reader" -p 1 --svg /tmp/v1.svg | kept)
+check "-p: the kept reads are all fio's, none init's ($mine == $all > 0, $none)" \
+	test "$mine" -eq "$all" -a "$all" -gt 0 -a "$none" -eq 0
+check "-p 1 -t: no read of init" bash -c "! \"$reader\" -p 1 -t 2>/dev/null"
+"$reader" -p 1 -H >/dev/null 2>/tmp/err
+check "-p 1 -H: the module's histograms are not init's: refused, one line" \
+	grep -q "not of 1 alone" /tmp/err
+check "-p changed nothing in the module (pid $(cat "$IOLAYERS_D/pid"))" \
+	test "$(cat "$IOLAYERS_D/pid")" = "$fio_pid"
 rmmod iolayers
 
 # --- lockdown ----------------------------------------------------------------
@@ -86,20 +110,13 @@ bash -c 'kill -STOP $$; exec fio --name=l --filename=/mnt/data --size=16m --rw=r
 	--ioengine=sync --invalidate=0 --thread --number_ios=300 --output-format=json --output=/tmp/fiol.json' &
 fio_pid=$!
 while [ "$(awk '{ print $3 }' /proc/$fio_pid/stat 2>/dev/null)" != T ]; do sleep 0.1; done
-check "locked down: --pid --reset" "$reader" --pid "$fio_pid" --reset
+check "locked down: --set-pid --reset" "$reader" --set-pid "$fio_pid" --reset
 check "locked down: the module follows $fio_pid" test "$(cat "$IOLAYERS_D/pid")" = "$fio_pid"
 check "locked down: reset, no reads" test "$(json 'sum(j["cache"].values())')" = 0
-check "locked down: --comm fio" "$reader" --comm fio
+check "locked down: --set-comm fio" "$reader" --set-comm fio
 check "locked down: comm reads back fio" test "$(cat "$IOLAYERS_D/comm")" = fio
-check "locked down: --comm ''" "$reader" --comm ''
-"$reader" -T 1 >/tmp/lintervals.txt &
-rpid=$!
-sleep 1
-kill -CONT $fio_pid
-wait $fio_pid
-sleep 2.5
-kill -INT $rpid
-wait $rpid
+check "locked down: --set-comm ''" "$reader" --set-comm ''
+intervals_during /tmp/lintervals.txt
 check "locked down: interval mode ($(grep -c '^cache:' /tmp/lintervals.txt) intervals)" \
 	test "$(grep -c '^cache:' /tmp/lintervals.txt)" -ge 2
 ios=$(python3 -c 'import json; print(sum(x["read"]["total_ios"] for x in json.load(open("/tmp/fiol.json"))["jobs"]))')

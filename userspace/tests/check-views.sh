@@ -304,6 +304,65 @@ expect_check "integrity lockdown" "$tmp/rlock" 0 'lockdown \[integrity\]: the mo
 mkdir -p "$tmp/rnodbg/proc/sys/kernel" "$tmp/rnodbg/sys/kernel"
 expect_check "no debugfs" "$tmp/rnodbg" 2 '^no +debugfs is not mounted'
 
+# -p PID, a view filter that changes nothing in the module: per-read views
+# keep that process's reads only; the module's totals are refused unless
+# the module follows exactly that process; a recording's histograms are
+# built from that process's reads.
+fx="$fixtures/6.12.117"
+fpid=$(cat "$fx/pid")
+"$reader" --root "$fx" -p "$fpid" >"$tmp/vp" && grep -q "showing pid $fpid only (-p)" "$tmp/vp" &&
+	ok "-p $fpid: the table, as the module follows exactly $fpid" || not_ok "-p $fpid: $(head -2 "$tmp/vp")"
+"$reader" --root "$fx" -p $((fpid + 1)) >/dev/null 2>"$tmp/e"
+rc=$?
+[ $rc -eq 2 ] && grep -q "not of $((fpid + 1)) alone; -p filters the per-read views" "$tmp/e" &&
+	ok "-p of another process: the module's totals refused, exit 2, one line saying why" ||
+	not_ok "-p of another process: exit $rc, $(cat "$tmp/e")"
+n=$(($("$reader" --root "$fx" -p $((fpid + 1)) --slow | wc -l) - 1))
+all=$(($("$reader" --root "$fx" --slow | wc -l) - 1))
+mine=$(($("$reader" --root "$fx" -p "$fpid" --slow | wc -l) - 1))
+[ "$n" -eq 0 ] && [ "$mine" -eq "$all" ] && [ "$all" -gt 0 ] &&
+	ok "-p --slow: none of another process, all $all of $fpid" || not_ok "-p --slow: $n, $mine of $all"
+# A recording of two processes: the small one's reads again as tgid 43.
+python3 - tests/recordings/small.jsonl "$tmp/two.jsonl" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+reads = [l for l in lines if "seq" in l]
+out = []
+for l in lines:
+    if "end" in l:
+        for r in reads:
+            out.append(dict(r, tgid=43, tid=43, seq=r["seq"] + 1000))
+        l = dict(l, reads=2 * len(reads))
+    out.append(l)
+open(sys.argv[2], "w").write("".join(json.dumps(l) + "\n" for l in out))
+PY
+for p in 42 43; do
+	"$reader" --from "$tmp/two.jsonl" -p $p -j >"$tmp/vj.$p" || not_ok "--from -p $p failed"
+done
+"$reader" --from "$tmp/two.jsonl" -j >"$tmp/vj.all"
+if python3 - "$tmp"/vj.42 "$tmp"/vj.43 "$tmp"/vj.all <<'PY'
+import json, sys
+a, b, t = (json.load(open(f)) for f in sys.argv[1:4])
+for k in ("count", "bytes", "sum_ns"):
+    assert a["layers"]["syscall"]["all"][k] + b["layers"]["syscall"]["all"][k] == \
+        t["layers"]["syscall"]["all"][k], k
+assert a["layers"]["syscall"]["all"]["count"] == len(a["flows"]) > 0
+assert {f["tgid"] for f in a["flows"]} == {42} and {f["tgid"] for f in b["flows"]} == {43}
+PY
+then ok "--from -p: each process's histograms and reads, adding up to the recording's"
+else not_ok "--from -p: $(head -c 200 "$tmp/vj.42")"; fi
+# --set-pid and the other settings: written to the module's parameters,
+# the change said on stderr (the module keeps it after the reader).
+mkdir -p "$tmp/params"
+echo 1 >"$tmp/params/pid"
+echo 0 >"$tmp/params/children"
+IOLAYERS_PARAMS_DIR="$tmp/params" "$reader" --set-pid 55 --set-children 2>"$tmp/e" &&
+	[ "$(cat "$tmp/params/pid")" = 55 ] && [ "$(cat "$tmp/params/children")" = 1 ] &&
+	grep -q "module setting pid: '1' -> '55' (it stays after this reader exits)" "$tmp/e" &&
+	grep -q "module setting children: '0' -> '1'" "$tmp/e" &&
+	ok "--set-pid, --set-children: written to the parameters, the change said" ||
+	not_ok "--set-pid: $(cat "$tmp/e")"
+
 # Errors: one clear line, non-zero exit.
 "$reader" --root /nonexistent 2>"$tmp/e" && not_ok "missing root accepted" ||
 	{ grep -q "No such file" "$tmp/e" && ok "missing root: clear error" || not_ok "missing root message"; }
