@@ -496,10 +496,17 @@ void iolayers_flow_finish(struct iolayers_task_flow *f, long ret)
 	unsigned int n = 0;
 	/* Every layer's value is the syscall's: VFS and FS end at sys_exit. */
 	u64 bytes = ret > 0 ? ret : 0;
-	u64 now = iolayers_flow_times(&f->rd);
+	u64 now;
 
-	/* Completions fold into f->blk only before this: it is final now. */
+	/*
+	 * Completions fold into f->blk only before this: it is final now.
+	 * Ended before the end is stamped, so a request folded in completed
+	 * before the read's end: a completion between the stamp and here
+	 * (an interrupt, another CPU's) made a HIT read's async readahead
+	 * request end after the read it was folded into.
+	 */
 	iolayers_flow_end(f);
+	now = iolayers_flow_times(&f->rd);
 	if (unlikely(f->rd.sock.start)) {
 		const struct iolayers_read_sock *sk = &f->rd.sock;
 

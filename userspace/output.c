@@ -699,18 +699,19 @@ void il_view_json(FILE *out, const struct il_snapshot *s)
 #define PROM_LAST	35
 
 #define LB(l)		(1U << IOLAYERS_L_##l)
-#define FILE_LAYERS	(LB(SYSCALL) | LB(VFS) | LB(FS))
-#define DISK_LAYERS	(FILE_LAYERS | LB(QUEUE) | LB(SERVICE) | LB(DEVICE))
+#define DISK_LAYERS	(LB(SYSCALL) | LB(VFS) | LB(FS) | LB(QUEUE) | LB(SERVICE) | LB(DEVICE))
 #define SOCK_LAYERS	(LB(SYSCALL) | LB(VFS) | LB(SOCK) | LB(TCP))
 
 /*
  * The layers a read in each state can spend time in: a series for each
- * such pair, none for the others (a HIT has no device time, a file read
- * no socket wait). A pair outside the table that has reads anyway is
- * shown too: nothing the module counted is left out.
+ * such pair, none for the others (a file read has no socket wait, a socket
+ * read no block time). A HIT can have block and device time: the async
+ * readahead requests it issued and that completed before it returned. A
+ * pair outside the table that has reads anyway is shown too: nothing the
+ * module counted is left out.
  */
 static const unsigned int prom_layers[IOLAYERS_NR_CACHE] = {
-	[IOLAYERS_C_HIT] = FILE_LAYERS,
+	[IOLAYERS_C_HIT] = DISK_LAYERS,
 	[IOLAYERS_C_MISS] = DISK_LAYERS,
 	[IOLAYERS_C_PARTIAL] = DISK_LAYERS,
 	[IOLAYERS_C_DIRECT] = DISK_LAYERS,

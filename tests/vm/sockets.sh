@@ -128,12 +128,17 @@ for kind in tcp tcp6 udp unix unix-dgram; do
 	if [ "$kind" = tcp ]; then
 		check "tcp: the file's preads are file flows beside them ($file_rows, $file_bad wrong)" \
 			test "$file_rows" -gt 0 -a "$file_bad" = 0
+		late=$(flows_where "/tmp/$kind.flows" 'col("done_off") != "-" && col("done_off") + 0 > col("syscall_ns") + 0' | wc -l)
+		check "tcp: no request folded into a read completed after its end ($late)" test "$late" = 0
 	fi
 	read -r compared outside worst nested <<<"$(python3 "$IOLAYERS_REPO/tests/vm/check-times.py" \
 		"/tmp/$kind.flows" "/tmp/$kind.log" "$pid")"
 	check "$kind: each read's time inside the server's clock reads around it ($outside of $compared outside; worst $worst ns)" \
 		test "$outside" = 0 -a "$compared" = "$nflows"
 	check "$kind: VFS, SOCK and TCP times inside the syscall's ($nested not)" test "$nested" = 0
+	# The reader's fixture of socket reads (userspace/tests/fixtures/*-tcp,
+	# by scripts/capture-fixtures): TCP reads and the file's preads.
+	[ "$kind" != tcp ] || dump_debugfs
 done
 echo "summary:"
 cat "$IOLAYERS_D/summary"

@@ -4,7 +4,7 @@
 tree, parsed by the Prometheus client library's parsers (the text format's
 and the strict OpenMetrics one) and checked against the tree's own files:
 every latency series' count is the module's `hist` count for its layer and
-cache state; no series for a pair that cannot happen (a HIT's device time)
+cache state; no series for a pair that cannot happen (a socket read's device time)
 unless it has reads; no latency family with a layer label (the layers nest:
 summing them over a label would count time twice); label values in lower
 case; the loss counters equal `stats`' cells; build_info names the module's
@@ -25,11 +25,12 @@ om = open(om_file).read()
 
 # The layers a read in each state can spend time in (output.c's table,
 # restated: a change there must be made here on purpose).
-FILE = {"syscall", "vfs", "fs"}
-DISK = FILE | {"queue", "service", "device"}
+# A HIT's block layers: the async readahead requests it issued that
+# completed before it returned.
+DISK = {"syscall", "vfs", "fs", "queue", "service", "device"}
 SOCK = {"syscall", "vfs", "sock", "tcp"}
 POSSIBLE = {
-    "hit": FILE, "miss": DISK, "partial": DISK, "direct": DISK,
+    "hit": DISK, "miss": DISK, "partial": DISK, "direct": DISK,
     "other": {"syscall", "vfs"}, "unk": DISK | SOCK | {"wait"}, "error": DISK,
     "ready": SOCK, "waited": SOCK | {"wait"}, "empty": SOCK,
 }
@@ -77,10 +78,16 @@ for name, f in lat.items():
 for (layer, st), n in hist.items():
     if n and f"iolayers_{layer}_latency_seconds" not in lat:
         fail(f"hist has {n} reads of {layer}/{st}, no family for them")
-# The pairs that matter most, said outright.
+# The pairs that matter most, said outright: no block time of a socket
+# read, no socket wait of a file read.
 dev = {s.labels["cache"] for s in fams["iolayers_device_latency_seconds"].samples}
-if "hit" in dev and not hist.get(("device", "hit")):
-    fail("a device-time series for HIT reads")
+for st in ("ready", "waited", "empty", "other"):
+    if st in dev and not hist.get(("device", st)):
+        fail(f"a device-time series for {st} reads")
+wait = {s.labels["cache"] for s in fams["iolayers_wait_latency_seconds"].samples}
+for st in ("hit", "miss", "partial", "direct", "error", "ready"):
+    if st in wait and not hist.get(("wait", st)):
+        fail(f"a socket-wait series for {st} reads")
 
 # Every label value in lower case (probe and table names are identifiers).
 for f in fams.values():
