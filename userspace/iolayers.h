@@ -185,5 +185,7 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 /* `iolayers record` (record.c): the exit status. */
 int il_record_main(int argc, char **argv);
 int il_set_param(const char *name, const char *value);
+const char *il_params_dir(void);
+void il_say_not_loaded(void);
 
 #endif

@@ -239,7 +239,29 @@ static void explain_missing(const char *root)
 	else if (stat("/sys/kernel/debug/tracing", &st) && stat("/sys/kernel/debug/block", &st))
 		fprintf(stderr, "iolayers: debugfs is not mounted: mount -t debugfs none /sys/kernel/debug\n");
 	else
-		fprintf(stderr, "iolayers: the module is not loaded: insmod iolayers.ko pid=PID\n");
+		il_say_not_loaded();
+}
+
+/**
+ * il_say_not_loaded() - Say on stderr that the module is not loaded, and
+ * how to load it.
+ */
+void il_say_not_loaded(void)
+{
+	fprintf(stderr, "iolayers: the module is not loaded: insmod iolayers.ko pid=PID\n");
+}
+
+/**
+ * il_params_dir() - Where the module's parameters are.
+ *
+ * Return: $IOLAYERS_PARAMS_DIR when set and not empty (tests point it at
+ * a directory of their own), else IOLAYERS_PARAMS_DIR.
+ */
+const char *il_params_dir(void)
+{
+	const char *dir = getenv("IOLAYERS_PARAMS_DIR");
+
+	return dir && *dir ? dir : IOLAYERS_PARAMS_DIR;
 }
 
 /**
@@ -257,14 +279,11 @@ static void explain_missing(const char *root)
  */
 int il_set_param(const char *name, const char *value)
 {
-	const char *dir = getenv("IOLAYERS_PARAMS_DIR");
 	char path[4096], was[64];
 	ssize_t n;
 	int fd;
 
-	if (!dir || !*dir)
-		dir = IOLAYERS_PARAMS_DIR;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", il_params_dir(), name);
 	was[0] = '\0';
 	fd = open(path, O_RDONLY);
 	if (fd >= 0) {
@@ -277,7 +296,7 @@ int il_set_param(const char *name, const char *value)
 	if (fd < 0) {
 		fprintf(stderr, "iolayers: %s: %s\n", path, strerror(errno));
 		if (errno == ENOENT)
-			fprintf(stderr, "iolayers: the module is not loaded: insmod iolayers.ko pid=PID\n");
+			il_say_not_loaded();
 		else if (errno == EACCES)
 			fprintf(stderr, "iolayers: settings are writable by root only: run with sudo\n");
 		return -1;

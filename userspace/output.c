@@ -776,6 +776,16 @@ static void prom_label(FILE *out, const char *v)
 	}
 }
 
+/* A probe point's series name and labels, up to its value. */
+static void prom_probe(FILE *out, const char *family, const struct il_probe *p)
+{
+	fprintf(out, "%s{probe=\"", family);
+	prom_label(out, p->name);
+	fputs("\",layer=\"", out);
+	prom_label(out, p->layer);
+	fputs("\"} ", out);
+}
+
 /* One layer's latency histogram family: a series per possible cache state. */
 static void prom_layer(FILE *out, int om, const struct il_snapshot *s, int l)
 {
@@ -841,11 +851,8 @@ static void prom_losses_show(FILE *out, int om, const struct il_snapshot *s)
 		    "Probe callbacks the kernel skipped (kretprobe instances, ftrace's recursion guard).");
 	for (i = 0; i < s->nprobes; i++)
 		if (s->probes[i].nmissed >= 0) {
-			fputs("iolayers_probe_missed_total{probe=\"", out);
-			prom_label(out, s->probes[i].name);
-			fputs("\",layer=\"", out);
-			prom_label(out, s->probes[i].layer);
-			fprintf(out, "\"} %" PRId64 "\n", s->probes[i].nmissed);
+			prom_probe(out, "iolayers_probe_missed_total", &s->probes[i]);
+			fprintf(out, "%" PRId64 "\n", s->probes[i].nmissed);
 		}
 	/* Tables: a TABLE_table_full counter names a table. */
 	any = 0;
@@ -923,35 +930,33 @@ static void prom_view(FILE *out, const struct il_snapshot *s, int om)
 	prom_family(out, om, "iolayers_probe_hits_total", "counter", NULL,
 		    "Events of followed reads seen per probe point.");
 	for (i = 0; i < s->nprobes; i++) {
-		fputs("iolayers_probe_hits_total{probe=\"", out);
-		prom_label(out, s->probes[i].name);
-		fputs("\",layer=\"", out);
-		prom_label(out, s->probes[i].layer);
-		fprintf(out, "\"} %" PRIu64 "\n", s->probes[i].hits);
+		prom_probe(out, "iolayers_probe_hits_total", &s->probes[i]);
+		fprintf(out, "%" PRIu64 "\n", s->probes[i].hits);
 	}
 	/* Self-accounting, when the module shows it (not in older files). */
 	if (s->nprobes && s->probes[0].calls >= 0) {
 		prom_family(out, om, "iolayers_probe_handler_calls_total", "counter", NULL,
 			    "Handler runs per probe point, followed or not.");
 		for (i = 0; i < s->nprobes; i++)
-			if (s->probes[i].calls >= 0)
-				fprintf(out, "iolayers_probe_handler_calls_total{probe=\"%s\",layer=\"%s\"} %"
-					PRId64 "\n", s->probes[i].name, s->probes[i].layer,
-					s->probes[i].calls);
+			if (s->probes[i].calls >= 0) {
+				prom_probe(out, "iolayers_probe_handler_calls_total", &s->probes[i]);
+				fprintf(out, "%" PRId64 "\n", s->probes[i].calls);
+			}
 		prom_family(out, om, "iolayers_probe_handler_timed_calls_total", "counter", NULL,
 			    "Handler runs timed (one in 64).");
 		for (i = 0; i < s->nprobes; i++)
-			if (s->probes[i].timed >= 0)
-				fprintf(out, "iolayers_probe_handler_timed_calls_total{probe=\"%s\","
-					"layer=\"%s\"} %" PRId64 "\n", s->probes[i].name,
-					s->probes[i].layer, s->probes[i].timed);
+			if (s->probes[i].timed >= 0) {
+				prom_probe(out, "iolayers_probe_handler_timed_calls_total", &s->probes[i]);
+				fprintf(out, "%" PRId64 "\n", s->probes[i].timed);
+			}
 		prom_family(out, om, "iolayers_probe_handler_timed_seconds_total", "counter", "seconds",
 			    "Time in the timed handler runs.");
 		for (i = 0; i < s->nprobes; i++)
-			if (s->probes[i].timed_ns >= 0)
-				fprintf(out, "iolayers_probe_handler_timed_seconds_total{probe=\"%s\","
-					"layer=\"%s\"} %.9f\n", s->probes[i].name,
-					s->probes[i].layer, (double)s->probes[i].timed_ns / 1e9);
+			if (s->probes[i].timed_ns >= 0) {
+				prom_probe(out, "iolayers_probe_handler_timed_seconds_total",
+					   &s->probes[i]);
+				fprintf(out, "%.9f\n", (double)s->probes[i].timed_ns / 1e9);
+			}
 	}
 	if (om)
 		fputs("# EOF\n", out);

@@ -21,7 +21,6 @@
 #include "../include/uapi/iolayers.h"
 
 #define LIVE_ROOT	"/sys/kernel/debug/" IOLAYERS_DEBUGFS_DIR
-#define PARAMS		IOLAYERS_PARAMS_DIR
 #define IOLAYERS_FILES_LINE	1024
 
 static volatile sig_atomic_t rec_stop, rec_child_done;
@@ -66,7 +65,7 @@ static void rec_header(FILE *out, const struct iolayers_rec_start *st, char **cm
 	il_json_str(out, buf, sizeof(buf));
 	fprintf(out, ", \"open_ns\": %llu, \"settings\": {", (unsigned long long)st->open_ns);
 	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
-		snprintf(path, sizeof(path), PARAMS "/%s", params[i]);
+		snprintf(path, sizeof(path), "%s/%s", il_params_dir(), params[i]);
 		rec_file_line(path, buf, sizeof(buf));
 		fprintf(out, "%s\"%s\": ", i ? ", " : "", params[i]);
 		il_json_str(out, buf, sizeof(buf));
