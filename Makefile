@@ -4,6 +4,8 @@
 #   make            build iolayers.ko against KDIR and the reader
 #   make check      every test: static checks, reader tests, VM tests on the
 #                   stock Debian 6.1 and 6.12 kernels and the debug kernel, KUnit
+#   make check-quick  the developer's loop: static checks, the reader's tests
+#                   and one boot of 6.1 with the core VM tests
 #   make demo       fio's 4 KiB and 128 MiB random reads in a VM: summary, one MISS
 #                   read through all five layers, the reader's views, an SVG
 #   make bench      overhead against the bpftrace twin and the empty-handler
@@ -43,6 +45,9 @@ icount:
 
 check:
 	scripts/check
+
+check-quick:
+	scripts/check --quick
 
 demo:
 	scripts/demo
@@ -93,5 +98,5 @@ clean:
 	$(MAKE) -C userspace clean
 	$(MAKE) -C tools/icount clean
 
-.PHONY: all module reader icount check demo bench profile ab install deb dkms-source dkms-install \
+.PHONY: all module reader icount check check-quick demo bench profile ab install deb dkms-source dkms-install \
 	dkms-uninstall clean

@@ -289,10 +289,11 @@ stream_accounted() {
 	return 1
 }
 
-# stopped_pc NAME COUNT PATTERN [MODE]: preadcheck on /mnt/data, stopped
-# before its first read, logging each read to /tmp/NAME.pclog; sets PC_PID.
+# stopped_pc NAME COUNT PATTERN [MODE]: preadcheck on $PC_FILE (default
+# /mnt/data), stopped before its first read, logging each read to
+# /tmp/NAME.pclog; sets PC_PID.
 stopped_pc() {
-	PC_LOG=/tmp/$1.pclog "$IOLAYERS_MODULE_DIR/preadcheck" /mnt/data "$2" "$3" 7 ${4:+"$4"} \
+	PC_LOG=/tmp/$1.pclog "$IOLAYERS_MODULE_DIR/preadcheck" "${PC_FILE:-/mnt/data}" "$2" "$3" 7 ${4:+"$4"} \
 		>/tmp/$1.pcout &
 	PC_PID=$!
 	while [ "$(awk '{ print $3 }' /proc/$PC_PID/stat 2>/dev/null)" != T ]; do

@@ -10,12 +10,12 @@ IL_INSMOD_ARGS=sockets=0
 
 ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 echo none >/sys/block/nvme0n1/queue/scheduler
-dd if=/dev/zero of=/mnt/data bs=1M count=16 status=none
+dd if=/dev/zero of=/mnt/cs-data bs=1M count=16 status=none
 sync
 
 # Random 4 KiB reads on a cold cache: each page's residency decides.
 echo 3 >/proc/sys/vm/drop_caches
-run_pc cold-random /mnt/data 1500 rand
+run_pc cold-random /mnt/cs-data 1500 rand
 files=$((HIT + MISS + PARTIAL + DIRECT + UNK))
 check "cold-random: every pread is a file read ($files == $truth_reads)" test "$files" -eq "$truth_reads"
 check "cold-random: HIT == resident pages +-1% ($HIT, $truth_res)" \
@@ -30,7 +30,7 @@ check "cold-random: nearly all reads MISS or PARTIAL (>= 50%)" test $((MISS + PA
 # many as the program saw fail, and its flows say so with their ret; the
 # others labelled by residency as above.
 echo 3 >/proc/sys/vm/drop_caches
-PC_ARGS=flows=1024 run_pc errors /mnt/data 900 rand errors keep
+PC_ARGS=flows=1024 run_pc errors /mnt/cs-data 900 rand errors keep
 bad=$(flows_sum "$PC_PID" '(col("cache") == "ERROR") != (col("ret") < 0)')
 failed=$(flows_sum "$PC_PID" 'col("cache") == "ERROR"')
 rmmod iolayers
@@ -51,12 +51,12 @@ check "errors: no DIRECT, other or UNK ($DIRECT, $OTHER, $UNK)" test "$DIRECT$OT
 # cannot be told from one on I/O of its own; the other file's bios are
 # not the read's (no request in its flows, bios_foreign).
 foreign_test() {
-	dd if=/dev/zero of=/mnt/other bs=1M count=1 status=none
-	cat /mnt/data >/dev/null
+	dd if=/dev/zero of=/mnt/cs-other bs=1M count=1 status=none
+	cat /mnt/cs-data >/dev/null
 	sync
 	local d0 disk foreign
 	d0=$(disk_reads)
-	run_pc foreign /mnt/data 200 rand foreign=/mnt/other keep
+	run_pc foreign /mnt/cs-data 200 rand foreign=/mnt/cs-other keep
 	disk=$(($(disk_reads) - d0))
 	foreign=$(stats_value bios_foreign)
 	rmmod iolayers
@@ -81,11 +81,11 @@ swap_test() {
 	chmod 600 /mnt/swap
 	mkswap -q /mnt/swap >/dev/null
 	check "swap: swapon" swapon /mnt/swap
-	cat /mnt/data >/dev/null
+	cat /mnt/cs-data >/dev/null
 	local d0 w0 disk swpin foreign
 	vm_swpin() { awk '$1 == "pswpin" { print $2 }' /proc/vmstat; }
 	d0=$(disk_reads) w0=$(vm_swpin)
-	PC_CGROUP=/sys/fs/cgroup/il run_pc swap /mnt/data 200 rand swap=/sys/fs/cgroup/il/memory.reclaim keep
+	PC_CGROUP=/sys/fs/cgroup/il run_pc swap /mnt/cs-data 200 rand swap=/sys/fs/cgroup/il/memory.reclaim keep
 	disk=$(($(disk_reads) - d0)) swpin=$(($(vm_swpin) - w0))
 	foreign=$(stats_value bios_foreign)
 	rmmod iolayers
@@ -114,8 +114,8 @@ else
 fi
 
 # The same file again, now cached: all HIT.
-cat /mnt/data >/dev/null
-run_pc warm-random /mnt/data 1500 rand
+cat /mnt/cs-data >/dev/null
+run_pc warm-random /mnt/cs-data 1500 rand
 check "warm-random: all pages were resident ($truth_res)" test "$truth_res" -eq "$truth_reads"
 check "warm-random: all HIT ($HIT == $truth_reads)" test "$HIT" -eq "$truth_reads"
 
@@ -124,7 +124,7 @@ check "warm-random: all HIT ($HIT == $truth_reads)" test "$HIT" -eq "$truth_read
 # completes between mincore() and pread() is "non-resident" but a HIT:
 # agreement within 1% is asked, not equality.
 echo 3 >/proc/sys/vm/drop_caches
-run_pc cold-seq /mnt/data 2048 seq
+run_pc cold-seq /mnt/cs-data 2048 seq
 check "cold-seq: HIT == resident +-1% ($HIT, $truth_res)" \
 	test $(((HIT - truth_res) * 100 / truth_reads)) -eq 0
 check "cold-seq: all file reads labelled ($((HIT + MISS + PARTIAL)) == $truth_reads)" \
@@ -136,7 +136,7 @@ check "cold-seq: readahead pages counted ($RA)" test "$RA" -gt 0
 # fio stops itself through a wrapper so the module sees every read; --thread
 # keeps its job in the same process (children= is not there yet).
 fio_run() {
-	bash -c 'kill -STOP $$; exec fio --name=j --filename=/mnt/data --size=16m --rw=randread \
+	bash -c 'kill -STOP $$; exec fio --name=j --filename=/mnt/cs-data --size=16m --rw=randread \
 		--bs=4k --ioengine=sync --thread --invalidate=0 --number_ios=1000 --direct='"$1"' --output-format=json \
 		--output=/tmp/fio.json' &
 	local p=$!

@@ -15,12 +15,12 @@ ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 tc=$IOLAYERS_MODULE_DIR/threadcheck
 bound=4096
 execs=5000
-dd if=/dev/zero of=/mnt/small bs=4k count=4 status=none
+dd if=/dev/zero of=/mnt/f-small bs=4k count=4 status=none
 
 # start_stopped OUT MODE N: threadcheck MODE N, stopped before its first
 # counted read; sets P.
 start_stopped() {
-	"$tc" "$2" "$3" /mnt/small >"$1" &
+	"$tc" "$2" "$3" /mnt/f-small >"$1" &
 	P=$!
 	while [ "$(awk '{ print $3 }' /proc/$P/stat 2>/dev/null)" != T ]; do sleep 0.05; done
 }
@@ -51,7 +51,7 @@ while ! grep -q ready /tmp/tc-threads.out; do sleep 0.1; done
 tid=$(ls /proc/$P/task | grep -vx "$P" | head -1)
 check "pid= of a thread ($tid of $P) refused, message names both" \
 	refused_msg "pid=$tid" "invalid pid '$tid': a thread of process $P"
-"$tc" zombie 0 /mnt/small >/tmp/tc-zombie.out &
+"$tc" zombie 0 /mnt/f-small >/tmp/tc-zombie.out &
 outer=$!
 while ! grep -q '^zombie ' /tmp/tc-zombie.out; do sleep 0.1; done
 read -r _ zombie </tmp/tc-zombie.out

@@ -8,6 +8,7 @@
 # a write bit opens): every reader action still works, its settings through
 # the module's parameters.
 # vm-files: data:16
+# vm-last: it locks the kernel down (integrity), for the rest of the boot
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 

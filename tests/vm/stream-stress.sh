@@ -14,12 +14,13 @@ ev=$IOLAYERS_D/stream/events
 rounds=${IOLAYERS_ROUNDS:-10}
 n=${IOLAYERS_STRESS_READS:-5000}
 echo none >/sys/block/nvme0n1/queue/scheduler
-dd if=/dev/zero of=/mnt/data bs=1M count=32 status=none
+PC_FILE=/mnt/ss-data
+dd if=/dev/zero of=$PC_FILE bs=1M count=32 status=none
 sync
 
 for r in $(seq "$rounds"); do
 	echo 3 >/proc/sys/vm/drop_caches
-	dd if=/mnt/data of=/dev/null bs=1M count=16 status=none
+	dd if=/mnt/ss-data of=/dev/null bs=1M count=16 status=none
 	stopped_pc s "$n" rand mixed || exit 1
 	pid=$PC_PID
 	insmod "$ko" pid=$pid

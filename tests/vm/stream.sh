@@ -19,12 +19,14 @@ if [ "${IOLAYERS_KERNEL:-}" = debug ]; then
 else
 	nmixed=5000 nfio=1200 nslow=3000
 fi
-dd if=/dev/zero of=/mnt/data bs=1M count=32 status=none
+# Its own file (a boot's later tests may have a vm-file named data).
+PC_FILE=/mnt/st-data
+dd if=/dev/zero of=$PC_FILE bs=1M count=32 status=none
 sync
 
 # 1. The whole read family on a half-cached file, every read in the stream.
 echo 3 >/proc/sys/vm/drop_caches
-dd if=/mnt/data of=/dev/null bs=1M count=16 status=none
+dd if=/mnt/st-data of=/dev/null bs=1M count=16 status=none
 stopped_pc mixed $nmixed rand mixed || exit 1
 insmod "$ko" pid=$PC_PID
 cat "$ev" >/tmp/mixed.ev &
@@ -44,7 +46,7 @@ check "rmmod with a reader blocked in events is refused ($out)" \
 	test -d /sys/module/iolayers -a -n "$out"
 kill $cat_pid
 wait $cat_pid 2>/dev/null
-read -r ino fsdev <<<"$(stat -c '%i %Hd:%Ld' /mnt/data)"
+read -r ino fsdev <<<"$(stat -c '%i %Hd:%Ld' /mnt/st-data)"
 disk=$(cat /sys/block/nvme0n1/dev)
 python3 - /tmp/mixed.ev /tmp/mixed.pclog "$PC_PID" "$ino" "$fsdev" "$disk" <<'EOF' >/tmp/mixed.res
 import sys
@@ -109,8 +111,8 @@ check "mixed: nothing lost ($lost, $(stats_value stream_lost))" \
 	test "$lost/$(stats_value stream_lost)" = 0/0
 check "mixed: the module says it delivered them ($(stats_value stream_delivered))" \
 	test "$(stats_value stream_delivered)" = "$reads"
-check "mixed: files names the file's path ($(grep -c /mnt/data "$IOLAYERS_D/files"))" \
-	grep -qx "$fsdev $ino /mnt/data" "$IOLAYERS_D/files"
+check "mixed: files names the file's path ($(grep -c /mnt/st-data "$IOLAYERS_D/files"))" \
+	grep -qx "$fsdev $ino /mnt/st-data" "$IOLAYERS_D/files"
 check "mixed: rmmod once the reader is gone" rmmod iolayers
 
 # 2. fio, one job per syscall of the read family: cached (the fastest
@@ -210,7 +212,7 @@ fio_pass cold
 
 # 3. A consumer far too slow (256 bytes every 20 ms) behind the smallest
 # buffer: exact accounting, records delivered + lost == reads made.
-cat /mnt/data >/dev/null
+cat /mnt/st-data >/dev/null
 stopped_pc slow $nslow seq || exit 1
 insmod "$ko" pid=$PC_PID buffer_kb=16
 python3 - "$ev" /tmp/slow.ev "$nslow" <<'EOF' &
@@ -318,18 +320,18 @@ diff /tmp/live.table /tmp/from.table | head -20
 head -12 /tmp/from.table
 "$reader" --from /tmp/rec.jsonl --files >/tmp/from.files
 cat /tmp/from.files
-n=$(awk '$NF == "/mnt/data" { print $1 }' /tmp/from.files)
-check "record: --files from it: /mnt/data with every read ($n == $ntruth)" test "$n" = "$ntruth"
+n=$(awk '$NF == "/mnt/st-data" { print $1 }' /tmp/from.files)
+check "record: --files from it: /mnt/st-data with every read ($n == $ntruth)" test "$n" = "$ntruth"
 "$reader" --from /tmp/rec.jsonl -D >/tmp/from.disks
 n=$(grep -c '^disk = nvme0n1, layer = ' /tmp/from.disks)
 check "record: -D from it: nvme0n1's queue, service and device histograms ($n)" test "$n" = 3
 rmmod iolayers
 insmod "$ko" pid=1
-LC_ALL=C "$reader" record -o /tmp/dd.jsonl -- dd if=/mnt/data of=/dev/null bs=4k count=1000 \
+LC_ALL=C "$reader" record -o /tmp/dd.jsonl -- dd if=/mnt/st-data of=/dev/null bs=4k count=1000 \
 	2>/tmp/dd.err
 rc=$?
 cat /tmp/dd.err
-ino=$(stat -c %i /mnt/data)
+ino=$(stat -c %i /mnt/st-data)
 got=$(python3 -c 'import json, sys
 o = [json.loads(l) for l in open(sys.argv[1])]
 r = [x for x in o if x.get("ino") == int(sys.argv[2]) and x.get("syscall") == "read"]
@@ -341,7 +343,7 @@ grep -q "^1000+0 records in" /tmp/dd.err
 check "record -- dd: dd says so too" test $? = 0
 # --csv: seed 000's event schema, rows per event; dd on a cold cache.
 echo 3 >/proc/sys/vm/drop_caches
-LC_ALL=C "$reader" record --csv -o /tmp/dd.csv -- dd if=/mnt/data of=/dev/null bs=4k count=500 \
+LC_ALL=C "$reader" record --csv -o /tmp/dd.csv -- dd if=/mnt/st-data of=/dev/null bs=4k count=500 \
 	2>/tmp/dd.err
 rc=$?
 got=$(python3 -c 'import csv, sys
