@@ -50,8 +50,8 @@ fio_reader() {
 # blk-mq issues in the submitter's context only without an I/O scheduler
 # (with one, dispatch runs from kblockd): "none" is what Debian uses for NVMe.
 echo none >/sys/block/nvme0n1/queue/scheduler
-traced=$(fio_reader traced)
-other=$(fio_reader other)
+traced=$(fio_reader mb-traced)
+other=$(fio_reader mb-other)
 check "followed fio is reading" wait_reading "$traced"
 check "other fio is reading" wait_reading "$other"
 check "followed fio stopped" stop_wait "$traced"
