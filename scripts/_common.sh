@@ -30,11 +30,54 @@ ensure_pkgs() {
 		die "apt-get install ${missing[*]} failed"
 }
 
+# suite_apt SUITE: the configuration (for APT_CONFIG) under which the
+# host's apt sees SUITE's archive (bullseye with its security suite) with
+# lists and a status of its own under the cache, never the host's; the
+# lists fetched again after a day. It resolves and downloads only: no root
+# of the suite is needed for that, so a kernel or a source package can be
+# fetched before (or without) one.
+suite_apt() {
+	local s=$1 d=$IOLAYERS_CACHE/apt/$1 mirror=http://deb.debian.org
+	local keys=/usr/share/keyrings/debian-archive-keyring.gpg
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	(
+		flock 8
+		if [ ! -e "$d/apt.conf" ]; then
+			: >"$d/status"
+			echo "deb [signed-by=$keys] $mirror/debian $s main" >"$d/sources.list"
+			[ "$s" != bullseye ] ||
+				echo "deb [signed-by=$keys] $mirror/debian-security $s-security main" \
+					>>"$d/sources.list"
+			# sid's Release may be past its Valid-Until in the archive.
+			cat >"$d/apt.conf.tmp" <<CONF
+Dir::Etc::SourceList "$d/sources.list";
+Dir::Etc::SourceParts "/nonexistent";
+Dir::State::Lists "$d/lists";
+Dir::State::status "$d/status";
+Dir::Cache "$d/cache";
+Acquire::Check-Valid-Until "false";
+Acquire::Languages "none";
+APT::Architectures { "amd64"; };
+APT::Sandbox::User "root";
+CONF
+			mv "$d/apt.conf.tmp" "$d/apt.conf"
+		fi
+		if [ ! -e "$d/updated" ] || [ -n "$(find "$d/updated" -mmin +1440)" ]; then
+			APT_CONFIG=$d/apt.conf apt-get update -qq >/dev/null 2>"$d/update.log" ||
+				die "apt-get update for $s failed, see $d/update.log"
+			touch "$d/updated"
+		fi
+	) 8>"$d.lock" || exit 1
+	echo "$d/apt.conf"
+}
+
 # apt_q CMD...: an apt command as the host sees it, or, with APT_SUITE
-# set, as that suite's root (scripts/suite-root) sees it.
+# set, as the host's apt sees that suite (suite_apt).
 apt_q() {
+	local conf
 	if [ -n "${APT_SUITE:-}" ]; then
-		"$IOLAYERS_REPO/scripts/suite-root" --run "$APT_SUITE" "$@"
+		conf=$(suite_apt "$APT_SUITE") || return 1
+		APT_CONFIG=$conf "$@"
 	else
 		"$@"
 	fi
