@@ -18,19 +18,50 @@ PC_FILE=/mnt/ss-data
 dd if=/dev/zero of=$PC_FILE bs=1M count=32 status=none
 sync
 
+# A round takes seconds: a step that has not ended after a minute is stuck.
+# Say which, and what every task and CPU is doing, once per stuck step.
+phase() { echo "$r $*" >/tmp/ss.phase; }
+(
+	last= same=0
+	while sleep 5; do
+		cur=$(cat /tmp/ss.phase 2>/dev/null)
+		if [ "$cur" != "$last" ]; then
+			last=$cur same=0
+			continue
+		fi
+		same=$((same + 5))
+		[ $same = 60 ] || continue
+		echo "# stuck for 60 s in round/step: $cur"
+		ps -eo pid,stat,wchan:32,comm | grep -v ' \[' || true
+		for p in $(pgrep -x 'cat|preadcheck|rmmod|insmod|dd'); do
+			echo "# stack of $p ($(cat /proc/$p/comm 2>/dev/null)):"
+			cat /proc/$p/task/*/stack 2>/dev/null
+		done
+		sed -n '/^buffer/,/^stream_lost/p' "$IOLAYERS_D/stats" 2>/dev/null
+		echo l >/proc/sysrq-trigger
+		echo w >/proc/sysrq-trigger
+	done
+) &
 for r in $(seq "$rounds"); do
+	phase drop_caches
 	echo 3 >/proc/sys/vm/drop_caches
 	dd if=/mnt/ss-data of=/dev/null bs=1M count=16 status=none
+	phase stopped_pc
 	stopped_pc s "$n" rand mixed || exit 1
 	pid=$PC_PID
+	phase insmod
 	insmod "$ko" pid=$pid
 	cat "$ev" >/tmp/s.ev &
 	cat_pid=$!
+	phase wait_stream_reader
 	wait_stream_reader
+	phase reads
 	kill -CONT $pid
 	wait $pid
 	reads=$(summary_field syscall count)
+	phase stream_accounted
 	stream_accounted "$reads"
+	phase compare
 	sleep 0.5
 	kill $cat_pid
 	wait $cat_pid 2>/dev/null
@@ -71,6 +102,7 @@ EOF
 		;;
 	*) ok "round $r: every read in the stream" ;;
 	esac
+	phase rmmod
 	rmmod iolayers
 done
 finish
