@@ -32,26 +32,30 @@ ensure_pkgs() {
 
 # suite_apt SUITE: the configuration (for APT_CONFIG) under which the
 # host's apt sees SUITE's archive (bullseye with its security suite) with
-# lists and a status of its own under the cache, never the host's; the
-# lists fetched again after a day. It resolves and downloads only: no root
-# of the suite is needed for that, so a kernel or a source package can be
+# sources, lists, a status and preferences of its own under the cache,
+# never the host's; the lists fetched again after a day, or when the
+# configuration changed. It resolves and downloads only: no root of the
+# suite is needed for that, so a kernel or a source package can be
 # fetched before (or without) one.
 suite_apt() {
 	local s=$1 d=$IOLAYERS_CACHE/apt/$1 mirror=http://deb.debian.org
 	local keys=/usr/share/keyrings/debian-archive-keyring.gpg
-	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/empty"
 	(
 		flock 8
-		if [ ! -e "$d/apt.conf" ]; then
-			: >"$d/status"
-			echo "deb [signed-by=$keys] $mirror/debian $s main" >"$d/sources.list"
+		{
+			echo "deb [signed-by=$keys] $mirror/debian $s main"
 			[ "$s" != bullseye ] ||
-				echo "deb [signed-by=$keys] $mirror/debian-security $s-security main" \
-					>>"$d/sources.list"
-			# sid's Release may be past its Valid-Until in the archive.
-			cat >"$d/apt.conf.tmp" <<CONF
+				echo "deb [signed-by=$keys] $mirror/debian-security $s-security main"
+		} >"$d/sources.list.new"
+		# sid's Release may be past its Valid-Until in the archive. The
+		# host's apt.conf.d is still read after this file: what it must
+		# not take from the host (preferences, sources) is set here by path.
+		cat >"$d/apt.conf.new" <<CONF
 Dir::Etc::SourceList "$d/sources.list";
-Dir::Etc::SourceParts "/nonexistent";
+Dir::Etc::SourceParts "$d/empty";
+Dir::Etc::Preferences "$d/empty/preferences";
+Dir::Etc::PreferencesParts "$d/empty";
 Dir::State::Lists "$d/lists";
 Dir::State::status "$d/status";
 Dir::Cache "$d/cache";
@@ -59,11 +63,20 @@ Acquire::Check-Valid-Until "false";
 Acquire::Languages "none";
 APT::Architectures { "amd64"; };
 APT::Sandbox::User "root";
+APT::Update::Error-Mode "any";
 CONF
-			mv "$d/apt.conf.tmp" "$d/apt.conf"
-		fi
+		for f in sources.list apt.conf; do
+			if cmp -s "$d/$f.new" "$d/$f"; then
+				rm -f "$d/$f.new"
+			else
+				mv "$d/$f.new" "$d/$f"
+				rm -f "$d/updated"
+			fi
+		done
+		[ -e "$d/status" ] || : >"$d/status"
 		if [ ! -e "$d/updated" ] || [ -n "$(find "$d/updated" -mmin +1440)" ]; then
-			APT_CONFIG=$d/apt.conf apt-get update -qq >/dev/null 2>"$d/update.log" ||
+			APT_CONFIG=$d/apt.conf apt-get update -qq >"$d/update.log" 2>&1 &&
+				compgen -G "$d/lists/*_Packages*" >/dev/null ||
 				die "apt-get update for $s failed, see $d/update.log"
 			touch "$d/updated"
 		fi

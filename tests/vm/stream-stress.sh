@@ -42,6 +42,8 @@ phase() { echo "$r $*" >/tmp/ss.phase; }
 		echo w >/proc/sysrq-trigger
 	done
 ) &
+watcher=$!
+trap 'kill $watcher 2>/dev/null' EXIT
 for r in $(seq "$rounds"); do
 	phase drop_caches
 	echo 3 >/proc/sys/vm/drop_caches
