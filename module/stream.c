@@ -507,6 +507,7 @@ void iolayers_stream_show_stats(struct seq_file *m)
 struct iolayers_stream_reader {
 	struct mutex lock;	/* threads reading the one open file */
 	bool raw;
+	bool said_unreadable;
 	size_t len;
 	size_t off;
 	union {
@@ -617,7 +618,7 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 	int cpu, best = -1;
 	size_t len, n = 0;
 
-	for_each_online_cpu(cpu) {
+	for_each_possible_cpu(cpu) {
 		u64 t;
 
 		ev = ring_buffer_peek(buf, cpu, NULL, NULL);
@@ -666,13 +667,47 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 	return true;
 }
 
+/*
+ * A record the reader can take: what iolayers_stream_next() would find, on
+ * any CPU the buffer has (an offline CPU keeps its records). Not
+ * ring_buffer_empty(), whose answer the reader's peeks need not share:
+ * "not empty" with nothing to take would have the reader spin without
+ * sleeping.
+ */
 static bool iolayers_stream_ready(void)
 {
-	return !ring_buffer_empty(iolayers_bufs[0]);
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (ring_buffer_peek(iolayers_bufs[0], cpu, NULL, NULL))
+			return true;
+	return false;
+}
+
+/*
+ * The reader has waited a while with nothing to take: if the ring buffer
+ * says it is not empty all the same, say so once per open with each
+ * CPU's counts (what finding a record that was written and never read
+ * needs).
+ */
+static void iolayers_stream_check_idle(struct iolayers_stream_reader *rd)
+{
+	struct trace_buffer *buf = iolayers_bufs[0];
+	int cpu;
+
+	if (rd->said_unreadable || ring_buffer_empty(buf))
+		return;
+	rd->said_unreadable = true;
+	for_each_possible_cpu(cpu)
+		if (!ring_buffer_empty_cpu(buf, cpu))
+			pr_info("stream: cpu %d holds records none can be read: entries %lu overrun %lu read %lu\n",
+				cpu, ring_buffer_entries_cpu(buf, cpu),
+				ring_buffer_overrun_cpu(buf, cpu),
+				ring_buffer_read_events_cpu(buf, cpu));
 }
 
 /* Sleep until a record is written; -ERESTARTSYS on a signal. */
-static int iolayers_stream_wait(void)
+static int iolayers_stream_wait(struct iolayers_stream_reader *rd)
 {
 	long ret;
 
@@ -681,6 +716,8 @@ static int iolayers_stream_wait(void)
 		smp_mb();	/* the flag before the look at the buffers */
 		ret = wait_event_interruptible_timeout(iolayers_stream_wq,
 						       iolayers_stream_ready(), HZ / 10);
+		if (!ret)
+			iolayers_stream_check_idle(rd);
 	} while (!ret);
 	WRITE_ONCE(iolayers_stream_waiting, false);
 	return ret < 0 ? ret : 0;
@@ -709,7 +746,11 @@ static ssize_t events_read(struct file *file, char __user *ubuf, size_t count, l
 				ret = -EAGAIN;
 				break;
 			}
-			ret = iolayers_stream_wait();
+			if (signal_pending(current)) {
+				ret = -ERESTARTSYS;
+				break;
+			}
+			ret = iolayers_stream_wait(rd);
 			if (ret)
 				break;
 			continue;
@@ -776,7 +817,7 @@ static int iolayers_stream_open(struct inode *inode, struct file *file, bool raw
 		rd->len = scnprintf(rd->line, sizeof(rd->line), "%s\n", IOLAYERS_FLOWS_HEADER);
 	}
 	mutex_lock(&iolayers_stream_mutex);
-	for_each_online_cpu(cpu)
+	for_each_possible_cpu(cpu)
 		while (ring_buffer_consume(iolayers_bufs[0], cpu, NULL, NULL))
 			cond_resched();
 	mutex_unlock(&iolayers_stream_mutex);

@@ -277,6 +277,22 @@ wait_stream_reader() {
 	return 1
 }
 
+# end_within SECONDS PID SIGNAL: send SIGNAL to PID (a child of this shell)
+# and wait at most SECONDS for it to end (gone or a zombie).
+end_within() {
+	local i st
+	kill -"$3" "$2" 2>/dev/null
+	for i in $(seq $(($1 * 10))); do
+		st=$(awk '{ print $3 }' /proc/"$2"/stat 2>/dev/null)
+		if [ -z "$st" ] || [ "$st" = Z ]; then
+			wait "$2" 2>/dev/null
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
 # stream_accounted N: until the stream's reader was given, or told it
 # lost, N records (at most a minute).
 stream_accounted() {

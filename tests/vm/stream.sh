@@ -365,4 +365,38 @@ insmod "$ko" pid=1 flows=0
 err=$(cat "$ev" 2>&1)
 check "flows=0: events refuses to open ($err)" grep -q "No data available" <<<"$err"
 rmmod iolayers
+
+# 6. Records left on a CPU that went offline: the ring buffer keeps them
+# there. The reader is stopped while a program pinned to cpu1 reads, cpu1
+# goes offline, the reader goes on: it is given every read (they are
+# taken from the offline CPU's buffer too), and it still ends on a
+# signal. Before, the reader looked at online CPUs only while the ring
+# buffer said records were left: it spun in read(), SIGKILL could not
+# end it, and the module could not be unloaded.
+cpu1=/sys/devices/system/cpu/cpu1/online
+if [ "$(nproc)" -ge 2 ] && [ -w $cpu1 ]; then
+	stopped_pc offline 2000 seq || exit 1
+	taskset -pc 1 $PC_PID >/dev/null
+	insmod "$ko" pid=$PC_PID
+	cat "$ev" >/tmp/offline.ev &
+	cat_pid=$!
+	check "offline: the reader has the stream" wait_stream_reader
+	kill -STOP $cat_pid
+	kill -CONT $PC_PID
+	wait $PC_PID
+	reads=$(summary_field syscall count)
+	echo 0 >$cpu1
+	check "offline: cpu1 is offline" test "$(cat $cpu1)" = 0
+	kill -CONT $cat_pid
+	check "offline: the reader is given all $reads reads, cpu1's too ($(stats_value stream_delivered) delivered, $(stats_value stream_lost) lost)" \
+		stream_accounted "$reads"
+	check "offline: none of them lost ($(stats_value stream_lost))" test "$(stats_value stream_lost)" = 0
+	check "offline: the reader ends on SIGINT" end_within 10 $cat_pid INT
+	check "offline: every record in the file ($(grep -vc '^#' /tmp/offline.ev) lines besides the header)" \
+		test "$(($(grep -vc '^#' /tmp/offline.ev) - 1))" = "$reads"
+	echo 1 >$cpu1
+	check "offline: rmmod" rmmod iolayers
+else
+	echo "# offline: no second CPU that can go offline here: not tested"
+fi
 finish
