@@ -391,9 +391,9 @@ if [ "$(nproc)" -ge 2 ] && [ -w $cpu1 ]; then
 	check "offline: the reader is given all $reads reads, cpu1's too ($(stats_value stream_delivered) delivered, $(stats_value stream_lost) lost)" \
 		stream_accounted "$reads"
 	check "offline: none of them lost ($(stats_value stream_lost))" test "$(stats_value stream_lost)" = 0
-	check "offline: the reader ends on SIGINT" end_within 10 $cat_pid INT
-	check "offline: every record in the file ($(grep -vc '^#' /tmp/offline.ev) lines besides the header)" \
-		test "$(($(grep -vc '^#' /tmp/offline.ev) - 1))" = "$reads"
+	check "offline: the reader ends on SIGTERM" end_within 10 $cat_pid TERM
+	got=$(($(grep -vc '^#' /tmp/offline.ev) - 1))
+	check "offline: every record in the file ($got besides the header)" test "$got" = "$reads"
 	echo 1 >$cpu1
 	check "offline: rmmod" rmmod iolayers
 else
