@@ -421,7 +421,8 @@ struct iolayers_flow_rec *iolayers_stream_snapshot(bool slow, unsigned int *n)
 	if (!all)
 		return NULL;
 	mutex_lock(&iolayers_stream_mutex);
-	for_each_online_cpu(cpu) {
+	/* An offline CPU's buffer keeps its records; a CPU without one has none. */
+	for_each_possible_cpu(cpu) {
 		total += iolayers_cpu_copy(buf, cpu, all + total, kept);
 		if (total > kept)
 			total = iolayers_recs_keep_newest(all, total, kept);
@@ -443,18 +444,26 @@ static unsigned long iolayers_rb_written(struct trace_buffer *buf, int cpu)
  * iolayers_stream_bytes() - Memory the ring buffers take: their pages,
  *	the reader page of each CPU included.
  *
- * Return: bytes, over the online CPUs.
+ * Return: bytes, over every CPU the buffers have pages for (an offline
+ * one keeps them).
  */
 size_t iolayers_stream_bytes(void)
 {
 	size_t bytes = 0;
 	int k, cpu;
 
-	for (k = 0; k < 2; k++)
-		if (iolayers_bufs[k])
-			for_each_online_cpu(cpu)
-				bytes += (DIV_ROUND_UP(ring_buffer_size(iolayers_bufs[k], cpu),
-						       IOLAYERS_RB_PAGE_DATA) + 1) << PAGE_SHIFT;
+	for (k = 0; k < 2; k++) {
+		if (!iolayers_bufs[k])
+			continue;
+		/* Every CPU the buffer has pages for, online or not. */
+		for_each_possible_cpu(cpu) {
+			unsigned long size = ring_buffer_size(iolayers_bufs[k], cpu);
+
+			if (size)
+				bytes += (DIV_ROUND_UP(size, IOLAYERS_RB_PAGE_DATA) + 1) <<
+					 PAGE_SHIFT;
+		}
+	}
 	return bytes;
 }
 
@@ -480,7 +489,9 @@ void iolayers_stream_show_stats(struct seq_file *m)
 
 		if (!buf)
 			continue;
-		for_each_online_cpu(cpu) {
+		for_each_possible_cpu(cpu) {
+			if (!ring_buffer_size(buf, cpu))
+				continue;	/* no buffer for it: never online */
 			seq_printf(m, "%s/%-*d %12lu %12lu %12llu %12lu\n", names[k],
 				   9 - (int)strlen(names[k]), cpu,
 				   iolayers_rb_written(buf, cpu), ring_buffer_overrun_cpu(buf, cpu),
@@ -507,7 +518,7 @@ void iolayers_stream_show_stats(struct seq_file *m)
 struct iolayers_stream_reader {
 	struct mutex lock;	/* threads reading the one open file */
 	bool raw;
-	bool said_unreadable;
+	bool said_unreadable;	/* iolayers_stream_check_idle() spoke */
 	size_t len;
 	size_t off;
 	union {
@@ -607,7 +618,8 @@ static u64 iolayers_ev_time(const void *data)
 /*
  * Consume the oldest record of all CPUs' buffers and put its text (after a
  * "# lost" line if that CPU's buffer overwrote records before it), or its
- * binary records, in @rd->line. False when every buffer is empty.
+ * binary records, in @rd->line. False when no CPU's buffer has a record to
+ * take.
  */
 static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 {
@@ -625,7 +637,7 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 		if (!ev)
 			continue;
 		t = iolayers_ev_time(ring_buffer_event_data(ev));
-		if (t < best_ns) {
+		if (best < 0 || t < best_ns) {
 			best_ns = t;
 			best = cpu;
 		}
@@ -678,35 +690,40 @@ static bool iolayers_stream_ready(void)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		if (ring_buffer_peek(iolayers_bufs[0], cpu, NULL, NULL))
 			return true;
+	}
 	return false;
 }
 
 /*
- * The reader has waited a while with nothing to take: if the ring buffer
- * says it is not empty all the same, say so once per open with each
- * CPU's counts (what finding a record that was written and never read
- * needs).
+ * The reader has waited a while with nothing to take. A CPU whose buffer
+ * the ring buffer says is not empty, though a peek there finds nothing
+ * (a record written that no read will ever take), is said once per open
+ * with the buffer's counts of entries, overruns and reads, the numbers
+ * that finding such a record would start from. Empty first, then the
+ * peek: a record committed in between is found by the peek.
  */
 static void iolayers_stream_check_idle(struct iolayers_stream_reader *rd)
 {
 	struct trace_buffer *buf = iolayers_bufs[0];
 	int cpu;
 
-	if (rd->said_unreadable || ring_buffer_empty(buf))
+	if (rd->said_unreadable)
 		return;
-	rd->said_unreadable = true;
-	for_each_possible_cpu(cpu)
-		if (!ring_buffer_empty_cpu(buf, cpu))
-			pr_info("stream: cpu %d holds records none can be read: entries %lu overrun %lu read %lu\n",
-				cpu, ring_buffer_entries_cpu(buf, cpu),
-				ring_buffer_overrun_cpu(buf, cpu),
-				ring_buffer_read_events_cpu(buf, cpu));
+	for_each_possible_cpu(cpu) {
+		if (ring_buffer_empty_cpu(buf, cpu) || ring_buffer_peek(buf, cpu, NULL, NULL))
+			continue;
+		rd->said_unreadable = true;
+		pr_warn_ratelimited("stream: cpu %d holds records no read can take: entries %lu overrun %lu read %lu\n",
+				    cpu, ring_buffer_entries_cpu(buf, cpu),
+				    ring_buffer_overrun_cpu(buf, cpu),
+				    ring_buffer_read_events_cpu(buf, cpu));
+	}
 }
 
-/* Sleep until a record is written; -ERESTARTSYS on a signal. */
+/* Sleep until a record can be taken; -ERESTARTSYS on a signal. */
 static int iolayers_stream_wait(struct iolayers_stream_reader *rd)
 {
 	long ret;

@@ -7,7 +7,8 @@
 # io_bytes) for every syscall of the read family, stat(1)'s inode and
 # device, the disk's major:minor in sysfs. Then a consumer too slow for
 # the reads: what it got plus what it was told was lost is every read;
-# one reader at a time; rmmod with a reader blocked; cat of the directory.
+# one reader at a time; rmmod with a reader blocked; cat of the directory;
+# records left on a CPU that went offline.
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 
@@ -375,26 +376,39 @@ rmmod iolayers
 # end it, and the module could not be unloaded.
 cpu1=/sys/devices/system/cpu/cpu1/online
 if [ "$(nproc)" -ge 2 ] && [ -w $cpu1 ]; then
+	# Whatever happens below, cpu1 comes back for the boot's later tests.
+	trap 'echo 1 >$cpu1 2>/dev/null' EXIT
 	stopped_pc offline 2000 seq || exit 1
-	taskset -pc 1 $PC_PID >/dev/null
-	insmod "$ko" pid=$PC_PID
+	check "offline: the program pinned to cpu1" taskset -pc 1 $PC_PID
+	check "offline: insmod" insmod "$ko" pid=$PC_PID
 	cat "$ev" >/tmp/offline.ev &
 	cat_pid=$!
 	check "offline: the reader has the stream" wait_stream_reader
 	kill -STOP $cat_pid
+	for i in $(seq 100); do
+		[ "$(awk '{ print $3 }' /proc/$cat_pid/stat 2>/dev/null)" = T ] && break
+		sleep 0.1
+	done
 	kill -CONT $PC_PID
 	wait $PC_PID
 	reads=$(summary_field syscall count)
+	on1=$(awk '$1 == "stream/1" { print $2 }' "$IOLAYERS_D/stats")
+	check "offline: cpu1's buffer holds the reads, none taken yet ($on1 written there, $reads reads, $(stats_value stream_delivered) delivered)" \
+		test "${on1:-0}" -ge "$reads" -a "$(stats_value stream_delivered)" = 0
 	echo 0 >$cpu1
 	check "offline: cpu1 is offline" test "$(cat $cpu1)" = 0
 	kill -CONT $cat_pid
+	stream_accounted "$reads"
 	check "offline: the reader is given all $reads reads, cpu1's too ($(stats_value stream_delivered) delivered, $(stats_value stream_lost) lost)" \
-		stream_accounted "$reads"
+		test "$(stats_value stream_delivered)" = "$reads"
+	check "offline: stats still shows cpu1's buffer ($(awk '$1 == "stream/1" { print $2 }' "$IOLAYERS_D/stats") written)" \
+		test "$(awk '$1 == "stream/1" { print $2 }' "$IOLAYERS_D/stats")" = "$on1"
 	check "offline: none of them lost ($(stats_value stream_lost))" test "$(stats_value stream_lost)" = 0
 	check "offline: the reader ends on SIGTERM" end_within 10 $cat_pid TERM
 	got=$(($(grep -vc '^#' /tmp/offline.ev) - 1))
 	check "offline: every record in the file ($got besides the header)" test "$got" = "$reads"
 	echo 1 >$cpu1
+	end_within 10 $cat_pid KILL || true
 	check "offline: rmmod" rmmod iolayers
 else
 	echo "# offline: no second CPU that can go offline here: not tested"
