@@ -66,6 +66,13 @@ cache_counts() {
 		print n "=" $2 }' "$IOLAYERS_D/summary")"
 }
 
+# task_state PID: the state letter of PID (R, S, T, Z, ...), nothing when
+# it is gone. The command name must hold no blank or ')': the third
+# field of /proc/PID/stat follows it.
+task_state() {
+	awk '{ print $3 }' /proc/"$1"/stat 2>/dev/null
+}
+
 # run_pc NAME FILE COUNT PATTERN [direct|errors|-] [keep]: preadcheck under the
 # module; sets truth_* and HIT MISS PARTIAL DIRECT OTHER UNK ERR, FS (the FS
 # layer's count), DIO (iomap_dio_rw hits), RQS (requests in its kept
@@ -84,7 +91,7 @@ run_pc() {
 	"$IOLAYERS_MODULE_DIR/preadcheck" "$1" "$2" "$3" 42 $mode >/tmp/pc.out &
 	p=$!
 	PC_PID=$p
-	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do
+	while [ "$(task_state $p)" != T ]; do
 		kill -0 $p 2>/dev/null || { wait $p; echo "$name: preadcheck failed: $(cat /tmp/pc.out)"; return 1; }
 		sleep 0.1
 	done
@@ -283,7 +290,7 @@ end_within() {
 	local i st
 	kill -"$3" "$2" 2>/dev/null
 	for i in $(seq $(($1 * 10))); do
-		st=$(awk '{ print $3 }' /proc/"$2"/stat 2>/dev/null)
+		st=$(task_state "$2")
 		if [ -z "$st" ] || [ "$st" = Z ]; then
 			wait "$2" 2>/dev/null
 			return 0
@@ -312,7 +319,7 @@ stopped_pc() {
 	PC_LOG=/tmp/$1.pclog "$IOLAYERS_MODULE_DIR/preadcheck" "${PC_FILE:-/mnt/data}" "$2" "$3" 7 ${4:+"$4"} \
 		>/tmp/$1.pcout &
 	PC_PID=$!
-	while [ "$(awk '{ print $3 }' /proc/$PC_PID/stat 2>/dev/null)" != T ]; do
+	while [ "$(task_state $PC_PID)" != T ]; do
 		kill -0 $PC_PID 2>/dev/null || return 1
 		sleep 0.1
 	done

@@ -386,7 +386,7 @@ if [ "$(nproc)" -ge 2 ] && [ -w $cpu1 ]; then
 	check "offline: the reader has the stream" wait_stream_reader
 	kill -STOP $cat_pid
 	for i in $(seq 100); do
-		[ "$(awk '{ print $3 }' /proc/$cat_pid/stat 2>/dev/null)" = T ] && break
+		[ "$(task_state $cat_pid)" = T ] && break
 		sleep 0.1
 	done
 	kill -CONT $PC_PID
