@@ -202,29 +202,36 @@ static void iolayers_bio_add(const struct iolayers_flow_ref *flow, struct iolaye
  * cache, or in the page cache of a regular file other than the read's.
  * The file system's metadata stays the read's: on the block device's
  * page cache (ext4's buffer heads), on an inode of its own that is no
- * regular file (btrfs's btree inode), or on pages of no mapping (xfs's
- * buffers). An O_DIRECT bio carries the user buffer's own pages, of any
- * mapping: those are never called foreign.
+ * regular file (btrfs's btree inode), or in memory of no mapping: xfs's
+ * buffers, from the page allocator, vmalloc() or, below a page, kmalloc().
+ * A kmalloc() buffer lies on a slab page, whose mapping field is no
+ * address_space (on 6.1 it holds the slab's kmem_cache, on later kernels
+ * one of the slab's list pointers): a slab page is never followed. An O_DIRECT bio carries the
+ * user buffer's own pages, of any mapping: those are never called foreign.
  *
- * Context: the reader, under rcu_read_lock(); the bio's pages are locked
- * for the read, so their mapping holds.
+ * Context: the reader, under rcu_read_lock(); the bio holds its pages, and
+ * a page cache page is locked for the read, so its mapping holds.
  * Return: true for a bio of another file or of swap.
  */
 bool iolayers_bio_foreign(const struct iolayers_task_flow *f, struct bio *bio)
 {
 	const struct address_space *mapping;
+	const struct inode *host;
 	struct iolayers_pcmem *folio;
 
 	if (!f->rd.fs.reached || f->rd.fs.direct || !bio->bi_vcnt)
 		return false;
 	folio = iolayers_pcmem_of_page(bio_first_page_all(bio));
+	if (iolayers_pcmem_slab(folio))
+		return false;
 	if (iolayers_pcmem_swapcache(folio))
 		return true;
 	mapping = READ_ONCE(folio->mapping);
 	if (!mapping || ((unsigned long)mapping & IOLAYERS_MAPPING_FLAGS) ||
 	    mapping == f->rd.fs.mapping)
 		return false;
-	return S_ISREG(mapping->host->i_mode);
+	host = READ_ONCE(mapping->host);
+	return host && S_ISREG(host->i_mode);
 }
 
 /**

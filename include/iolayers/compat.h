@@ -210,7 +210,8 @@ void iolayers_recursion_unlock(int bit);
  * filemap_add_folio()" and the tracepoint's conversion, Matthew Wilcox:
  * mm_filemap_add_to_page_cache takes a folio); 5.10 passes a struct
  * page. struct iolayers_pcmem is what the tracepoint passes, with its
- * mapping, index, page count and swap cache flag.
+ * mapping, index, page count, swap cache flag and whether it is slab
+ * memory (whose mapping field is the slab's own).
  * IOLAYERS_KERNEL_RANGE: < 5.16 struct page; >= 5.16 struct folio.
  */
 #if KERNEL_VERSION(5, 16, 0) > LINUX_VERSION_CODE
@@ -218,11 +219,13 @@ void iolayers_recursion_unlock(int bit);
 #define iolayers_pcmem_of_page(p) compound_head(p)
 #define iolayers_pcmem_pages(m) thp_nr_pages(m)
 #define iolayers_pcmem_swapcache(m) PageSwapCache(m)
+#define iolayers_pcmem_slab(m) PageSlab(m)
 #else
 #define iolayers_pcmem folio
 #define iolayers_pcmem_of_page(p) page_folio(p)
 #define iolayers_pcmem_pages(m) folio_nr_pages(m)
 #define iolayers_pcmem_swapcache(m) folio_test_swapcache(m)
+#define iolayers_pcmem_slab(m) folio_test_slab(m)
 #endif
 
 /**
