@@ -30,6 +30,25 @@ ensure_pkgs() {
 		die "apt-get install ${missing[*]} failed"
 }
 
+# rm_tree DIR: remove DIR, a root that chroots ran in, after unmounting
+# whatever is still mounted under it (a chroot whose script was killed
+# keeps /proc, the host's /dev and the cache bound there: rm -rf would go
+# through them and delete the host's device nodes and the whole cache;
+# --one-file-system alone does not stop at a bind mount of the same file
+# system). Refuses while anything stays mounted there.
+rm_tree() {
+	local d m
+	d=$(realpath -m "$1")
+	[ -e "$d" ] || return 0
+	findmnt -rn -o TARGET | awk -v d="$d" 'index($0, d "/") == 1' | sort -r |
+		while read -r m; do
+			umount -R "$m" 2>/dev/null || umount -l "$m"
+		done
+	m=$(findmnt -rn -o TARGET | awk -v d="$d" 'index($0, d "/") == 1' | head -n1)
+	[ -z "$m" ] || die "$m is still mounted: not removing $d"
+	rm -rf --one-file-system "$d"
+}
+
 # suite_apt SUITE: the configuration (for APT_CONFIG) under which the
 # host's apt sees SUITE's archive (bullseye with its security suite) with
 # sources, lists, a status and preferences of its own under the cache,
