@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "iolayers.h"
@@ -64,7 +65,9 @@ static void hist_add(struct il_hist *h, int64_t ns, int64_t bytes)
 
 /*
  * One read's object into @f, its samples into @s's histograms. Return: 0,
- * 1 for a read of another process than @s->view_pid (left out), or -1.
+ * 1 for a read of another process than @s->view_pid (left out), -1 for
+ * an object that is not a read's, -2 for a read whose numbers no kernel
+ * writes (il_flow_check()).
  */
 static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 {
@@ -146,6 +149,8 @@ static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 			strcat(f->missed, ",");
 		strcat(f->missed, name);
 	}
+	if (il_flow_check(f))
+		return -2;
 	if (s->view_pid && f->tgid != s->view_pid)
 		return 1;
 	/* The module's samples (iolayers_flow_finish()): bytes as it counts them. */
@@ -205,6 +210,21 @@ static int add_flow(struct il_flows *fl, const struct il_flow *f, int *cap)
 	return 0;
 }
 
+/* Note @fmt in @s->warning, after what is there. */
+static void __attribute__((format(printf, 2, 3))) warn(struct il_snapshot *s, const char *fmt, ...)
+{
+	size_t len = strlen(s->warning);
+	va_list ap;
+
+	if (len && len + 2 < sizeof(s->warning)) {
+		strcpy(s->warning + len, "; ");
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(s->warning + len, sizeof(s->warning) - len, fmt, ap);
+	va_end(ap);
+}
+
 /**
  * il_parse_recording() - Read a recording into a snapshot.
  * @f: the recording (JSON lines)
@@ -212,38 +232,52 @@ static int add_flow(struct il_flows *fl, const struct il_flow *f, int *cap)
  * @err: what is wrong, on failure
  * @errlen: its size
  *
- * Return: 0, or -1 with @err set.
+ * A recording damaged after its header (a recorder killed mid-line, a
+ * full disk, an edit) is read up to the damage, and @s->warning says
+ * where it stopped and what it holds; one without its trailer, or whose
+ * trailer does not count the lines before it (filtered with grep or jq),
+ * is read whole, with a warning. Objects of kinds this reader does not
+ * know (a newer recorder's) are skipped, and counted in the warning.
+ *
+ * Return: 0, or -1 with @err set (no header, out of memory).
  */
 int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 {
-	int cap = 0, slowcap = 0, lineno = 0, ended = 0, nreads = 0, l, c, r;
-
-	s->recording = 1;
-	int64_t slow_ns = 0, lost = 0, v;
+	int cap = 0, slowcap = 0, lineno = 0, ended = 0, nreads = 0, unknown = 0, l, c, r;
+	int64_t slow_ns = 0, lost = 0, v, off = 0, at = 0;
+	const char *damage = NULL;
 	char *line = NULL;
 	size_t len = 0;
 	ssize_t n;
 	int ret = -1;
 
+	s->recording = 1;
+	s->warning[0] = '\0';
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 		for (c = 0; c < IOLAYERS_NR_CACHE; c++)
 			s->hist[l][c].min_ns = UINT64_MAX;
-	while ((n = getline(&line, &len, f)) > 0) {
+	for (; (n = getline(&line, &len, f)) > 0; off += n) {
 		json_error_t jerr;
 		struct il_flow fw;
 		json_t *o;
 
 		lineno++;
+		at = off;
 		if (ended) {
-			il_fail(err, errlen, "line %d: after the trailer", lineno);
-			goto out;
+			damage = "a line after the trailer";
+			break;
 		}
 		o = json_loadb(line, (size_t)n, JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK, &jerr);
 		if (!o || !json_is_object(o)) {
-			il_fail(err, errlen, "line %d is not a JSON object: %s", lineno,
-				  o ? "another value" : jerr.text);
 			json_decref(o);
-			goto out;
+			if (lineno == 1) {
+				il_fail(err, errlen, "line 1 is not a JSON object: %s",
+					o ? "another value" : jerr.text);
+				goto out;
+			}
+			damage = line[n - 1] == '\n' ? "not a JSON object" :
+				 "cut short (no end of line)";
+			break;
 		}
 		if (lineno == 1) {
 			if (from_header(o, s, &slow_ns, err, errlen)) {
@@ -252,23 +286,22 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 			}
 		} else if (json_object_get(o, "seq")) {
 			r = from_read(o, s, &fw);
+			json_decref(o);
 			if (r < 0) {
-				il_fail(err, errlen, "line %d: not a read's record", lineno);
-				json_decref(o);
-				goto out;
+				damage = r == -1 ? "not a read's record" :
+					 "a read with numbers no kernel writes";
+				break;
 			}
 			nreads++;
-			if (r) {
-				json_decref(o);
+			if (r)
 				continue;	/* another process's (-p) */
-			}
 			if (add_flow(&s->flows, &fw, &cap) ||
 			    (fw.lat[IOLAYERS_L_SYSCALL] >= slow_ns &&
 			     add_flow(&s->slow, &fw, &slowcap))) {
 				il_fail(err, errlen, "out of memory");
-				json_decref(o);
 				goto out;
 			}
+			continue;
 		} else if (json_is_object(json_object_get(o, "file"))) {
 			json_t *fo = json_object_get(o, "file");
 			char dev[IL_NAME_LEN], path[IL_PATH_LEN];
@@ -276,9 +309,13 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 
 			if (get_str(fo, "fs_dev", 0, dev, sizeof(dev), NULL) ||
 			    get_i64(fo, "ino", 0, 0, &ino) || ino < 0 ||
-			    get_str(fo, "path", 0, path, sizeof(path), NULL) ||
-			    il_add_file(&s->files, dev, ino, path)) {
-				il_fail(err, errlen, "line %d: not a file's record", lineno);
+			    get_str(fo, "path", 0, path, sizeof(path), NULL)) {
+				json_decref(o);
+				damage = "not a file's record";
+				break;
+			}
+			if (il_add_file(&s->files, dev, ino, path)) {
+				il_fail(err, errlen, "line %d: out of memory", lineno);
 				json_decref(o);
 				goto out;
 			}
@@ -287,20 +324,21 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 
 			/* The trailer counts what came before it. */
 			if (get_i64(o, "reads", 0, 0, &reads) || get_i64(o, "lost", 0, 0, &tlost) ||
-			    reads != nreads || tlost != lost) {
-				il_fail(err, errlen,
-					  "line %d: the trailer does not count the %d reads and %lld lost before it",
-					  lineno, nreads, (long long)lost);
-				json_decref(o);
-				goto out;
-			}
+			    reads != nreads || tlost != lost)
+				warn(s, "its trailer (line %d) counts %lld reads and %lld lost, the "
+				     "lines before it %d and %lld (a recording filtered with grep or "
+				     "jq?)", lineno, (long long)reads, (long long)tlost, nreads,
+				     (long long)lost);
 			ended = 1;
-		} else if (!get_i64(o, "lost", 0, 0, &v) && v >= 0) {
+		} else if (!get_i64(o, "lost", 0, 0, &v)) {
+			if (v < 0 || v >= IL_MAX_PLAUSIBLE - lost) {
+				json_decref(o);
+				damage = "a count of lost records no kernel writes";
+				break;
+			}
 			lost += v;
 		} else {
-			il_fail(err, errlen, "line %d: an object of no known kind", lineno);
-			json_decref(o);
-			goto out;
+			unknown++;
 		}
 		json_decref(o);
 	}
@@ -308,6 +346,17 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 		il_fail(err, errlen, "empty recording");
 		goto out;
 	}
+	if (damage)
+		warn(s, "reading stopped at line %d (byte %lld): %s; read the %d reads and %lld "
+		     "lost records before it", lineno, (long long)at, damage, nreads,
+		     (long long)lost);
+	else if (!ended)
+		warn(s, "no trailer after line %d: the recording was not ended (a recorder killed, "
+		     "a full disk?); read its %d reads and %lld lost records", lineno, nreads,
+		     (long long)lost);
+	if (unknown)
+		warn(s, "%d objects of no kind this reader knows skipped (a newer recorder's?)",
+		     unknown);
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 		for (c = 0; c < IOLAYERS_NR_CACHE; c++)
 			if (!s->hist[l][c].count)

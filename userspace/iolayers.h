@@ -84,9 +84,30 @@ struct il_file {
 };
 
 /** struct il_files - The files followed reads read. */
+/*
+ * (fs_dev, ino) to an index, open addressing: the files of a recording
+ * (every file a database touches) and --files' per-file sums are found in
+ * constant time, not by a scan per read.
+ */
+struct il_fmap_ent {
+	int64_t ino;
+	int idx;			/* -1: empty */
+	char fs_dev[IL_NAME_LEN];
+};
+
+struct il_fmap {
+	size_t cap, n;			/* cap: 0 or a power of two */
+	struct il_fmap_ent *v;		/* malloc()ed, il_fmap_free() */
+};
+
+int il_fmap_get(const struct il_fmap *m, const char *fs_dev, int64_t ino);
+int il_fmap_put(struct il_fmap *m, const char *fs_dev, int64_t ino, int idx);
+void il_fmap_free(struct il_fmap *m);
+
 struct il_files {
-	int n;
+	int n, cap;
 	struct il_file *v;		/* malloc()ed, il_snapshot_free() */
+	struct il_fmap map;		/* into v */
 };
 
 /** struct il_flows - The parsed lines of `flows` or `slow`. */
@@ -113,6 +134,11 @@ struct il_snapshot {
 	struct il_hist rcv;		/* format 7: the TCP receive path, per segment */
 	int recording;			/* read from a recording (--from) */
 	/*
+	 * A recording's damage: where reading stopped and why, a missing
+	 * trailer, one that does not count the lines before it; "" if none.
+	 */
+	char warning[320];
+	/*
 	 * -p: only this process's reads (their tgid) in the flows, and in a
 	 * recording's histograms; 0: all. Set before the snapshot is read.
 	 */
@@ -131,6 +157,11 @@ char *il_put_i64(char *p, int64_t v);
 char *il_put_str(char *p, const char *s, size_t max);
 void il_json_str(FILE *out, const char *s, size_t max);
 
+/* escape.c: strings for a terminal and for XML. */
+#define IL_TERM_LEN(len) (4 * (len) + 1)
+char *il_term_str(char *dst, size_t size, const char *src);
+void il_xml_str(FILE *out, const char *src, size_t max);
+
 int il_preflight(const char *root, FILE *out);
 
 /* Write an error message for the parsers; returns -1. */
@@ -144,6 +175,10 @@ int il_parse_hist(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen);
 int il_parse_files(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 int il_add_file(struct il_files *fs, const char *fs_dev, int64_t ino, const char *path);
+/* A flow whose numbers no kernel writes (a damaged or hostile file): -1. */
+int il_flow_check(const struct il_flow *f);
+/* The largest time, offset or size a flow's field may hold: 2^62. */
+#define IL_MAX_PLAUSIBLE	((int64_t)1 << 62)
 const char *il_file_path(const struct il_snapshot *s, const char *fs_dev, int64_t ino);
 int il_read_snapshot(const char *root, struct il_snapshot *s, char *err, size_t errlen);
 void il_snapshot_free(struct il_snapshot *s);
@@ -162,7 +197,7 @@ void il_layer_hist(const struct il_snapshot *s, int layer, unsigned int mask,
 uint64_t il_cache_reads(const struct il_snapshot *s, int cache);
 void il_view_probes(FILE *out, const struct il_snapshot *s);
 void il_view_cache_line(FILE *out, const struct il_snapshot *s);
-void il_view_table(FILE *out, const struct il_snapshot *s);
+void il_view_table(FILE *out, const struct il_snapshot *s, unsigned int mask);
 /* The unit histograms are printed in (-H, -D): ns as bcc, us and ms as bpftrace. */
 enum { IL_UNIT_NS, IL_UNIT_US, IL_UNIT_MS };
 void il_print_log2_hist(FILE *out, const struct il_hist *h, const char *label, int unit);

@@ -28,13 +28,14 @@ static struct env {
 	const char *pid, *comm, *children;	/* --set-pid, --set-comm, --set-children */
 	long view_pid;				/* -p */
 	int interval, count;
-	int check;
+	int check, strict, root_set;
 	const char *check_root;
 } env = {
 	.root = LIVE_ROOT, .cache_mask = ~0U, .cache = -1, .rows = 50, .count = -1,
 };
 
 const char *argp_program_version = "iolayers 0.1.0";
+/* Each example shorter than argp's 79 columns: it wraps longer lines at column 0. */
 static const char doc[] =
 "Show where the time of a process's read() calls goes, layer by layer:\n"
 "syscall, VFS, file system, block queue and service, NVMe device; and\n"
@@ -46,37 +47,44 @@ static const char doc[] =
 "       iolayers --check\n"
 "\n"
 "EXAMPLES:\n"
-"    insmod iolayers.ko pid=$(pidof -s fio); iolayers   # a table per cache state\n"
-"    iolayers -H -c MISS          # latency histograms of the misses\n"
+"    insmod iolayers.ko pid=$(pidof -s fio)  # follow fio's reads\n"
+"    iolayers                     # a table per cache state\n"
+"    iolayers -c MISS -H          # latency histograms of the misses\n"
 "    iolayers -P                  # probe points, drops, table occupancy\n"
-"    iolayers -t -c MISS          # timeline of the slowest miss\n"
-"    iolayers -f 1863680          # timeline of one read (id from --slow or -j)\n"
+"    iolayers -c MISS -t          # timeline of the slowest miss\n"
+"    iolayers -f 1863680          # timeline of one read (ID from --slow, -j)\n"
 "    iolayers --slow              # reads slower than slow_us, one per line\n"
 "    iolayers --svg reads.svg     # waterfall of the 50 slowest reads\n"
 "    iolayers -T 1 10             # per-second deltas, 10 times\n"
-"    iolayers -j > now.json; iolayers --prometheus > iolayers.prom\n"
+"    iolayers -j > now.json       # everything as one JSON object\n"
+"    iolayers --prometheus        # for node_exporter's textfile collector\n"
 "    iolayers -p 4321 -t          # the slowest kept read of process 4321\n"
-"    iolayers --set-pid 4321 --set-children  # the module follows 4321 and its children\n"
+"    iolayers --set-pid 4321 --set-children  # follow 4321 and its children\n"
 "    iolayers --reset             # zero the module's counters\n"
 "    iolayers --root ./saved      # a copy saved with scripts/save-debugfs\n"
-"    iolayers record -o run.jsonl -- ./myapp   # every read of myapp, as JSON lines\n"
+"    iolayers record -o run.jsonl -- ./myapp  # every read of myapp\n"
 "    iolayers --from run.jsonl -H # any view of a recording\n"
-"    iolayers --files; iolayers -D  # per file; per disk histograms\n"
-"    iolayers --check             # which layers work on this kernel, and why not\n";
+"    iolayers --files             # per file\n"
+"    iolayers -D                  # per disk histograms\n"
+"    iolayers --check             # which layers work here, and why not\n";
 
 enum { OPT_SVG = 1000, OPT_PROM, OPT_OPENMETRICS, OPT_OUTPUT, OPT_SET_PID, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
-	OPT_FILES, OPT_CHECK, OPT_CHECK_ROOT };
+	OPT_FILES, OPT_CHECK, OPT_CHECK_ROOT, OPT_STRICT };
 
 static const struct argp_option opts[] = {
 	{ "root", 'r', "DIR", 0, "Read DIR instead of " LIVE_ROOT, 0 },
 	{ "from", OPT_FROM, "FILE", 0, "Read a recording (iolayers record) instead of the module", 0 },
+	{ "strict", OPT_STRICT, NULL, 0, "With --from: refuse a damaged recording (cut short, no "
+	  "trailer, a trailer that does not count its lines) instead of reading it with a "
+	  "warning", 0 },
 	{ "hist", 'H', NULL, 0, "Log2 latency histograms per layer", 1 },
 	{ "probes", 'P', NULL, 0, "Probe points: state, hits, missed; tables and counters", 1 },
 	{ "milliseconds", 'm', NULL, 0, "Histograms in milliseconds, bpftrace's layout "
 	  "(default: nanoseconds, bcc's)", 1 },
 	{ "microseconds", 'u', NULL, 0, "Histograms in microseconds, bpftrace's layout", 1 },
 	{ "cache", 'c', "STATE", 0, "Only reads in this cache state (HIT, MISS, PARTIAL, "
-	  "DIRECT, other, UNK, ERROR)", 1 },
+	  "DIRECT, other, UNK, ERROR, READY, WAITED, EMPTY): the table, -H, -t, --slow, --svg, "
+	  "--files, -D", 1 },
 	{ "timeline", 't', NULL, 0, "Timeline of the slowest read (of --cache)", 1 },
 	{ "flow", 'f', "ID", 0, "Timeline of read ID", 1 },
 	{ "slow", 's', NULL, 0, "Slow reads, one per line", 1 },
@@ -126,6 +134,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'r':
 		env.root = arg;
+		env.root_set = 1;
+		break;
+	case OPT_STRICT:
+		env.strict = 1;
 		break;
 	case OPT_FROM:
 		env.from = arg;
@@ -149,7 +161,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.cache = il_cache_index(arg);
 		if (env.cache < 0)
 			argp_error(state, "invalid cache state '%s': want HIT, MISS, PARTIAL, "
-				   "DIRECT, other, UNK or ERROR", arg);
+				   "DIRECT, other, UNK, ERROR, READY, WAITED or EMPTY", arg);
 		env.cache_mask = 1U << env.cache;
 		break;
 	case 't':
@@ -315,13 +327,14 @@ int il_set_param(const char *name, const char *value)
 	return 0;
 }
 
-/* -p: keep the reads of process env.view_pid in @fl. */
-static void keep_view_pid(struct il_flows *fl)
+/* -p and -c: keep the reads of process env.view_pid, in state env.cache, in @fl. */
+static void keep_view(struct il_flows *fl)
 {
 	int i, n = 0;
 
 	for (i = 0; i < fl->n; i++)
-		if (fl->v[i].tgid == env.view_pid)
+		if ((!env.view_pid || fl->v[i].tgid == env.view_pid) &&
+		    (env.cache < 0 || fl->v[i].cache == env.cache))
 			fl->v[n++] = fl->v[i];
 	fl->n = n;
 }
@@ -346,7 +359,7 @@ static int view_pid_totals_ok(const struct il_snapshot *s)
 
 static int read_snapshot(struct il_snapshot *s)
 {
-	char err[512];
+	char err[512], terr[IL_TERM_LEN(sizeof(s->warning) > 512 ? sizeof(s->warning) : 512)];
 	struct stat st;
 
 	if (env.from) {
@@ -361,8 +374,23 @@ static int read_snapshot(struct il_snapshot *s)
 		s->view_pid = env.view_pid;
 		ret = il_parse_recording(f, s, err, sizeof(err));
 		fclose(f);
+		if (!ret && s->warning[0]) {
+			fprintf(stderr, "iolayers: %s: %s%s\n", env.from,
+				env.strict ? "refused (--strict): " : "warning: ",
+				il_term_str(terr, sizeof(terr), s->warning));
+			if (env.strict) {
+				il_snapshot_free(s);
+				return -1;
+			}
+		}
+		if (!ret) {
+			keep_view(&s->flows);
+			keep_view(&s->slow);
+		}
 		if (ret) {
-			fprintf(stderr, "iolayers: %s: %s\n", env.from, err);
+			/* The message may quote the recording. */
+			fprintf(stderr, "iolayers: %s: %s\n", env.from,
+				il_term_str(terr, sizeof(terr), err));
 			il_snapshot_free(s);
 		}
 		return ret;
@@ -374,14 +402,12 @@ static int read_snapshot(struct il_snapshot *s)
 		return -1;
 	}
 	if (il_read_snapshot(env.root, s, err, sizeof(err))) {
-		fprintf(stderr, "iolayers: %s\n", err);
+		fprintf(stderr, "iolayers: %s\n", il_term_str(terr, sizeof(terr), err));
 		return -1;
 	}
 	s->view_pid = env.view_pid;
-	if (env.view_pid) {
-		keep_view_pid(&s->flows);
-		keep_view_pid(&s->slow);
-	}
+	keep_view(&s->flows);
+	keep_view(&s->slow);
 	return 0;
 }
 
@@ -481,7 +507,7 @@ static int show(const struct il_snapshot *d, const struct il_snapshot *total, co
 	if (env.hist)
 		il_view_hist(stdout, d, env.cache_mask, env.unit);
 	else
-		il_view_table(stdout, d);
+		il_view_table(stdout, d, env.cache_mask);
 	printf("\n");
 	return 0;
 }
@@ -529,6 +555,63 @@ static int interval_loop(void)
 	return rc;
 }
 
+/*
+ * Options that cannot go together: two views (each prints one), a
+ * modifier without the view it modifies, two sources. Says which, on
+ * stderr. Return: 1 when there is a conflict.
+ */
+static int conflicts(void)
+{
+	const struct { int on; const char *name; } views[] = {
+		{ env.json, "-j" }, { env.prometheus == 1, "--prometheus" },
+		{ env.prometheus == 2, "--openmetrics" }, { !!env.svg, "--svg" },
+		{ env.timeline && !env.flow, "-t" }, { env.timeline && env.flow, "-f" },
+		{ env.slow, "--slow" }, { env.files, "--files" }, { env.disks, "-D" },
+		{ env.probes, "-P" }, { env.hist, "-H" }, { env.check, "--check" },
+	};
+	const char *first = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		if (!views[i].on)
+			continue;
+		if (first) {
+			fprintf(stderr, "iolayers: %s and %s are two views: choose one\n", first,
+				views[i].name);
+			return 1;
+		}
+		first = views[i].name;
+	}
+	if (env.from && env.root_set) {
+		fprintf(stderr, "iolayers: --from and --root are two sources: choose one\n");
+		return 1;
+	}
+	if (env.strict && !env.from) {
+		fprintf(stderr, "iolayers: --strict is about a recording: it goes with --from\n");
+		return 1;
+	}
+	if (env.cache >= 0 && (env.json || env.prometheus || env.probes || env.check)) {
+		fprintf(stderr, "iolayers: -c selects the reads of the table, -H, -t, --slow, "
+			"--svg, --files and -D; %s shows every state\n", first);
+		return 1;
+	}
+	if (env.unit && !env.hist && !env.disks) {
+		fprintf(stderr, "iolayers: -m and -u are the unit of -H and -D\n");
+		return 1;
+	}
+	if (env.timestamp && !env.interval) {
+		fprintf(stderr, "iolayers: -T prints a time with each interval: give an INTERVAL\n");
+		return 1;
+	}
+	if (env.interval && (env.svg || env.timeline || env.slow || env.files || env.disks ||
+			     env.probes)) {
+		fprintf(stderr, "iolayers: INTERVAL repeats the table, -H, -j or --prometheus; "
+			"%s is shown once\n", first);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { opts, parse_arg, NULL, doc, NULL, NULL, NULL };
@@ -541,6 +624,8 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "record"))
 		return il_record_main(argc - 1, argv + 1);
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		return 2;
+	if (conflicts())
 		return 2;
 	if (env.check)
 		return il_preflight(env.check_root ? env.check_root : "", stdout);
@@ -610,7 +695,7 @@ int main(int argc, char **argv)
 	} else if (env.hist) {
 		il_view_hist(stdout, &s, env.cache_mask, env.unit);
 	} else {
-		il_view_table(stdout, &s);
+		il_view_table(stdout, &s, env.cache_mask);
 		if (!env.hist)
 			printf("SHARE: the layer's time over the syscall time of the same reads; "
 			       "queue/service/device: the longest request of each read\n");

@@ -37,11 +37,13 @@ const char *il_fmt_ns(char *buf, size_t len, double ns)
 
 static void print_filters(FILE *out, const struct il_snapshot *s)
 {
-	fprintf(out, "iolayers %s: following", s->version);
+	char t[IL_TERM_LEN(IL_NAME_LEN)];
+
+	fprintf(out, "iolayers %s: following", il_term_str(t, sizeof(t), s->version));
 	if (s->pid)
 		fprintf(out, " pid %d%s", s->pid, s->children ? " and its children" : "");
 	if (s->comm[0])
-		fprintf(out, "%s comm %s", s->pid ? "," : "", s->comm);
+		fprintf(out, "%s comm %s", s->pid ? "," : "", il_term_str(t, sizeof(t), s->comm));
 	if (s->view_pid)
 		fprintf(out, "; showing pid %" PRId64 " only (-p)", s->view_pid);
 	fputc('\n', out);
@@ -78,6 +80,7 @@ void il_view_probes(FILE *out, const struct il_snapshot *s)
 	for (i = 0; i < s->nprobes; i++) {
 		const struct il_probe *p = &s->probes[i];
 		char missed[24], calls[24], avg[24] = "-", est[24] = "-";
+		char t[4][IL_TERM_LEN(IL_NAME_LEN)];
 
 		if (p->calls >= 0 && p->timed > 0 && p->timed_ns >= 0) {
 			double mean = (double)p->timed_ns / (double)p->timed;
@@ -91,8 +94,11 @@ void il_view_probes(FILE *out, const struct il_snapshot *s)
 			costs = 1;
 			calls_total += p->calls;
 		}
-		fprintf(out, "%-8s %-28s %-11s %-10s %12" PRIu64 " %8s %12s %8s %10s\n", p->layer,
-			p->name, p->kind, p->state, p->hits,
+		fprintf(out, "%-8s %-28s %-11s %-10s %12" PRIu64 " %8s %12s %8s %10s\n",
+			il_term_str(t[0], sizeof(t[0]), p->layer),
+			il_term_str(t[1], sizeof(t[1]), p->name),
+			il_term_str(t[2], sizeof(t[2]), p->kind),
+			il_term_str(t[3], sizeof(t[3]), p->state), p->hits,
 			i64_or_dash(missed, sizeof(missed), p->nmissed),
 			i64_or_dash(calls, sizeof(calls), p->calls), avg, est);
 	}
@@ -103,8 +109,12 @@ void il_view_probes(FILE *out, const struct il_snapshot *s)
 			est_total / 1e6, clock);
 	if (s->ncounters)
 		fputc('\n', out);
-	for (i = 0; i < s->ncounters; i++)
-		fprintf(out, "%-20s %12" PRIu64 "\n", s->counters[i].name, s->counters[i].value);
+	for (i = 0; i < s->ncounters; i++) {
+		char t[IL_TERM_LEN(IL_NAME_LEN)];
+
+		fprintf(out, "%-20s %12" PRIu64 "\n",
+			il_term_str(t, sizeof(t), s->counters[i].name), s->counters[i].value);
+	}
 }
 
 void il_view_cache_line(FILE *out, const struct il_snapshot *s)
@@ -163,16 +173,17 @@ static void table_rows(FILE *out, const struct il_snapshot *s, unsigned int mask
 }
 
 /*
- * The default view: per cache state with reads, a row per layer (count,
- * bytes, p50/p90/p99, max, share of the syscall time), then the ratio.
+ * The default view: per cache state with reads (of those in @mask), a row
+ * per layer (count, bytes, p50/p90/p99, max, share of the syscall time),
+ * then the ratio of every state.
  */
-void il_view_table(FILE *out, const struct il_snapshot *s)
+void il_view_table(FILE *out, const struct il_snapshot *s, unsigned int mask)
 {
 	int c;
 
 	print_filters(out, s);
 	for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
-		if (!il_cache_reads(s, c))
+		if (!(mask & 1U << c) || !il_cache_reads(s, c))
 			continue;
 		fprintf(out, "\n%s: %" PRIu64 " reads\n", il_cache_names[c], il_cache_reads(s, c));
 		table_rows(out, s, 1U << c);
@@ -323,17 +334,17 @@ static void tl_line(FILE *out, const char *tree, const char *what, int64_t off, 
 /* The ASCII timeline of one read, every layer's start and end as offsets from sys_enter. */
 void il_view_timeline(FILE *out, const struct il_flow *f)
 {
-	char note[160], a[16], b[16], c[16];
+	char note[160], a[16], b[16], c[16], t[2][IL_TERM_LEN(IL_NAME_LEN)];
 	int blk = f->rqs > 0;
 
 	fprintf(out, "%s() #%" PRIu64 ": tid %" PRId64 " %s, fd %" PRId64 ", %" PRId64
-		" of %" PRId64 " bytes", f->syscall, f->seq, f->tid, f->comm, f->fd, f->ret,
-		f->req);
+		" of %" PRId64 " bytes", il_term_str(t[0], sizeof(t[0]), f->syscall), f->seq,
+		f->tid, il_term_str(t[1], sizeof(t[1]), f->comm), f->fd, f->ret, f->req);
 	if (f->pos >= 0)
 		fprintf(out, " at %" PRId64, f->pos);
 	fprintf(out, ", %s", il_cache_names[f->cache]);
 	if (strcmp(f->missed, "-"))
-		fprintf(out, " (lost events of: %s)", f->missed);
+		fprintf(out, " (lost events of: %s)", il_term_str(t[0], sizeof(t[0]), f->missed));
 	fprintf(out, "\n\u2502\n");
 	tl_line(out, "\u251c\u2500 ", "sys_enter", 0, "");
 	if (f->vfs_off >= 0)
@@ -355,7 +366,8 @@ void il_view_timeline(FILE *out, const struct il_flow *f)
 		snprintf(note, sizeof(note), "S %s; %" PRId64 " request%s%s%s, %" PRId64 " bytes, "
 			 "readahead %" PRId64, il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_SERVICE]),
 			 f->rqs, f->rqs == 1 ? "" : "s", strcmp(f->disk, "-") ? " on " : "",
-			 strcmp(f->disk, "-") ? f->disk : "", f->rq_bytes, f->ra_bytes);
+			 strcmp(f->disk, "-") ? il_term_str(t[0], sizeof(t[0]), f->disk) : "",
+			 f->rq_bytes, f->ra_bytes);
 		tl_line(out, "\u2502   \u2514\u2500 ", "block_rq_complete (last)", f->done_off, note);
 	}
 	if (f->fs_off >= 0) {
@@ -379,21 +391,23 @@ static void ms_col(FILE *out, int64_t ns)
 		fprintf(out, " %8.3f", ns / 1e6);
 }
 
-/* --slow: one read per line, like ext4slower and biosnoop. */
+/* --slow: one read per line, like ext4slower and biosnoop; its ID is what -f takes. */
 void il_view_slow(FILE *out, const struct il_flows *fl)
 {
 	int i, l;
 
-	fprintf(out, "%-10s %-15s %7s %10s %12s %-7s", "END(s)", "COMM", "TID", "BYTES",
-		"OFF", "CACHE");
+	fprintf(out, "%-12s %-10s %-15s %7s %10s %12s %-7s", "ID", "END(s)", "COMM", "TID",
+		"BYTES", "OFF", "CACHE");
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 		fprintf(out, " %8s", l == IOLAYERS_L_SYSCALL ? "SYS(ms)" : il_layer_names[l]);
 	fputc('\n', out);
 	for (i = 0; i < fl->n; i++) {
 		const struct il_flow *f = &fl->v[i];
+		char t[IL_TERM_LEN(IL_NAME_LEN)];
 
-		fprintf(out, "%-10.6f %-15s %7" PRId64 " %10" PRId64 " %12" PRId64 " %-7s",
-			(f->start_ns + f->lat[IOLAYERS_L_SYSCALL]) / 1e9, f->comm, f->tid, f->ret, f->pos,
+		fprintf(out, "%-12" PRIu64 " %-10.6f %-15s %7" PRId64 " %10" PRId64 " %12" PRId64
+			" %-7s", f->seq, (f->start_ns + f->lat[IOLAYERS_L_SYSCALL]) / 1e9,
+			il_term_str(t, sizeof(t), f->comm), f->tid, f->ret, f->pos,
 			il_cache_names[f->cache]);
 		for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 			ms_col(out, f->lat[l]);
@@ -413,7 +427,8 @@ static void reads_source(FILE *out, const struct il_snapshot *s)
 
 struct file_sum {
 	const struct il_flow *f;	/* its first read */
-	int64_t reads, bytes, hits, files;
+	int64_t reads, hits, files;
+	uint64_t bytes;
 	double ns[IOLAYERS_NR_LAYERS];
 };
 
@@ -434,8 +449,9 @@ static int file_sum_cmp(const void *a, const void *b)
 void il_view_files(FILE *out, const struct il_snapshot *s, int rows)
 {
 	struct file_sum *v = calloc(s->flows.n ? s->flows.n : 1, sizeof(*v));
+	struct il_fmap map = { 0 };
 	int n = 0, i, j, l;
-	char t[32];
+	char t[32], tp[IL_TERM_LEN(IL_PATH_LEN)];
 
 	if (!v)
 		return;
@@ -444,13 +460,17 @@ void il_view_files(FILE *out, const struct il_snapshot *s, int rows)
 
 		if (f->ino < 0)
 			continue;	/* no file seen: format 5, or no VFS entry */
-		for (j = 0; j < n; j++)
-			if (v[j].f->ino == f->ino && !strcmp(v[j].f->fs_dev, f->fs_dev))
+		j = il_fmap_get(&map, f->fs_dev, f->ino);
+		if (j < 0) {
+			if (il_fmap_put(&map, f->fs_dev, f->ino, n)) {
+				fprintf(stderr, "iolayers: --files: out of memory\n");
 				break;
-		if (j == n)
+			}
+			j = n;
 			v[n++].f = f;
+		}
 		v[j].reads++;
-		v[j].bytes += f->ret > 0 ? f->ret : 0;
+		v[j].bytes += f->ret > 0 ? (uint64_t)f->ret : 0;
 		if (f->cache != IOLAYERS_C_OTHER)
 			v[j].files++;
 		v[j].hits += f->cache == IOLAYERS_C_HIT;
@@ -467,7 +487,7 @@ void il_view_files(FILE *out, const struct il_snapshot *s, int rows)
 	for (i = 0; i < n && i < rows; i++) {
 		const char *path = il_file_path(s, v[i].f->fs_dev, v[i].f->ino);
 
-		fprintf(out, "%8" PRId64 " %12" PRId64, v[i].reads, v[i].bytes);
+		fprintf(out, "%8" PRId64 " %12" PRIu64, v[i].reads, v[i].bytes);
 		if (v[i].files)
 			fprintf(out, " %5.1f%%", 100.0 * v[i].hits / v[i].files);
 		else
@@ -475,14 +495,16 @@ void il_view_files(FILE *out, const struct il_snapshot *s, int rows)
 		for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 			fprintf(out, " %9s", v[i].ns[l] ? il_fmt_ns(t, sizeof(t), v[i].ns[l]) : "-");
 		if (path)
-			fprintf(out, "  %s\n", path);
+			fprintf(out, "  %s\n", il_term_str(tp, sizeof(tp), path));
 		else
-			fprintf(out, "  ino %" PRId64 " on %s\n", v[i].f->ino, v[i].f->fs_dev);
+			fprintf(out, "  ino %" PRId64 " on %s\n", v[i].f->ino,
+				il_term_str(tp, sizeof(tp), v[i].f->fs_dev));
 	}
 	if (!n)
 		fprintf(out, "no read with a file (format 6 names each read's file)\n");
 	fprintf(out, "TIME: the layer's total over the file's reads; queue/service/device: "
 		"the longest request of each read\n");
+	il_fmap_free(&map);
 	free(v);
 }
 
@@ -494,7 +516,7 @@ void il_view_files(FILE *out, const struct il_snapshot *s, int rows)
 void il_view_disks(FILE *out, const struct il_snapshot *s, int unit)
 {
 	static const int layers[] = { IOLAYERS_L_QUEUE, IOLAYERS_L_SERVICE, IOLAYERS_L_DEVICE };
-	char disks[16][IL_NAME_LEN], label[128];
+	char disks[16][IL_NAME_LEN], label[256], t[IL_TERM_LEN(IL_NAME_LEN)];
 	int nd = 0, i, d, k;
 
 	print_filters(out, s);
@@ -532,7 +554,7 @@ void il_view_disks(FILE *out, const struct il_snapshot *s, int unit)
 			if (!h.count)
 				continue;
 			snprintf(label, sizeof(label), "\ndisk = %s, layer = %s, %" PRIu64 " reads",
-				 disks[d], il_layer_names[l], h.count);
+				 il_term_str(t, sizeof(t), disks[d]), il_layer_names[l], h.count);
 			il_print_log2_hist(out, &h, label, unit);
 		}
 	}
@@ -1032,8 +1054,9 @@ int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		"font-family=\"monospace\" font-size=\"11\">\n", x0 + width + 40,
 		90 + row * (n + 1));
-	fprintf(out, "<text x=\"10\" y=\"18\" font-size=\"14\">iolayers %s: the %d slowest "
-		"reads, each from its sys_enter</text>\n", s->version, n);
+	fprintf(out, "<text x=\"10\" y=\"18\" font-size=\"14\">iolayers ");
+	il_xml_str(out, s->version, SIZE_MAX);
+	fprintf(out, ": the %d slowest reads, each from its sys_enter</text>\n", n);
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 		fprintf(out, "<rect x=\"%d\" y=\"28\" width=\"12\" height=\"10\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"37\">%s</text>\n", 10 + 110 * l, svg_colour[l],
@@ -1049,8 +1072,9 @@ int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
 		const struct il_flow *f = v[i];
 
 		y = 70 + row * i;
-		fprintf(out, "<text x=\"10\" y=\"%.1f\">#%" PRIu64 " %.10s %s %" PRId64 "B</text>\n",
-			y + 12, f->seq, f->comm, il_cache_names[f->cache], f->ret);
+		fprintf(out, "<text x=\"10\" y=\"%.1f\">#%" PRIu64 " ", y + 12, f->seq);
+		il_xml_str(out, f->comm, 10);
+		fprintf(out, " %s %" PRId64 "B</text>\n", il_cache_names[f->cache], f->ret);
 		svg_seg(out, x0, scale, 0, f->lat[IOLAYERS_L_SYSCALL], y, 14, IOLAYERS_L_SYSCALL, f);
 		svg_seg(out, x0, scale, f->vfs_off, f->lat[IOLAYERS_L_VFS], y + 2, 10, IOLAYERS_L_VFS, f);
 		svg_seg(out, x0, scale, f->fs_off, f->lat[IOLAYERS_L_FS], y + 4, 6, IOLAYERS_L_FS, f);

@@ -475,9 +475,95 @@ int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
 		}
 		if (n != ncol)
 			return il_fail(err, errlen, "flows: line %d is garbled", lineno);
+		if (il_flow_check(fw))
+			return il_fail(err, errlen, "flows: line %d: numbers no kernel writes",
+				       lineno);
 		fl->n++;
 	}
 	return 0;
+}
+
+static uint64_t fmap_hash(const char *fs_dev, int64_t ino)
+{
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)ino;	/* FNV-1a */
+
+	for (; *fs_dev; fs_dev++)
+		h = (h ^ (unsigned char)*fs_dev) * 1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+/* The slot of (@fs_dev, @ino): its entry, or the empty one to take. */
+static struct il_fmap_ent *fmap_slot(const struct il_fmap *m, const char *fs_dev, int64_t ino)
+{
+	size_t i = (size_t)fmap_hash(fs_dev, ino) & (m->cap - 1);
+
+	while (m->v[i].idx >= 0 && (m->v[i].ino != ino || strcmp(m->v[i].fs_dev, fs_dev)))
+		i = (i + 1) & (m->cap - 1);
+	return &m->v[i];
+}
+
+/**
+ * il_fmap_get() - The index kept for a file.
+ * @m: the map
+ * @fs_dev: its file system's major:minor
+ * @ino: its inode number
+ *
+ * Return: the index, or -1 when there is none.
+ */
+int il_fmap_get(const struct il_fmap *m, const char *fs_dev, int64_t ino)
+{
+	return m->cap ? fmap_slot(m, fs_dev, ino)->idx : -1;
+}
+
+/**
+ * il_fmap_put() - Keep an index for a file not in the map.
+ * @m: the map
+ * @fs_dev: its file system's major:minor (shorter than IL_NAME_LEN)
+ * @ino: its inode number
+ * @idx: the index (not negative)
+ *
+ * Return: 0, or -1 when out of memory.
+ */
+int il_fmap_put(struct il_fmap *m, const char *fs_dev, int64_t ino, int idx)
+{
+	struct il_fmap_ent *e;
+	size_t i;
+
+	if (strlen(fs_dev) >= IL_NAME_LEN)
+		return -1;
+	/* At most half full: short probe runs. */
+	if (2 * (m->n + 1) > m->cap) {
+		struct il_fmap old = *m;
+
+		m->cap = old.cap ? 2 * old.cap : 64;
+		m->v = malloc(m->cap * sizeof(*m->v));
+		if (!m->v) {
+			*m = old;
+			return -1;
+		}
+		for (i = 0; i < m->cap; i++)
+			m->v[i].idx = -1;
+		for (i = 0; i < old.cap; i++)
+			if (old.v[i].idx >= 0)
+				*fmap_slot(m, old.v[i].fs_dev, old.v[i].ino) = old.v[i];
+		free(old.v);
+	}
+	e = fmap_slot(m, fs_dev, ino);
+	e->ino = ino;
+	e->idx = idx;
+	strcpy(e->fs_dev, fs_dev);
+	m->n++;
+	return 0;
+}
+
+/**
+ * il_fmap_free() - Free a map's table; it is empty again.
+ * @m: the map
+ */
+void il_fmap_free(struct il_fmap *m)
+{
+	free(m->v);
+	memset(m, 0, sizeof(*m));
 }
 
 /**
@@ -491,33 +577,79 @@ int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
  */
 int il_add_file(struct il_files *fs, const char *fs_dev, int64_t ino, const char *path)
 {
-	struct il_file *v;
-	int i;
-
 	if (strlen(fs_dev) >= IL_NAME_LEN || strlen(path) >= IL_PATH_LEN)
 		return -1;
-	for (i = 0; i < fs->n; i++)
-		if (fs->v[i].ino == ino && !strcmp(fs->v[i].fs_dev, fs_dev))
-			return 0;
-	v = realloc(fs->v, (size_t)(fs->n + 1) * sizeof(*v));
-	if (!v)
+	if (il_fmap_get(&fs->map, fs_dev, ino) >= 0)
+		return 0;
+	if (fs->n == fs->cap) {
+		int ncap = fs->cap ? 2 * fs->cap : 64;
+		struct il_file *v = ncap > 0 ? realloc(fs->v, (size_t)ncap * sizeof(*v)) : NULL;
+
+		if (!v)
+			return -1;
+		fs->v = v;
+		fs->cap = ncap;
+	}
+	if (il_fmap_put(&fs->map, fs_dev, ino, fs->n))
 		return -1;
-	fs->v = v;
-	strcpy(v[fs->n].fs_dev, fs_dev);
-	v[fs->n].ino = ino;
-	strcpy(v[fs->n].path, path);
+	strcpy(fs->v[fs->n].fs_dev, fs_dev);
+	fs->v[fs->n].ino = ino;
+	strcpy(fs->v[fs->n].path, path);
 	fs->n++;
 	return 0;
 }
 
 const char *il_file_path(const struct il_snapshot *s, const char *fs_dev, int64_t ino)
 {
-	int i;
+	int i = il_fmap_get(&s->files.map, fs_dev, ino);
 
-	for (i = 0; i < s->files.n; i++)
-		if (s->files.v[i].ino == ino && !strcmp(s->files.v[i].fs_dev, fs_dev))
-			return s->files.v[i].path;
-	return NULL;
+	return i >= 0 ? s->files.v[i].path : NULL;
+}
+
+static int plausible(int64_t v, int64_t lo)
+{
+	return v >= lo && v < IL_MAX_PLAUSIBLE;
+}
+
+/**
+ * il_flow_check() - Refuse a flow whose numbers no kernel writes.
+ * @f: the flow, as parsed
+ *
+ * Times and offsets are nanoseconds below 2^62 (146 years), -1 where a
+ * layer was not reached; sizes and counts below 2^62 bytes; ids within
+ * their kernel types. The views add and subtract these: within these
+ * bounds no sum overflows.
+ *
+ * Return: 0, or -1.
+ */
+int il_flow_check(const struct il_flow *f)
+{
+	const int64_t offs[] = {
+		f->vfs_off, f->fs_off, f->queue_off, f->issue_off, f->device_off, f->done_off,
+		f->sock_off, f->tcp_off,
+	};
+	const int64_t sizes[] = {
+		f->req, f->bios, f->rqs, f->bio_bytes, f->rq_bytes, f->ra_bytes, f->requeues,
+		f->errors,
+	};
+	size_t i;
+	int l;
+
+	if (!plausible(f->start_ns, 0) || !plausible(f->lat[IOLAYERS_L_SYSCALL], 0) ||
+	    f->tid < 0 || f->tid > INT32_MAX || f->tgid < 0 || f->tgid > INT32_MAX ||
+	    f->fd < -1 || f->fd > INT32_MAX || f->pos < -1 || !plausible(f->ret, -4095) ||
+	    f->ino < -1)
+		return -1;
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
+		if (!plausible(f->lat[l], -1))
+			return -1;
+	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+		if (!plausible(offs[i], -1))
+			return -1;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (!plausible(sizes[i], 0))
+			return -1;
+	return 0;
 }
 
 /* `files` (format 6): "fs_dev ino path", then MAJ:MIN INO PATH (with blanks). */
@@ -657,8 +789,9 @@ void il_snapshot_free(struct il_snapshot *s)
 	free(s->flows.v);
 	free(s->slow.v);
 	free(s->files.v);
+	il_fmap_free(&s->files.map);
 	s->flows.v = s->slow.v = NULL;
 	s->files.v = NULL;
-	s->flows.n = s->slow.n = s->files.n = 0;
+	s->flows.n = s->slow.n = s->files.n = s->files.cap = 0;
 }
 

@@ -127,7 +127,8 @@ void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
 	*d = *now;
 	d->flows.v = d->slow.v = NULL;
 	d->files.v = NULL;
-	d->flows.n = d->slow.n = d->files.n = 0;
+	memset(&d->files, 0, sizeof(d->files));
+	d->flows.n = d->slow.n = 0;
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 		for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
 			struct il_hist *h = &d->hist[l][c];

@@ -2,35 +2,108 @@
 /*
  * libFuzzer target for the reader's parser and views: the first byte picks
  * the file kind (5: a recording, iolayers record's JSON lines), the rest
- * is its content. Whatever parses must also print
- * in every view without a sanitizer report.
+ * is its content. Whatever parses must also print in every view without a
+ * sanitizer report; the terminal views with no control character, the SVG
+ * with every '&' an entity, the JSON view as JSON.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include "../iolayers.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/*
+ * A terminal view's output: no control byte but newline (ESC would start
+ * a control sequence), no C1 control or bidirectional override in UTF-8.
+ */
+static void check_terminal(const char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)b[i];
+
+		if ((c < 0x20 && c != '\n') || c == 0x7f)
+			abort();
+		if (c == 0xc2 && i + 1 < n && (unsigned char)b[i + 1] >= 0x80 &&
+		    (unsigned char)b[i + 1] <= 0x9f)
+			abort();
+		if (c == 0xe2 && i + 2 < n && (unsigned char)b[i + 1] == 0x80 &&
+		    (unsigned char)b[i + 2] >= 0xaa && (unsigned char)b[i + 2] <= 0xae)
+			abort();
+	}
+}
+
+/* The SVG: no control byte but newline, every '&' an entity. */
+static void check_svg(const char *b, size_t n)
+{
+	size_t i, j;
+
+	check_terminal(b, n);
+	for (i = 0; i < n; i++) {
+		if (b[i] != '&')
+			continue;
+		for (j = i + 1; j < n && j < i + 10 && b[j] != ';'; j++)
+			if (!((b[j] >= 'a' && b[j] <= 'z') || (b[j] >= '0' && b[j] <= '9') ||
+			      (b[j] >= 'A' && b[j] <= 'F') || b[j] == '#' || b[j] == 'x'))
+				abort();
+		if (j == n || b[j] != ';' || j == i + 1)
+			abort();
+	}
+}
+
+/* Run @view into memory and check what it printed with @check. */
+#define CHECKED(check, view, ...)						\
+	do {									\
+		char *buf = NULL;						\
+		size_t len = 0;							\
+		FILE *m = open_memstream(&buf, &len);				\
+										\
+		if (!m)								\
+			abort();						\
+		view(m, __VA_ARGS__);						\
+		fclose(m);							\
+		check(buf, len);						\
+		free(buf);							\
+	} while (0)
+
+/* The JSON view: one object jansson parses. */
+static void check_json(const char *b, size_t n)
+{
+	json_error_t jerr;
+	json_t *j = json_loadb(b, n, JSON_DECODE_INT_AS_REAL, &jerr);	/* u64 sums */
+
+	if (!json_is_object(j)) {
+		fprintf(stderr, "fuzz_parse: the JSON view does not parse: %s (line %d, column %d)\n",
+			jerr.text, jerr.line, jerr.column);
+		abort();
+	}
+	json_decref(j);
+}
 
 static void views(struct il_snapshot *s, FILE *out)
 {
 	const struct il_flow *f;
 	struct il_snapshot d;
 
-	il_view_table(out, s);
-	il_view_hist(out, s, ~0U, IL_UNIT_NS);
-	il_view_hist(out, s, ~0U, IL_UNIT_US);
-	il_view_disks(out, s, IL_UNIT_MS);
-	il_view_json(out, s);
+	CHECKED(check_terminal, il_view_table, s, ~0U);
+	CHECKED(check_terminal, il_view_hist, s, ~0U, IL_UNIT_NS);
+	CHECKED(check_terminal, il_view_hist, s, ~0U, IL_UNIT_US);
+	CHECKED(check_terminal, il_view_disks, s, IL_UNIT_MS);
+	CHECKED(check_terminal, il_view_files, s, 20);
+	CHECKED(check_terminal, il_view_slow, &s->flows);
+	CHECKED(check_terminal, il_view_probes, s);
+	CHECKED(check_json, il_view_json, s);
 	il_view_prometheus(out, s);
-	il_view_svg(out, s, 20);
-	il_view_slow(out, &s->flows);
+	CHECKED(check_svg, il_view_svg, s, 20);
 	f = il_pick_flow(&s->flows, 0, -1);
 	if (f)
-		il_view_timeline(out, f);
+		CHECKED(check_terminal, il_view_timeline, f);
 	il_snapshot_delta(&d, s, s);
-	il_view_table(out, &d);
+	CHECKED(check_terminal, il_view_table, &d, ~0U);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -212,7 +212,7 @@ static void test_table(void)
 
 	EXPECT(il_read_snapshot("fixtures/6.1.0-57", &s, err, sizeof(err)) == 0);
 	il_view_probes(out, &s);
-	il_view_table(out, &s);
+	il_view_table(out, &s, ~0U);
 	fclose(out);
 	EXPECT(strstr(buf, "following pid 181") != NULL);
 	EXPECT(strstr(buf, "VFS      vfs_read                     kretprobe   attached           2832        0") != NULL);
@@ -363,22 +363,61 @@ static void test_recording(void)
 		"{\"iolayers_record\": 1, \"stream_version\": 1, \"format\": 6, \"kernel\": \"k\", "
 		"\"module\": \"iolayers 0.1.0\", \"open_ns\": 1, \"settings\": {\"slow_us\": \"1\"}, "
 		"\"command\": []}\n";
+	/* Refused: no header to read anything by. */
 	static const char * const bad[] = {
 		"",
 		"{\"seq\": 1}\n",
 		"[1]\n",
 		"{\"iolayers_record\": 2, \"settings\": {}, \"format\": 6, \"module\": \"x\"}\n",
-		"%s{\"lost\": 1, \"lost\": 2}\n",
-		"%s{\"seq\": 1, \"tid\": 1}\n",
-		"%s{\"what\": 1}\n",
-		"%s{\"end\": true}\n{\"lost\": 1}\n",
-		"%s{\"lost\": 1}\nnot json\n",
-		"%s{\"file\": {\"fs_dev\": \"8:1\", \"ino\": -4, \"path\": \"/x\"}}\n",
 		NULL,
 	};
+	/* start_ns, syscall_ns, vfs_off */
+	static const char rd[] =
+		"{\"seq\": 7, \"cpu\": 0, \"tid\": 42, \"tgid\": 42, \"comm\": \"x\", "
+		"\"syscall\": \"pread64\", \"fd\": 3, \"pos\": 8192, \"req\": 4096, \"ret\": 4096, "
+		"\"cache\": \"MISS\", \"start_ns\": %s, \"syscall_ns\": %s, \"vfs_ns\": 400000, "
+		"\"fs_ns\": 300000, \"queue_ns\": 1000, \"service_ns\": 200000, "
+		"\"device_ns\": 190000, \"vfs_off\": %s, \"fs_off\": 20, \"queue_off\": 30, "
+		"\"issue_off\": 40, \"device_off\": 50, \"done_off\": 60, \"bios\": 1, "
+		"\"rqs\": 1, \"bio_bytes\": 4096, \"rq_bytes\": 4096, \"ra_bytes\": 0, "
+		"\"requeues\": 0, \"errors\": 0, \"ino\": 12, \"fs_dev\": \"259:0\", "
+		"\"dev\": \"259:0\", \"disk\": \"nvme0n1\", \"ndisks\": 1, \"missed\": []}\n";
+	/*
+	 * Read up to the damage, with a warning: what follows the header
+	 * (%1$s), a good read (%2$s), a read with extreme values (%3$s, %4$s).
+	 */
+	static const struct {
+		const char *text;
+		int reads;
+		int64_t lost;
+		const char *warning;
+	} damaged[] = {
+		{ "%1$s{\"lost\": 1, \"lost\": 2}\n", 0, 0, "line 2 (byte 1" },
+		{ "%1$s{\"seq\": 1, \"tid\": 1}\n", 0, 0, "not a read's record" },
+		{ "%1$s{\"what\": 1}\n", 0, 0, "1 objects of no kind" },
+		{ "%1$s{\"what\": 1}\n", 0, 0, "no trailer after line 2" },
+		{ "%1$s{\"end\": true, \"reads\": 0, \"lost\": 0}\n{\"lost\": 1}\n", 0, 0,
+		  "a line after the trailer" },
+		{ "%1$s{\"lost\": 1}\nnot json\n", 0, 1, "line 3 (byte" },
+		{ "%1$s{\"file\": {\"fs_dev\": \"8:1\", \"ino\": -4, \"path\": \"/x\"}}\n", 0, 0,
+		  "not a file's record" },
+		/* A recorder killed mid-line. */
+		{ "%1$s%2$s{\"seq\": 8, \"cpu\": 0, \"tid\"", 1, 0, "cut short" },
+		/* grep -v MISS: the trailer counts a read no longer there. */
+		{ "%1$s{\"end\": true, \"reads\": 1, \"lost\": 0}\n", 0, 0,
+		  "counts 1 reads and 0 lost, the lines before it 0 and 0" },
+		/* Extreme values: refused before any sum can overflow. */
+		{ "%1$s%2$s%3$s", 1, 0, "numbers no kernel writes" },
+		{ "%1$s%2$s%4$s", 1, 0, "numbers no kernel writes" },
+		{ "%1$s{\"lost\": 9223372036854775807}\n", 0, 0, "lost records no kernel" },
+		{ "%1$s{\"lost\": 4611686018427387903}\n{\"lost\": 4611686018427387903}\n", 0,
+		  4611686018427387903LL, "lost records no kernel" },
+		{ NULL },
+	};
+	char good[1024], ext1[1024], ext2[1024];
 	uint64_t v = 0;
 	struct il_snapshot s;
-	char err[256], text[1024];
+	char err[256], text[4096];
 	FILE *f = fopen("recordings/small.jsonl", "r");
 	int i;
 
@@ -389,6 +428,7 @@ static void test_recording(void)
 	EXPECT(il_parse_recording(f, &s, err, sizeof(err)) == 0);
 	fclose(f);
 	EXPECT(s.format == 6 && s.pid == 42 && !strcmp(s.version, "0.1.0"));
+	EXPECT(!s.warning[0]);
 	EXPECT(s.flows.n == 2 && s.flows.v[0].seq == 7 && s.flows.v[0].pos == 8192);
 	EXPECT(s.flows.n == 2 && s.flows.v[1].lat[IOLAYERS_L_QUEUE] == -1 &&
 	       !strcmp(s.flows.v[1].missed, "fs") && !strcmp(s.flows.v[1].disk, "-"));
@@ -409,6 +449,58 @@ static void test_recording(void)
 		EXPECT(err[0] != 0);
 		il_snapshot_free(&s);
 	}
+	snprintf(good, sizeof(good), rd, "100", "500000", "10");
+	snprintf(ext1, sizeof(ext1), rd, "9223372036854775000", "9000", "10");
+	snprintf(ext2, sizeof(ext2), rd, "100", "500000", "9223372036854775806");
+	for (i = 0; damaged[i].text; i++) {
+		uint64_t hist_reads;
+
+		snprintf(text, sizeof(text), damaged[i].text, head, good, ext1, ext2);
+		err[0] = 0;
+		v = 0;
+		EXPECT(parse_recording_string(&s, text, err, sizeof(err)) == 0);
+		hist_reads = s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].count;
+		if (s.flows.n != damaged[i].reads || (int)hist_reads != damaged[i].reads ||
+		    il_counter(&s, "stream_lost", &v) || (int64_t)v != damaged[i].lost ||
+		    !strstr(s.warning, damaged[i].warning)) {
+			printf("damaged recording %d: %d reads (histogram %d), lost %llu, warning "
+			       "'%s'; want %d, %lld, '%s'\n", i, s.flows.n, (int)hist_reads,
+			       (unsigned long long)v, s.warning, damaged[i].reads,
+			       (long long)damaged[i].lost, damaged[i].warning);
+			failures++;
+		}
+		il_snapshot_free(&s);
+	}
+}
+
+/* Strings for a terminal and for XML: nothing a terminal or a parser acts on survives. */
+static void test_escape(void)
+{
+	/* ESC [2J, a title set (OSC ... BEL), C1 CSI as one byte and as UTF-8, RLO, bad UTF-8. */
+	static const char hostile[] = "a\x1b[2J\x1b]0;pwn\x07\x9b\xc2\x9b\xe2\x80\xae"
+				      "\\\xc3\xa9\xed\xa0\x80\xf0\x9f\x98\x80z";
+	char t[IL_TERM_LEN(sizeof(hostile))], small[6], *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	il_term_str(t, sizeof(t), hostile);
+	EXPECT(!strcmp(t, "a\\x1b[2J\\x1b]0;pwn\\x07\\x9b\\u{009b}\\u{202e}\\\\\xc3\xa9"
+		       "\\xed\\xa0\\x80\xf0\x9f\x98\x80z"));
+	/* Cut at a whole escape, never inside one. */
+	il_term_str(small, sizeof(small), "ab\x1b");
+	EXPECT(!strcmp(small, "ab"));
+	il_term_str(small, sizeof(small), "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+	EXPECT(!strcmp(small, "\xc3\xa9\xc3\xa9"));
+	m = open_memstream(&buf, &len);
+	EXPECT(m != NULL);
+	if (!m)
+		return;
+	il_xml_str(m, "<script>&\"'\x01\xff\xc3\xa9", SIZE_MAX);
+	fputc('|', m);
+	il_xml_str(m, "\xc3\xa9\xc3\xa9" "abc", 2);
+	fclose(m);
+	EXPECT(!strcmp(buf, "&lt;script&gt;&amp;&quot;&#39;&#xFFFD;&#xFFFD;\xc3\xa9|\xc3\xa9\xc3\xa9"));
+	free(buf);
 }
 
 /* The JSON writer: numbers at their limits, escapes that parse back. */
@@ -453,6 +545,7 @@ int main(void)
 	test_bad_hist_and_flows();
 	test_recording();
 	test_json_writer();
+	test_escape();
 	printf("test_parse: %s\n", failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;
 }
