@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -370,6 +372,44 @@ static void rec_usage(FILE *f)
 		"columns of seed 000's event schema; a row STREAM,lost where records were lost.\n");
 }
 
+/*
+ * A file beside @path (@tmp, its name) to write the recording into, with
+ * the mode a new file gets; renamed over @path once the recording ends.
+ */
+static FILE *rec_open_output(const char *path, char *tmp, size_t len)
+{
+	mode_t mask = umask(0);
+	FILE *f;
+	int fd;
+
+	umask(mask);
+	if (snprintf(tmp, len, "%s.XXXXXX", path) >= (int)len) {
+		fprintf(stderr, "iolayers record: %s: name too long\n", path);
+		return NULL;
+	}
+	fd = mkstemp(tmp);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		fprintf(stderr, "iolayers record: %s: %s\n", tmp, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return NULL;
+	}
+	fchmod(fd, 0666 & ~mask);
+	return f;
+}
+
+/* A recording that never started: its file goes, @path is untouched. */
+static void rec_discard(FILE *out, const char *path, const char *tmp)
+{
+	if (!path)
+		return;
+	fclose(out);
+	unlink(tmp);
+}
+
 /* Start @cmd stopped on a pipe; the caller lets it go with rec_release(). */
 static pid_t rec_spawn(char **cmd, int *gate)
 {
@@ -423,6 +463,7 @@ int il_record_main(int argc, char **argv)
 	char **cmd = NULL, *end;
 	pid_t child = 0;
 	static char buf[1 << 16];
+	char tmp[PATH_MAX];
 	FILE *out = stdout;
 	ssize_t len;
 
@@ -452,10 +493,6 @@ int il_record_main(int argc, char **argv)
 	}
 	if (optind < argc)
 		cmd = argv + optind;
-	if (path && !(out = fopen(path, "w"))) {
-		fprintf(stderr, "iolayers record: %s: %s\n", path, strerror(errno));
-		return 1;
-	}
 	/* No SA_RESTART: a signal ends the blocking read of the stream. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -489,6 +526,16 @@ int il_record_main(int argc, char **argv)
 			kill(child, SIGKILL);
 		return 1;
 	}
+	/*
+	 * The output only now that the stream is open, and as a file beside
+	 * FILE renamed over it at the end: a failure never clobbers an
+	 * earlier recording, and FILE is never half written.
+	 */
+	if (path && !(out = rec_open_output(path, tmp, sizeof(tmp)))) {
+		if (child > 0)
+			kill(child, SIGKILL);
+		return 1;
+	}
 	if (duration)
 		alarm((unsigned int)duration);
 	if (gate >= 0) {
@@ -501,11 +548,13 @@ int il_record_main(int argc, char **argv)
 	    rec_records(out, buf, sizeof(start), &lost, &start) != 0 ||
 	    start.hdr.type != IOLAYERS_REC_START) {
 		fprintf(stderr, "iolayers record: the stream does not start with its version\n");
+		rec_discard(out, path, tmp);
 		return 1;
 	}
 	if (start.version != IOLAYERS_STREAM_VERSION) {
 		fprintf(stderr, "iolayers record: stream version %u, this reader knows %u\n",
 			start.version, IOLAYERS_STREAM_VERSION);
+		rec_discard(out, path, tmp);
 		return 1;
 	}
 	if (rec_csv)
@@ -558,9 +607,9 @@ int il_record_main(int argc, char **argv)
 	if (!rec_csv)
 		fprintf(out, "{\"end\": true, \"reads\": %ld, \"lost\": %llu}\n", reads,
 			(unsigned long long)lost);
-	if (fflush(out) || (path && fclose(out))) {
-		fprintf(stderr, "iolayers record: %s: %s\n", path ? path : "stdout",
-			strerror(errno));
+	if (fflush(out) || (path && (fsync(fileno(out)) | fclose(out) || rename(tmp, path)))) {
+		fprintf(stderr, "iolayers record: %s: %s%s%s\n", path ? path : "stdout",
+			strerror(errno), path ? "; what was recorded is in " : "", path ? tmp : "");
 		ret = 1;
 	}
 	fprintf(stderr, "iolayers record: %ld reads, %llu lost%s%s\n", reads,

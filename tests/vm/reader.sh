@@ -44,6 +44,15 @@ while [ "$(awk '{ print $3 }' /proc/$fio_pid/stat 2>/dev/null)" != T ]; do sleep
 "$reader" 2>/tmp/err
 check "reader says the module is not loaded, with the insmod line" \
 	grep -q "the module is not loaded: insmod iolayers.ko pid=PID" /tmp/err
+# A recording that cannot start leaves an earlier one as it was (it was
+# emptied when record opened its output before the stream).
+echo '{"an earlier": "recording"}' >/tmp/keep.jsonl
+"$reader" record -o /tmp/keep.jsonl --duration 1 2>/tmp/err
+rc=$?
+check "record without the module: exit 1 ($rc), says so" \
+	bash -c "[ $rc = 1 ] && grep -q 'is the module loaded' /tmp/err"
+check "record without the module: -o FILE untouched, nothing left beside it" \
+	bash -c 'grep -q "an earlier" /tmp/keep.jsonl && [ "$(ls /tmp/keep.jsonl*)" = /tmp/keep.jsonl ]'
 # Loaded for another process first; the reader moves it to fio.
 insmod "$ko" pid=1 || echo "insmod failed"
 "$reader" --set-pid "$fio_pid" 2>/tmp/err
@@ -93,6 +102,22 @@ check "-p 1 -H: the module's histograms are not init's: refused, one line" \
 	grep -q "not of 1 alone" /tmp/err
 check "-p changed nothing in the module (pid $(cat "$IOLAYERS_D/pid"))" \
 	test "$(cat "$IOLAYERS_D/pid")" = "$fio_pid"
+# A saved copy reads as the live tree (fio has ended: nothing changes).
+# save-debugfs used to stop at stream/ (cat of a directory under set -e).
+rm -rf /tmp/saved
+check "save-debugfs saves the tree" timeout 60 "$IOLAYERS_REPO/scripts/save-debugfs" /tmp/saved
+"$reader" -j >/tmp/live.json
+"$reader" --root /tmp/saved -j >/tmp/saved.json
+check "iolayers --root of the saved tree: the live tree's reads, layers and flows" \
+	python3 -c 'import json
+a, b = (json.load(open(f)) for f in ("/tmp/live.json", "/tmp/saved.json"))
+assert a["cache"] == b["cache"] and a["layers"] == b["layers"], "totals differ"
+assert len(a["flows"]) == len(b["flows"]) > 0, (len(a["flows"]), len(b["flows"]))'
+for v in --files -D --slow -t; do
+	"$reader" $v >/tmp/lv1.txt
+	check "iolayers --root of the saved tree: $v as live" \
+		bash -c "\"$reader\" --root /tmp/saved $v | diff - /tmp/lv1.txt"
+done
 rmmod iolayers
 
 # --- lockdown ----------------------------------------------------------------
@@ -123,7 +148,7 @@ check "locked down: interval mode ($(grep -c '^cache:' /tmp/lintervals.txt) inte
 ios=$(python3 -c 'import json; print(sum(x["read"]["total_ios"] for x in json.load(open("/tmp/fiol.json"))["jobs"]))')
 files=$(json 'sum(v for k, v in j["cache"].items() if k != "other")')
 check "locked down: -j file reads == fio total_ios ($files, $ios)" test "$files" -eq "$ios"
-for v in "" -H -D --files -P --slow -t -u -m; do
+for v in "" -H -D --files -P --slow -t "-H -u" "-H -m"; do
 	# shellcheck disable=SC2086 # the options are words
 	check "locked down: iolayers $v" bash -c "\"$reader\" $v >/tmp/lv.txt && test -s /tmp/lv.txt"
 done
@@ -133,5 +158,7 @@ check "locked down: the Prometheus file has the reads" grep -q '^iolayers_reads_
 check "locked down: record -- cat" bash -c "\"$reader\" record -o /tmp/l.jsonl -- cat /mnt/data >/dev/null"
 n=$(grep -c '"ret"' /tmp/l.jsonl)
 check "locked down: record saved cat's reads ($n)" test "$n" -gt 0
+check "record -o: the recording renamed into place, nothing left beside it" \
+	test "$(ls /tmp/l.jsonl*)" = /tmp/l.jsonl
 rmmod iolayers
 finish
