@@ -17,6 +17,7 @@
 #include <iolayers/debugfs.h>
 #include <iolayers/disk.h>
 #include <iolayers/file.h>
+#include <iolayers/filter.h>
 #include <iolayers/flow.h>
 #include <iolayers/hist.h>
 #include <iolayers/probe.h>
@@ -73,6 +74,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "%-20s %12llu\n", "readahead_pages", iolayers_ra_pages_sum());
 	/* recvmmsg() calls of followed tasks: counted, not flows. */
 	seq_printf(m, "%-20s %12llu\n", "recvmmsg_calls", iolayers_recvmmsg_calls());
+	/* The process pid= named exited: pid= was cleared (it reads 0). */
+	seq_printf(m, "%-20s %12llu\n", "pid_exited", iolayers_filter_target_exits());
 	/* What one clock read costs: each timed handler run includes about one. */
 	seq_printf(m, "%-20s %12llu\n", "clock_ns", iolayers_clock_cost_ns());
 	/* 1: new reads' layer times are TSC differences (clock.h). */

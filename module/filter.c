@@ -8,6 +8,7 @@
 
 #define pr_fmt(fmt) "iolayers: " fmt
 
+#include <linux/atomic.h>
 #include <linux/export.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
@@ -33,6 +34,8 @@ IOLAYERS_PROBE_COUNTERS(iolayers_pc_process_exec);
 static DEFINE_MUTEX(iolayers_filter_mutex);
 
 static pid_t iolayers_target_tgid;
+/* Times the process pid= named exited, and the setting was cleared. */
+static atomic64_t iolayers_target_exits = ATOMIC64_INIT(0);
 /*
  * The comm filter as two words, compared without a lock; all 0 when off.
  * The mask keeps the name's bytes and its NUL: what follows the NUL in a
@@ -204,6 +207,17 @@ int iolayers_filter_set_pid(const char *val)
 }
 
 /**
+ * iolayers_filter_target_exits() - How often the process pid= named
+ *	exited, which cleared the setting.
+ *
+ * Return: the count since the module was loaded.
+ */
+u64 iolayers_filter_target_exits(void)
+{
+	return atomic64_read(&iolayers_target_exits);
+}
+
+/**
  * iolayers_filter_set_comm() - Follow every process with a name.
  * @val: the name (up to TASK_COMM_LEN - 1 bytes); empty turns it off
  *
@@ -335,7 +349,17 @@ static void iolayers_process_exit(void *data, IOLAYERS_TP_EXIT_ARGS)
 	if (!iolayers_table_empty(IOLAYERS_T_TASK))
 		iolayers_flow_exit(p->pid);
 	/* The group is dead once its last thread exits, leader or not. */
-	if (iolayers_table_empty(IOLAYERS_T_TGID) || atomic_read(&p->signal->live))
+	if (atomic_read(&p->signal->live))
+		return;
+	/*
+	 * The process pid= named is gone: a process given its number later
+	 * is another, and is not followed (perf and bpftrace stop at their
+	 * target's exit too). Unless pid= was moved meanwhile.
+	 */
+	if (p->tgid == READ_ONCE(iolayers_target_tgid) &&
+	    cmpxchg(&iolayers_target_tgid, p->tgid, 0) == p->tgid)
+		atomic64_inc(&iolayers_target_exits);
+	if (iolayers_table_empty(IOLAYERS_T_TGID))
 		return;
 	rcu_read_lock();
 	e = iolayers_table_find(IOLAYERS_T_TGID, p->tgid);

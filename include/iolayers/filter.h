@@ -14,6 +14,7 @@ int iolayers_filter_set_children(const char *val);
 int iolayers_filter_show_pid(char *buf, size_t size);
 int iolayers_filter_show_comm(char *buf, size_t size);
 int iolayers_filter_show_children(char *buf, size_t size);
+u64 iolayers_filter_target_exits(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static in the module; visible to the KUnit tests (compat.h). */

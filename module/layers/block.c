@@ -114,8 +114,10 @@ static void iolayers_bio_remap(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *bio
 
 /*
  * Prototype of TRACE_EVENT(block_split). @split is the new front part,
- * chained to the original (split->bi_private), which continues at
- * @new_sector with the rest: both stay bound to the original's flow.
+ * chained to the original (split->bi_private), which continues with the
+ * rest right after it: both stay bound to the original's flow. The
+ * tracepoint's own @new_sector is an unsigned int, cut to 32 bits past
+ * 2 TiB: the rest's sector is taken from the front part's end instead.
  */
 static void iolayers_block_split(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *split,
 				 unsigned int new_sector)
@@ -140,7 +142,7 @@ static void iolayers_block_split(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *s
 		b->bytes = split->bi_iter.bi_size;
 		iolayers_table_insert(IOLAYERS_T_BIO, b, (unsigned long)split);
 	}
-	parent->sector = new_sector;
+	parent->sector = bio_end_sector(split);
 	parent->bytes -= min(parent->bytes, split->bi_iter.bi_size);
 out:
 	rcu_read_unlock();

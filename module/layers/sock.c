@@ -45,6 +45,7 @@ IOLAYERS_PROBE_COUNTERS(iolayers_pc_skb_copy);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_tcp_v4_rcv);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_tcp_v6_rcv);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_sock_close);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_sock_destroy);
 
 /* The receive path's time per segment of a followed TCP socket. */
 static DEFINE_PER_CPU(struct iolayers_hist, iolayers_rcv_hist);
@@ -121,46 +122,82 @@ static bool iolayers_sock_waitable(u8 kind)
 	       iolayers_sock_probe_on(IOLAYERS_SP_COPY);
 }
 
+/* Every entry of @sk goes (more than one reader may have added it). */
+static void iolayers_sock_forget(const struct sock *sk, struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	struct iolayers_sockent *s;
+	int i;
+
+	rcu_read_lock();
+	for (i = 0; i < 4; i++) {
+		s = iolayers_table_find(IOLAYERS_T_SOCK, (unsigned long)sk);
+		if (!s || !iolayers_table_del(IOLAYERS_T_SOCK, s))
+			break;
+		iolayers_hit(pcpu);
+	}
+	rcu_read_unlock();
+}
+
 /*
  * A TCP socket a followed task reads: its segments are followed in the
  * receive path from now until it closes. Two readers of one socket may
- * both add it: its close removes every entry.
+ * both add it: its close removes every entry. A socket already closed
+ * (reset before this read, or never connected) is not added: no segment
+ * comes for it, and its end may pass no transition to TCP_CLOSE (tcp_close()
+ * of a reset socket goes straight to its destruction).
  */
 static void iolayers_sock_learn(const struct sock *sk)
 {
 	struct iolayers_sockent *s;
 
-	if (iolayers_table_find(IOLAYERS_T_SOCK, (unsigned long)sk))
+	if (READ_ONCE(sk->sk_state) == TCP_CLOSE ||
+	    iolayers_table_find(IOLAYERS_T_SOCK, (unsigned long)sk))
 		return;
 	s = iolayers_table_alloc(IOLAYERS_T_SOCK);	/* a failure is counted */
-	if (s)
-		iolayers_table_insert(IOLAYERS_T_SOCK, s, (unsigned long)sk);
+	if (!s)
+		return;
+	iolayers_table_insert(IOLAYERS_T_SOCK, s, (unsigned long)sk);
+	/*
+	 * The entry before a second look at the state. tcp_set_state() runs
+	 * the event before it stores the state: a close whose event ran
+	 * before the entry was there is seen here if its store came first,
+	 * else at the socket's destruction (tcp_v4_destroy_sock).
+	 */
+	smp_mb();
+	if (READ_ONCE(sk->sk_state) == TCP_CLOSE)
+		iolayers_sock_forget(sk, &iolayers_pc_sock_close);
 }
 
 /*
- * Prototype of TRACE_EVENT(inet_sock_set_state): a TCP socket closes
- * (every way to its end passes TCP_CLOSE), and its address may be another
- * socket's next; it is forgotten.
+ * Prototype of TRACE_EVENT(inet_sock_set_state): a TCP socket closes,
+ * and its address may be another socket's next; it is forgotten.
  */
 static void iolayers_sock_set_state(void *data, const struct sock *sk, const int oldstate,
 				    const int newstate)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_sock_close);
-	struct iolayers_sockent *s;
-	int i;
 
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
 	if (newstate != TCP_CLOSE || iolayers_table_empty(IOLAYERS_T_SOCK))
 		return;
-	rcu_read_lock();
-	for (i = 0; i < 4; i++) {	/* more than one reader may have added it */
-		s = iolayers_table_find(IOLAYERS_T_SOCK, (unsigned long)sk);
-		if (!s || !iolayers_table_del(IOLAYERS_T_SOCK, s))
-			break;
-		iolayers_hit(&iolayers_pc_sock_close);
-	}
-	rcu_read_unlock();
+	iolayers_sock_forget(sk, &iolayers_pc_sock_close);
+}
+
+/*
+ * tcp_v4_destroy_sock(struct sock *): every TCP socket's end, IPv4 and
+ * IPv6 (its prot->destroy, or called by tcp_v6_destroy_sock()), whatever
+ * came before: whatever entry is left of it goes (a socket closed while
+ * it was being added, between the event and the state's store).
+ */
+static void iolayers_sock_destroy_entry(struct iolayers_fregs *fregs,
+					struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	IOLAYERS_COST_SCOPE(pcpu);
+
+	if (iolayers_table_empty(IOLAYERS_T_SOCK))
+		return;
+	iolayers_sock_forget((const struct sock *)iolayers_fregs_arg(fregs, 0), pcpu);
 }
 
 /*
@@ -394,6 +431,8 @@ IOLAYERS_DEFINE_FENTRY(iolayers_unix_wait_fentry, iolayers_pc_unix_wait, iolayer
 IOLAYERS_DEFINE_FENTRY(iolayers_sched_wait_fentry, iolayers_pc_sched_timeout,
 		       iolayers_sleep_entry)
 IOLAYERS_DEFINE_FENTRY(iolayers_skb_copy_fentry, iolayers_pc_skb_copy, iolayers_copy_entry)
+IOLAYERS_DEFINE_FENTRY(iolayers_sock_destroy_fentry, iolayers_pc_sock_destroy,
+		       iolayers_sock_destroy_entry)
 
 /**
  * iolayers_sock_state() - The state of a socket read that has returned.
@@ -487,6 +526,8 @@ static struct iolayers_probe iolayers_sock_probes[] = {
 			   .optional = true),
 	IOLAYERS_TRACEPOINT("inet_sock_set_state", iolayers_sock_set_state,
 			    iolayers_pc_sock_close, .optional = true),
+	IOLAYERS_FENTRY("tcp_v4_destroy_sock", iolayers_sock_destroy_fentry,
+			iolayers_pc_sock_destroy, .optional = true),
 };
 
 /* The SOCK layer (and TCP's): from sock_recvmsg's entry to sys_exit. */

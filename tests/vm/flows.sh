@@ -300,8 +300,17 @@ for w in "pid abc" "pid 0" "comm 12345678901234567890" "children maybe" "reset 0
 done
 perm=$(find "$IOLAYERS_D" -type f -exec stat -c %a {} + | sort -u | tr '\n' ' ')
 check "debugfs files are all 0400 ($perm)" test "$perm" = "400 "
-check "the runtime settings read back from debugfs ($(cat "$IOLAYERS_D/pid") == $FIO_PID)" \
-	test "$(cat "$IOLAYERS_D/pid")" = "$FIO_PID"
+# fio has exited: pid= no longer names it, and a process given its number
+# next is not followed (it was, the setting being a number).
+check "fio exited: pid= cleared ($(cat "$IOLAYERS_D/pid")), pid_exited $(stats_value pid_exited)" \
+	test "$(cat "$IOLAYERS_D/pid")" = 0 -a "$(stats_value pid_exited)" = 1
+before=$(hist_total syscall)
+echo $((FIO_PID - 1)) >/proc/sys/kernel/ns_last_pid
+bash -c 'exec cat /mnt/small' >/dev/null &
+reuse=$!
+wait $reuse
+check "a process given fio's pid $FIO_PID ($reuse) is not followed ($(hist_total syscall) == $before)" \
+	test "$reuse" = "$FIO_PID" -a "$(hist_total syscall)" = "$before"
 kill $OTHER
 wait $OTHER 2>/dev/null
 rmmod iolayers

@@ -91,6 +91,10 @@ check "timeline names the disk of its requests" grep -q 'request.* on nvme0n1' /
 # -p: a view filter. fio's reads are all its own; none are init's; the
 # module's pid is unchanged, and its totals are not offered as init's.
 kept() { sed -n 's/.* of \([0-9]*\) kept)$/\1/p'; }
+# fio has exited: the module no longer follows its number.
+pid_before=$(cat "$IOLAYERS_D/pid")
+check "fio exited: pid= cleared ($pid_before), pid_exited $(stats_value pid_exited)" \
+	test "$pid_before" = 0 -a "$(stats_value pid_exited)" = 1
 all=$("$reader" --svg /tmp/va.svg | kept)
 mine=$("$reader" -p "$fio_pid" --svg /tmp/vp.svg | kept)
 none=$("$reader" -p 1 --svg /tmp/v1.svg | kept)
@@ -101,7 +105,7 @@ check "-p 1 -t: no read of init" bash -c "! \"$reader\" -p 1 -t 2>/dev/null"
 check "-p 1 -H: the module's histograms are not init's: refused, one line" \
 	grep -q "not of 1 alone" /tmp/err
 check "-p changed nothing in the module (pid $(cat "$IOLAYERS_D/pid"))" \
-	test "$(cat "$IOLAYERS_D/pid")" = "$fio_pid"
+	test "$(cat "$IOLAYERS_D/pid")" = "$pid_before"
 # A saved copy reads as the live tree (fio has ended: nothing changes).
 # save-debugfs used to stop at stream/ (cat of a directory under set -e).
 rm -rf /tmp/saved

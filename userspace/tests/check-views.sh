@@ -260,7 +260,7 @@ fake_root() {
 		shmem_file_read_iter sock_recvmsg inet_recvmsg inet6_recvmsg unix_stream_recvmsg \
 		unix_dgram_recvmsg unix_seqpacket_recvmsg tcp_recvmsg sk_wait_data \
 		__skb_wait_for_more_packets schedule_timeout skb_copy_datagram_iter tcp_v4_do_rcv \
-		tcp_v6_do_rcv \
+		tcp_v6_do_rcv tcp_v4_destroy_sock \
 		>"$r/sys/kernel/tracing/available_filter_functions"
 	[ "${3:-}" = no-throtl ] ||
 		echo __blk_throtl_bio >>"$r/sys/kernel/tracing/available_filter_functions"
@@ -282,8 +282,8 @@ fake_root "$tmp/r61" filemap_read
 expect_check "6.1-like" "$tmp/r61" 0 '^ok +SYSCALL +sys_enter, sys_exit$' \
 	'^ok +FS +filemap_read, shmem_file_read_iter, iomap_dio_rw, dax_iomap_rw$' '^ok +BLOCK ' \
 	'^partly +DEVICE +\(nothing\)' 'nvme_setup_cmd not there: no NVMe device times' \
-	'^ok +tracefs at /sys/kernel/tracing \(20 functions' \
-	'^partly +SOCK +sock_recvmsg, inet_recvmsg, inet6_recvmsg, unix_stream_recvmsg, unix_dgram_recvmsg, unix_seqpacket_recvmsg, tcp_recvmsg, sk_wait_data, __skb_wait_for_more_packets, schedule_timeout, skb_copy_datagram_iter, tcp_v4_do_rcv, tcp_v6_do_rcv, inet_sock_set_state$' \
+	'^ok +tracefs at /sys/kernel/tracing \(21 functions' \
+	'^partly +SOCK +sock_recvmsg, inet_recvmsg, inet6_recvmsg, unix_stream_recvmsg, unix_dgram_recvmsg, unix_seqpacket_recvmsg, tcp_recvmsg, sk_wait_data, __skb_wait_for_more_packets, schedule_timeout, skb_copy_datagram_iter, tcp_v4_do_rcv, tcp_v6_do_rcv, inet_sock_set_state, tcp_v4_destroy_sock$' \
 	'unix_stream_data_wait not there: Unix stream reads'"'"' state and wait are not told'
 fake_root "$tmp/r510" generic_file_buffered_read no-throtl
 expect_check "5.10-like" "$tmp/r510" 0 '^ok +FS +generic_file_buffered_read' \
