@@ -259,6 +259,24 @@ static void iolayers_probe_detach(struct iolayers_probe *p)
 	p->state = IOLAYERS_PROBE_DETACHED;
 }
 
+/**
+ * iolayers_tp_owner_in_tree() - Whether a module's tracepoints are the
+ *	ones this kernel's headers declare.
+ * @mod: the module
+ *
+ * An out-of-tree module (TAINT_OOT_MODULE: no ``intree`` in its modinfo),
+ * a vendor's nvme_core say, may define a tracepoint of the same name with
+ * another prototype, which a probe checked against the kernel's header
+ * would read wrongly.
+ *
+ * Return: true for a module built with the kernel.
+ */
+VISIBLE_IF_KUNIT bool iolayers_tp_owner_in_tree(const struct module *mod)
+{
+	return !(mod->taints & (1UL << TAINT_OOT_MODULE));
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_tp_owner_in_tree);
+
 static void iolayers_tp_module_coming(struct module *mod)
 {
 	struct iolayers_probe *p;
@@ -271,6 +289,12 @@ static void iolayers_tp_module_coming(struct module *mod)
 		for (p = iolayers_probe_next(&li, NULL); p; p = iolayers_probe_next(&li, p))
 			if (p->kind == IOLAYERS_TRACEPOINT &&
 			    p->state != IOLAYERS_PROBE_ATTACHED && !strcmp(tp->name, p->name)) {
+				if (!iolayers_tp_owner_in_tree(mod)) {
+					pr_info("tracepoint %s of %s not attached: an out-of-tree module, its prototype may not be this kernel's; the %s layer goes on without it\n",
+						p->name, mod->name, p->layer);
+					p->state = IOLAYERS_PROBE_UNVERIFIED;
+					continue;
+				}
 				iolayers_tp_attach(p, tp, mod);
 				if (p->state == IOLAYERS_PROBE_ATTACHED)
 					pr_info("tracepoint %s of %s attached, %s layer on\n",

@@ -64,9 +64,15 @@ u64 iolayers_slow_ns = 10 * NSEC_PER_MSEC;
 /* [0]: every completed read (the stream); [1]: the slow ones. */
 static struct trace_buffer *iolayers_bufs[2];
 
-/* Reservations refused, per CPU and buffer; not yet said in the stream. */
+/* Reservations refused, per CPU and buffer. */
 static DEFINE_PER_CPU(u64 [2], iolayers_rec_dropped);
-static atomic64_t iolayers_lost_pending = ATOMIC64_INIT(0);
+/*
+ * Those of the stream not yet said in it, per CPU: the CPU whose buffer
+ * refused them says so, in its buffer, at its next record. (From 6.13 on,
+ * where sys_exit's handlers are preemptible, a task moved between the
+ * refusal and the count can put it on the CPU it moved to.)
+ */
+static DEFINE_PER_CPU(u64, iolayers_lost_pending);
 
 /* stream/events: open by one reader at a time; what it was given. */
 static atomic_t iolayers_stream_busy = ATOMIC_INIT(0);
@@ -162,18 +168,23 @@ static void iolayers_flow_fill(struct iolayers_flow_rec *r, const struct iolayer
 		r->blk = f->blk;
 }
 
-/* Say in the stream how many records were not written (before this one). */
+/*
+ * Say in this CPU's buffer how many of its records were not written
+ * (before this one), naming it.
+ */
 static void iolayers_stream_put_lost(struct trace_buffer *buf)
 {
 	struct iolayers_ev_lost l = { .kind = IOLAYERS_EV_LOST };
 
-	l.count = atomic64_xchg(&iolayers_lost_pending, 0);
-	if (!l.count)
-		return;
-	l.end_ns = ktime_get_ns();
-	l.cpu = raw_smp_processor_id();
-	if (ring_buffer_write(buf, sizeof(l), &l))
-		atomic64_add(l.count, &iolayers_lost_pending);
+	preempt_disable_notrace();	/* the count, the CPU and the buffer: one CPU's */
+	l.count = this_cpu_xchg(iolayers_lost_pending, 0);
+	if (l.count) {
+		l.end_ns = ktime_get_ns();
+		l.cpu = smp_processor_id();
+		if (ring_buffer_write(buf, sizeof(l), &l))
+			this_cpu_add(iolayers_lost_pending, l.count);
+	}
+	preempt_enable_notrace();
 }
 
 /**
@@ -201,12 +212,12 @@ void iolayers_stream_store(const struct iolayers_task_flow *f, long ret, u64 now
 		return;
 	blk = f->blk.nr_bios || f->blk.nr_rqs;
 	size = blk ? sizeof(*r) : IOLAYERS_REC_SHORT;
-	if (unlikely(atomic64_read(&iolayers_lost_pending)))
+	if (unlikely(this_cpu_read(iolayers_lost_pending)))
 		iolayers_stream_put_lost(buf);
 	ev = ring_buffer_lock_reserve(buf, size);
 	if (unlikely(!ev)) {
 		this_cpu_inc(iolayers_rec_dropped[0]);
-		atomic64_inc(&iolayers_lost_pending);
+		this_cpu_inc(iolayers_lost_pending);
 		return;
 	}
 	r = ring_buffer_event_data(ev);

@@ -302,4 +302,10 @@ void iolayers_probes_show_layers(struct seq_file *m);
 void iolayers_probes_show_stats(struct seq_file *m);
 u64 iolayers_clock_cost_ns(void);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+struct module;
+/* Static in the module; visible to the KUnit tests (compat.h). */
+bool iolayers_tp_owner_in_tree(const struct module *mod);
+#endif
+
 #endif /* _IOLAYERS_PROBE_H */

@@ -410,6 +410,40 @@ if [ "$(nproc)" -ge 2 ] && [ -w $cpu1 ]; then
 	echo 1 >$cpu1
 	end_within 10 $cat_pid KILL || true
 	check "offline: rmmod" rmmod iolayers
+
+	# 7. CPUs going off and on while `iolayers record` records: the
+	# program reads unpinned (the scheduler moves it off cpu1 as cpu1
+	# goes), and each read is in the recording once, none lost.
+	stopped_pc hotplug 4000 seq || exit 1
+	check "hotplug: insmod" insmod "$ko" pid=$PC_PID
+	"$IOLAYERS_REPO/userspace/iolayers" record -o /tmp/hotplug.jsonl 2>/tmp/hotplug.err &
+	rec=$!
+	check "hotplug: the recorder has the stream" wait_stream_reader
+	kill -CONT $PC_PID
+	flips=0
+	while st=$(task_state $PC_PID) && [ -n "$st" ] && [ "$st" != Z ]; do
+		echo 0 >$cpu1
+		echo 1 >$cpu1
+		flips=$((flips + 1))
+	done
+	wait $PC_PID
+	reads=$(summary_field syscall count)
+	stream_accounted "$reads"
+	check "hotplug: the recorder ends on SIGINT" end_within 20 $rec INT
+	read -r n uniq lost <<<"$(python3 -c 'import json, sys
+seqs, lost = [], None
+for line in open("/tmp/hotplug.jsonl"):
+    o = json.loads(line)
+    if "seq" in o:
+        seqs.append(o["seq"])
+    elif o.get("end"):
+        lost = o["lost"]
+print(len(seqs), len(set(seqs)), lost)')"
+	check "hotplug: cpu1 went off and on $flips times while the program read" test "$flips" -ge 2
+	check "hotplug: every read recorded once ($n recorded, $uniq distinct, $reads read, lost $lost)" \
+		test "$n" = "$reads" -a "$uniq" = "$reads" -a "$lost" = 0
+	check "hotplug: cpu1 online" test "$(cat $cpu1)" = 1
+	check "hotplug: rmmod" rmmod iolayers
 else
 	echo "# offline: no second CPU that can go offline here: not tested"
 fi
