@@ -203,7 +203,49 @@ int iolayers_filter_set_pid(const char *val)
 	WRITE_ONCE(iolayers_target_tgid, tgid);
 	iolayers_filter_changed(true);
 	mutex_unlock(&iolayers_filter_mutex);
+	/* It may have exited since it was looked up. */
+	iolayers_filter_recheck_target();
 	return 0;
+}
+
+/* Whether process @tgid has a live thread (its group not dead). */
+static bool iolayers_tgid_live(pid_t tgid)
+{
+	struct task_struct *task;
+	struct pid *p = find_get_pid(tgid);
+	bool live = false;
+
+	rcu_read_lock();
+	task = p ? pid_task(p, PIDTYPE_TGID) : NULL;
+	if (task)
+		live = atomic_read(&task->signal->live);
+	rcu_read_unlock();
+	put_pid(p);
+	return live;
+}
+
+/**
+ * iolayers_filter_recheck_target() - Clear pid= if its process has exited.
+ *
+ * For a pid= set while its process was exiting: the exit's handler
+ * (sched_process_exit, the group's live count already 0) saw the old
+ * setting, or was not attached yet (at load). The full barrier orders
+ * the setting's store before the look at the count, as the exit's
+ * atomic_dec_and_test() orders the count before its handler's look at
+ * the setting: one of the two sees the other, and the cmpxchg clears it
+ * once.
+ *
+ * Context: process context.
+ */
+void iolayers_filter_recheck_target(void)
+{
+	pid_t tgid;
+
+	smp_mb();
+	tgid = READ_ONCE(iolayers_target_tgid);
+	if (tgid && !iolayers_tgid_live(tgid) &&
+	    cmpxchg(&iolayers_target_tgid, tgid, 0) == tgid)
+		atomic64_inc(&iolayers_target_exits);
 }
 
 /**

@@ -94,6 +94,8 @@ static int __init iolayers_init(void)
 	 * in `layers`; it never fails the load.
 	 */
 	iolayers_probes_attach(iolayers_all_layers, iolayers_layers_wanted());
+	/* pid='s process may have exited before sched_process_exit was attached. */
+	iolayers_filter_recheck_target();
 	iolayers_debugfs_init();
 	iolayers_settings_live(true);
 	pr_info("version %s loaded\n", IOLAYERS_VERSION_STRING);

@@ -67,12 +67,15 @@ static struct trace_buffer *iolayers_bufs[2];
 /* Reservations refused, per CPU and buffer. */
 static DEFINE_PER_CPU(u64 [2], iolayers_rec_dropped);
 /*
- * Those of the stream not yet said in it, per CPU: the CPU whose buffer
- * refused them says so, in its buffer, at its next record. (From 6.13 on,
- * where sys_exit's handlers are preemptible, a task moved between the
- * refusal and the count can put it on the CPU it moved to.)
+ * Those of the stream not yet said in it, per CPU whose buffer refused
+ * them (from 6.13 on, where sys_exit's handlers are preemptible, a task
+ * moved between the refusal and the count can put it on the CPU it moved
+ * to); the next record written, on any CPU, says them first, one loss
+ * record per CPU, so that a CPU gone idle or offline leaves none behind.
+ * @iolayers_lost_any: some are pending (the only word the hot path reads).
  */
-static DEFINE_PER_CPU(u64, iolayers_lost_pending);
+static DEFINE_PER_CPU(atomic64_t, iolayers_lost_pending);
+static atomic_t iolayers_lost_any = ATOMIC_INIT(0);
 
 /* stream/events: open by one reader at a time; what it was given. */
 static atomic_t iolayers_stream_busy = ATOMIC_INIT(0);
@@ -169,22 +172,29 @@ static void iolayers_flow_fill(struct iolayers_flow_rec *r, const struct iolayer
 }
 
 /*
- * Say in this CPU's buffer how many of its records were not written
- * (before this one), naming it.
+ * Say how many records each CPU's buffer did not write (before this one),
+ * naming that CPU. What cannot be written stays pending.
  */
 static void iolayers_stream_put_lost(struct trace_buffer *buf)
 {
 	struct iolayers_ev_lost l = { .kind = IOLAYERS_EV_LOST };
+	int cpu;
 
-	preempt_disable_notrace();	/* the count, the CPU and the buffer: one CPU's */
-	l.count = this_cpu_xchg(iolayers_lost_pending, 0);
-	if (l.count) {
+	if (atomic_xchg(&iolayers_lost_any, 0) == 0)
+		return;
+	for_each_possible_cpu(cpu) {
+		atomic64_t *pending = per_cpu_ptr(&iolayers_lost_pending, cpu);
+
+		l.count = atomic64_xchg(pending, 0);
+		if (!l.count)
+			continue;
 		l.end_ns = ktime_get_ns();
-		l.cpu = smp_processor_id();
-		if (ring_buffer_write(buf, sizeof(l), &l))
-			this_cpu_add(iolayers_lost_pending, l.count);
+		l.cpu = cpu;
+		if (ring_buffer_write(buf, sizeof(l), &l)) {
+			atomic64_add(l.count, pending);
+			atomic_set(&iolayers_lost_any, 1);
+		}
 	}
-	preempt_enable_notrace();
 }
 
 /**
@@ -212,12 +222,14 @@ void iolayers_stream_store(const struct iolayers_task_flow *f, long ret, u64 now
 		return;
 	blk = f->blk.nr_bios || f->blk.nr_rqs;
 	size = blk ? sizeof(*r) : IOLAYERS_REC_SHORT;
-	if (unlikely(this_cpu_read(iolayers_lost_pending)))
+	if (unlikely(atomic_read(&iolayers_lost_any)))
 		iolayers_stream_put_lost(buf);
 	ev = ring_buffer_lock_reserve(buf, size);
 	if (unlikely(!ev)) {
 		this_cpu_inc(iolayers_rec_dropped[0]);
-		this_cpu_inc(iolayers_lost_pending);
+		atomic64_inc(raw_cpu_ptr(&iolayers_lost_pending));
+		smp_mb__after_atomic();	/* the count before the flag that says it */
+		atomic_set(&iolayers_lost_any, 1);
 		return;
 	}
 	r = ring_buffer_event_data(ev);

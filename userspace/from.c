@@ -263,6 +263,8 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 
 		lineno++;
 		at = off;
+		if (strspn(line, " \t\r\n") == (size_t)n)
+			continue;	/* a blank line (an editor's last newline) */
 		if (ended) {
 			damage = "a line after the trailer";
 			break;
@@ -362,9 +364,9 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 			if (!s->hist[l][c].count)
 				s->hist[l][c].min_ns = UINT64_MAX;
 	/* What the recording lost, as `stats` would say it. */
-	if (s->ncounters < IL_MAX_COUNTERS) {
-		snprintf(s->counters[s->ncounters].name, IL_NAME_LEN, "stream_lost");
-		s->counters[s->ncounters++].value = (uint64_t)lost;
+	if (il_add_counter(s, "stream_lost", (uint64_t)lost)) {
+		il_fail(err, errlen, "out of memory");
+		goto out;
 	}
 	ret = 0;
 out:

@@ -25,7 +25,8 @@ struct il_probe {
 	int64_t timed_ns;		/* their total time */
 };
 
-#define IL_MAX_COUNTERS	96
+/* stats grows with CPUs and disks: counters are allocated, up to this many. */
+#define IL_MAX_COUNTERS	(1 << 20)
 #define IL_MAX_COLS	16
 
 /**
@@ -125,8 +126,8 @@ struct il_snapshot {
 	int children;
 	int nprobes;
 	struct il_probe probes[IL_MAX_PROBES];
-	int ncounters;
-	struct il_counter counters[IL_MAX_COUNTERS];
+	int ncounters, counters_cap;
+	struct il_counter *counters;	/* malloc()ed, il_snapshot_free() */
 	struct il_hist hist[IOLAYERS_NR_LAYERS][IOLAYERS_NR_CACHE];
 	struct il_flows flows;
 	struct il_flows slow;
@@ -171,6 +172,7 @@ int il_parse_version(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 int il_parse_layers(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 int il_parse_stats(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 int il_counter(const struct il_snapshot *s, const char *name, uint64_t *value);
+int il_add_counter(struct il_snapshot *s, const char *name, uint64_t value);
 int il_parse_hist(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen);
 int il_parse_files(FILE *f, struct il_snapshot *s, char *err, size_t errlen);

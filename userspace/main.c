@@ -74,9 +74,9 @@ enum { OPT_SVG = 1000, OPT_PROM, OPT_OPENMETRICS, OPT_OUTPUT, OPT_SET_PID, OPT_C
 static const struct argp_option opts[] = {
 	{ "root", 'r', "DIR", 0, "Read DIR instead of " LIVE_ROOT, 0 },
 	{ "from", OPT_FROM, "FILE", 0, "Read a recording (iolayers record) instead of the module", 0 },
-	{ "strict", OPT_STRICT, NULL, 0, "With --from: refuse a damaged recording (cut short, no "
-	  "trailer, a trailer that does not count its lines) instead of reading it with a "
-	  "warning", 0 },
+	{ "strict", OPT_STRICT, NULL, 0, "With --from: refuse a recording the reader would warn "
+	  "about (cut short, damaged, no trailer, a trailer that does not count its lines, "
+	  "objects of unknown kinds) instead of reading it with a warning", 0 },
 	{ "hist", 'H', NULL, 0, "Log2 latency histograms per layer", 1 },
 	{ "probes", 'P', NULL, 0, "Probe points: state, hits, missed; tables and counters", 1 },
 	{ "milliseconds", 'm', NULL, 0, "Histograms in milliseconds, bpftrace's layout "

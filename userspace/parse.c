@@ -91,16 +91,44 @@ int il_parse_layers(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 	return 0;
 }
 
-static int add_counter(struct il_snapshot *s, const char *prefix, const char *name,
-		       uint64_t value, char *err, size_t errlen)
+/**
+ * il_add_counter() - Add a counter to a snapshot.
+ * @s: the snapshot
+ * @name: its name (cut to IL_NAME_LEN - 1 bytes)
+ * @value: its value
+ *
+ * Return: 0, or -1 when out of memory or past IL_MAX_COUNTERS.
+ */
+int il_add_counter(struct il_snapshot *s, const char *name, uint64_t value)
 {
 	struct il_counter *c;
 
-	if (s->ncounters == IL_MAX_COUNTERS)
-		return il_fail(err, errlen, "stats: more than %d counters", IL_MAX_COUNTERS);
+	if (s->ncounters == s->counters_cap) {
+		int cap = s->counters_cap ? 2 * s->counters_cap : 128;
+
+		if (cap > IL_MAX_COUNTERS)
+			return -1;
+		c = realloc(s->counters, (size_t)cap * sizeof(*c));
+		if (!c)
+			return -1;
+		s->counters = c;
+		s->counters_cap = cap;
+	}
 	c = &s->counters[s->ncounters++];
-	snprintf(c->name, sizeof(c->name), "%s%s%s", prefix, *prefix ? "_" : "", name);
+	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->value = value;
+	return 0;
+}
+
+static int add_counter(struct il_snapshot *s, const char *prefix, const char *name,
+		       uint64_t value, char *err, size_t errlen)
+{
+	char full[IL_NAME_LEN * 2 + 2];
+
+	snprintf(full, sizeof(full), "%s%s%s", prefix, *prefix ? "_" : "", name);
+	if (il_add_counter(s, full, value))
+		return il_fail(err, errlen, "stats: more than %d counters, or out of memory",
+			       IL_MAX_COUNTERS);
 	return 0;
 }
 
@@ -790,6 +818,9 @@ void il_snapshot_free(struct il_snapshot *s)
 	free(s->slow.v);
 	free(s->files.v);
 	il_fmap_free(&s->files.map);
+	free(s->counters);
+	s->counters = NULL;
+	s->ncounters = s->counters_cap = 0;
 	s->flows.v = s->slow.v = NULL;
 	s->files.v = NULL;
 	s->flows.n = s->slow.n = s->files.n = s->files.cap = 0;

@@ -373,31 +373,48 @@ static void rec_usage(FILE *f)
 }
 
 /*
- * A file beside @path (@tmp, its name) to write the recording into, with
- * the mode a new file gets; renamed over @path once the recording ends.
+ * Where the recording goes. A regular file, or none yet: a file beside
+ * @path (@tmp, its name), with the mode of the file it replaces (or a new
+ * file's), renamed over @path once the recording ends. Anything else
+ * (/dev/null, a FIFO, a terminal, a symbolic link) is opened as it is, and
+ * @tmp is "": renaming over it would replace the device node or the link.
  */
 static FILE *rec_open_output(const char *path, char *tmp, size_t len)
 {
-	mode_t mask = umask(0);
+	mode_t mask = umask(0), mode;
+	struct stat st;
+	int fd, exists;
 	FILE *f;
-	int fd;
 
 	umask(mask);
+	tmp[0] = '\0';
+	exists = !lstat(path, &st);
+	if (exists && !S_ISREG(st.st_mode)) {
+		f = fopen(path, "w");
+		if (!f)
+			fprintf(stderr, "iolayers record: %s: %s\n", path, strerror(errno));
+		return f;
+	}
+	mode = exists ? st.st_mode & 07777 : 0666 & ~mask;
 	if (snprintf(tmp, len, "%s.XXXXXX", path) >= (int)len) {
 		fprintf(stderr, "iolayers record: %s: name too long\n", path);
 		return NULL;
 	}
 	fd = mkstemp(tmp);
 	f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f) {
+	if (!f || fchmod(fd, mode)) {
 		fprintf(stderr, "iolayers record: %s: %s\n", tmp, strerror(errno));
-		if (fd >= 0) {
+		if (f)
+			fclose(f);
+		else if (fd >= 0)
 			close(fd);
+		if (fd >= 0)
 			unlink(tmp);
-		}
 		return NULL;
 	}
-	fchmod(fd, 0666 & ~mask);
+	/* Root records: the file keeps its owner (best effort). */
+	if (exists)
+		(void)!fchown(fd, st.st_uid, st.st_gid);
 	return f;
 }
 
@@ -407,7 +424,8 @@ static void rec_discard(FILE *out, const char *path, const char *tmp)
 	if (!path)
 		return;
 	fclose(out);
-	unlink(tmp);
+	if (tmp[0])
+		unlink(tmp);
 }
 
 /* Start @cmd stopped on a pipe; the caller lets it go with rec_release(). */
@@ -607,10 +625,13 @@ int il_record_main(int argc, char **argv)
 	if (!rec_csv)
 		fprintf(out, "{\"end\": true, \"reads\": %ld, \"lost\": %llu}\n", reads,
 			(unsigned long long)lost);
-	if (fflush(out) || (path && (fsync(fileno(out)) | fclose(out) || rename(tmp, path)))) {
+	if (fflush(out) || (path && tmp[0] && fsync(fileno(out))) || (path && fclose(out)) ||
+	    (path && tmp[0] && rename(tmp, path))) {
 		fprintf(stderr, "iolayers record: %s: %s%s%s\n", path ? path : "stdout",
-			strerror(errno), path ? "; what was recorded is in " : "", path ? tmp : "");
+			strerror(errno), path && tmp[0] ? "; what was recorded is in " : "",
+			path && tmp[0] ? tmp : "");
 		ret = 1;
+		path = NULL;	/* not "saved to" below */
 	}
 	fprintf(stderr, "iolayers record: %ld reads, %llu lost%s%s\n", reads,
 		(unsigned long long)lost, path ? ", saved to " : "", path ? path : "");

@@ -117,7 +117,7 @@ const struct il_flow *il_pick_flow(const struct il_flows *fl, uint64_t seq, int 
 /*
  * @now minus @before, for interval mode: histograms and counters subtract;
  * min/max of a delta are the bounds of its lowest/highest bucket; @d keeps
- * no flows and no files.
+ * no flows and no files, and shares @now's counters (free @now, not @d).
  */
 void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
 		       const struct il_snapshot *before)

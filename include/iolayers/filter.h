@@ -15,6 +15,7 @@ int iolayers_filter_show_pid(char *buf, size_t size);
 int iolayers_filter_show_comm(char *buf, size_t size);
 int iolayers_filter_show_children(char *buf, size_t size);
 u64 iolayers_filter_target_exits(void);
+void iolayers_filter_recheck_target(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static in the module; visible to the KUnit tests (compat.h). */

@@ -122,19 +122,19 @@ static bool iolayers_sock_waitable(u8 kind)
 	       iolayers_sock_probe_on(IOLAYERS_SP_COPY);
 }
 
-/* Every entry of @sk goes (more than one reader may have added it). */
+/*
+ * Every entry of @sk goes: readers of one socket may each have added one
+ * (the lookup and the insert are not one step). Ends when none is found,
+ * or one found is being removed by another CPU.
+ */
 static void iolayers_sock_forget(const struct sock *sk, struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	struct iolayers_sockent *s;
-	int i;
 
 	rcu_read_lock();
-	for (i = 0; i < 4; i++) {
-		s = iolayers_table_find(IOLAYERS_T_SOCK, (unsigned long)sk);
-		if (!s || !iolayers_table_del(IOLAYERS_T_SOCK, s))
-			break;
+	while ((s = iolayers_table_find(IOLAYERS_T_SOCK, (unsigned long)sk)) &&
+	       iolayers_table_del(IOLAYERS_T_SOCK, s))
 		iolayers_hit(pcpu);
-	}
 	rcu_read_unlock();
 }
 

@@ -164,5 +164,14 @@ n=$(grep -c '"ret"' /tmp/l.jsonl)
 check "locked down: record saved cat's reads ($n)" test "$n" -gt 0
 check "record -o: the recording renamed into place, nothing left beside it" \
 	test "$(ls /tmp/l.jsonl*)" = /tmp/l.jsonl
+# What is not a regular file is written, not replaced: a rename over
+# /dev/null put a regular file in its place.
+"$reader" record -o /dev/null -- cat /mnt/data >/dev/null 2>&1
+check "record -o /dev/null: /dev/null is still the device" test -c /dev/null
+ln -sf /tmp/l.jsonl /tmp/link.jsonl
+"$reader" record -o /tmp/link.jsonl -- cat /mnt/data >/dev/null 2>&1
+check "record -o LINK: the link stays, its file has the recording" \
+	bash -c 'test -L /tmp/link.jsonl && grep -q "\"end\": true" /tmp/l.jsonl'
+rm -f /tmp/link.jsonl
 rmmod iolayers
 finish

@@ -132,15 +132,57 @@ else
 	not_ok "--files on 150000 files did not end within 60 s: $(head -3 "$tmp/err")"
 fi
 
-# 4. Options: two views, a modifier without its view, two sources: exit 2, said.
+# 4. A machine with many CPUs and disks: stats has rows per CPU (each
+# buffer) and per disk. The reader held 96 counters and refused a 4-CPU
+# machine's stats.
+big=$tmp/bigbox
+cp -r "$fixtures/6.12.117-stream" "$big"
+python3 - "$big/stats" <<'PY'
+import sys
+p = sys.argv[1]
+out = []
+for line in open(p):
+    w = line.split()
+    if w and w[0] == "disk" and "major" in w:
+        out.append(line)
+        for d in range(16):
+            out.append(f"vd{chr(97 + d)} 252 {16 * d} 10 40960 0 1000 10 900\n")
+        continue
+    if w and (w[0].startswith("stream/") or w[0].startswith("slow/")):
+        if w[0] in ("stream/0", "slow/0"):
+            kind = w[0].split("/")[0]
+            for c in range(256):
+                out.append(f"{kind}/{c} {c} 0 {c % 3} 1052640\n")
+        continue
+    out.append(line)
+open(p, "w").write("".join(out))
+PY
+if "$reader" --root "$big" -j >"$tmp/big.json" 2>"$tmp/err" &&
+	python3 - "$tmp/big.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+flat = json.dumps(j)
+assert "stream/255" in flat and "slow/255" in flat, "per-CPU rows missing"
+PY
+then
+	ok "256 CPUs and 17 disks: stats read, every CPU's buffer in -j"
+else
+	not_ok "256 CPUs and 17 disks: $(head -3 "$tmp/err")"
+fi
+"$reader" --root "$big" --prometheus >"$tmp/big.prom" 2>"$tmp/err" &&
+	[ "$(grep -c '^iolayers_buffer_dropped_records_total{.*cpu="' "$tmp/big.prom")" -ge 512 ] &&
+	ok "256 CPUs: --prometheus has a dropped-records series per CPU and buffer" ||
+	not_ok "256 CPUs: --prometheus: $(grep -c 'buffer_dropped' "$tmp/big.prom") series; $(head -3 "$tmp/err")"
+
+# 5. Options: two views, a modifier without its view, two sources: exit 2, said.
 while IFS='|' read -r args pat; do
 	# shellcheck disable=SC2086
-	"$reader" --from "$tmp/g.jsonl" $args >"$tmp/o" 2>"$tmp/e"
+	"$reader" --from "$tmp/g.jsonl" ${args//@TMP@/$tmp} >"$tmp/o" 2>"$tmp/e"
 	rc=$?
 	[ $rc = 2 ] && grep -qF -- "$pat" "$tmp/e" && ok "iolayers $args: exit 2, '$pat'" ||
 		not_ok "iolayers $args: exit $rc: $(cat "$tmp/e")"
 done <<'EOF'
--j --svg /tmp/iolayers-never.svg|-j and --svg are two views
+-j --svg @TMP@/never.svg|-j and --svg are two views
 -j --prometheus|-j and --prometheus are two views
 -H -t|-t and -H are two views
 --slow --files|--slow and --files are two views
@@ -149,24 +191,24 @@ done <<'EOF'
 -m|-m and -u are the unit of -H and -D
 -T|-T prints a time with each interval
 EOF
-[ ! -e /tmp/iolayers-never.svg ] && ok "-j --svg: no SVG written" || not_ok "-j --svg wrote an SVG"
+[ ! -e "$tmp/never.svg" ] && ok "-j --svg: no SVG written" || not_ok "-j --svg wrote an SVG"
 "$reader" --strict 2>"$tmp/e"; rc=$?
 [ $rc = 2 ] && grep -q "goes with --from" "$tmp/e" && ok "--strict without --from: exit 2" ||
 	not_ok "--strict alone: exit $rc"
 
-# 5. -c in the table: only that state's section.
+# 6. -c in the table: only that state's section.
 fx=$(ls -d "$fixtures"/*/ | head -n 1)
 "$reader" --root "$fx" -c MISS >"$tmp/t" 2>&1
 secs=$(grep -cE '^[A-Za-z]+: [0-9]+ reads$' "$tmp/t")
 grep -qE '^MISS: [0-9]+ reads$' "$tmp/t" && [ "$secs" = 1 ] && ok "-c MISS: the table has MISS only" ||
 	not_ok "-c MISS: $secs sections: $(head -20 "$tmp/t")"
 
-# 6. --slow shows the ID that -f takes.
+# 7. --slow shows the ID that -f takes.
 id=$("$reader" --root "$fx" --slow | awk 'NR == 2 { print $1 }')
 "$reader" --root "$fx" -f "$id" >"$tmp/f" 2>&1 && grep -q "#$id:" "$tmp/f" &&
 	ok "--slow's ID $id: -f $id shows that read" || not_ok "-f of --slow's ID '$id': $(head -2 "$tmp/f")"
 
-# 7. --help: every example on its own line (argp wraps long ones to column 0).
+# 8. --help: every example on its own line (argp wraps long ones to column 0).
 "$reader" --help | awk '/^EXAMPLES:/ { on = 1; next } on && /^$/ { exit } on' >"$tmp/ex"
 [ -s "$tmp/ex" ] && ! grep -qv '^    iolayers\|^    insmod' "$tmp/ex" &&
 	ok "--help: $(wc -l <"$tmp/ex") examples, none wrapped" ||

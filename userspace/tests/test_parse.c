@@ -156,6 +156,7 @@ static void test_bad_input(void)
 		err[0] = 0;
 		EXPECT(parse_string(il_parse_stats, &s, bad_stats[i], err, sizeof(err)) == -1);
 		EXPECT(err[0] != 0);
+		il_snapshot_free(&s);
 	}
 	EXPECT(il_read_snapshot("fixtures/garbled", &s, err, sizeof(err)) == -1);
 	EXPECT(strstr(err, "layers: line 2 is garbled") != NULL);
