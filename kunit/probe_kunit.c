@@ -28,4 +28,5 @@ static struct kunit_suite iolayers_probe_suite = {
 	.name = "iolayers_probe",
 	.test_cases = iolayers_probe_cases,
 };
+
 kunit_test_suite(iolayers_probe_suite);

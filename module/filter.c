@@ -241,7 +241,7 @@ void iolayers_filter_recheck_target(void)
 {
 	pid_t tgid;
 
-	smp_mb();
+	smp_mb();	/* the setting's store before the look at the live count */
 	tgid = READ_ONCE(iolayers_target_tgid);
 	if (tgid && !iolayers_tgid_live(tgid) &&
 	    cmpxchg(&iolayers_target_tgid, tgid, 0) == tgid)
