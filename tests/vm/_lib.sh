@@ -73,6 +73,14 @@ task_state() {
 	awk '{ print $3 }' /proc/"$1"/stat 2>/dev/null
 }
 
+# wait_stopped PID: until PID is stopped (SIGSTOP, its own included) or gone.
+wait_stopped() {
+	while [ "$(task_state "$1")" != T ]; do
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+}
+
 # run_pc NAME FILE COUNT PATTERN [direct|errors|-] [keep]: preadcheck under the
 # module; sets truth_* and HIT MISS PARTIAL DIRECT OTHER UNK ERR, FS (the FS
 # layer's count), DIO (iomap_dio_rw hits), RQS (requests in its kept

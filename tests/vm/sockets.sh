@@ -157,25 +157,16 @@ n_rst=600
 [ "${IOLAYERS_KERNEL:-}" = debug ] && n_rst=150
 python3 "$IOLAYERS_REPO/tests/vm/rstserver.py" $n_rst >/tmp/rst.out 2>&1 &
 rst=$!
-while [ "$(task_state $rst)" != T ]; do
-	kill -0 $rst 2>/dev/null || break
-	sleep 0.1
-done
+wait_stopped $rst
 insmod "$ko" pid=$rst max_flows=512 || not_ok "insmod pid=$rst max_flows=512"
 kill -CONT $rst
-while [ "$(task_state $rst)" != T ]; do
-	kill -0 $rst 2>/dev/null || break
-	sleep 0.1
-done
+wait_stopped $rst
 check "RST: the server's $n_rst reads ended in ECONNRESET ($(cat /tmp/rst.out))" \
 	grep -qx "resets $n_rst" /tmp/rst.out
 open_entries=$(table_col sock entries)
 full=$(table_col sock table_full)
 kill -CONT $rst
-while [ "$(task_state $rst)" != T ]; do
-	kill -0 $rst 2>/dev/null || break
-	sleep 0.1
-done
+wait_stopped $rst
 check "RST: no entry for a socket read after its reset ($open_entries of $n_rst open; table full $full times)" \
 	test "$open_entries" = 0 -a "$full" = 0
 check "RST: the table empty once they closed ($(table_col sock entries))" \
