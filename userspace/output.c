@@ -892,8 +892,10 @@ static void prom_losses_show(FILE *out, int om, const struct il_snapshot *s)
 			snprintf(key, sizeof(key), "%.*s_%s", (int)(n - 11), name, prom_drop_causes[k]);
 			if (il_counter(s, key, &v))
 				continue;
-			fprintf(out, "iolayers_table_drops_total{table=\"%.*s\",cause=\"%s\"} %" PRIu64
-				"\n", (int)(n - 11), name, prom_drop_causes[k], v);
+			snprintf(key, sizeof(key), "%.*s", (int)(n - 11), name);
+			fputs("iolayers_table_drops_total{table=\"", out);
+			prom_label(out, key);
+			fprintf(out, "\",cause=\"%s\"} %" PRIu64 "\n", prom_drop_causes[k], v);
 		}
 	}
 	for (k = 0; k < sizeof(prom_losses) / sizeof(prom_losses[0]); k++) {
@@ -907,6 +909,7 @@ static void prom_losses_show(FILE *out, int om, const struct il_snapshot *s)
 	any = 0;
 	for (i = 0; i < s->ncounters; i++) {
 		const char *name = s->counters[i].name, *slash = strchr(name, '/');
+		char buf[IL_NAME_LEN];
 
 		n = strlen(name);
 		if (!slash || n <= 8 || strcmp(name + n - 8, "_dropped"))
@@ -914,9 +917,14 @@ static void prom_losses_show(FILE *out, int om, const struct il_snapshot *s)
 		if (!any++)
 			prom_family(out, om, "iolayers_buffer_dropped_records_total", "counter", NULL,
 				    "Completed reads a per-CPU ring buffer had no room for.");
-		fprintf(out, "iolayers_buffer_dropped_records_total{buffer=\"%.*s\",cpu=\"%.*s\"} %"
-			PRIu64 "\n", (int)(slash - name), name, (int)(n - 8 - (slash + 1 - name)),
-			slash + 1, s->counters[i].value);
+		/* Names from the file: escaped like every label value. */
+		snprintf(buf, sizeof(buf), "%.*s", (int)(slash - name), name);
+		fputs("iolayers_buffer_dropped_records_total{buffer=\"", out);
+		prom_label(out, buf);
+		snprintf(buf, sizeof(buf), "%.*s", (int)(n - 8 - (slash + 1 - name)), slash + 1);
+		fputs("\",cpu=\"", out);
+		prom_label(out, buf);
+		fprintf(out, "\"} %" PRIu64 "\n", s->counters[i].value);
 	}
 }
 

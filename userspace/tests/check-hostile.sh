@@ -148,6 +148,11 @@ for line in open(p):
         for d in range(16):
             out.append(f"vd{chr(97 + d)} 252 {16 * d} 10 40960 0 1000 10 900\n")
         continue
+    if w and w[0] == "table" and "entries" in w:
+        out.append(line)
+        # A hostile saved tree: a row name with a quote and a backslash.
+        out.append('ev"il\\x 1 1 8 2 0 0 0\n')
+        continue
     if w and (w[0].startswith("stream/") or w[0].startswith("slow/")):
         if w[0] in ("stream/0", "slow/0"):
             kind = w[0].split("/")[0]
@@ -173,6 +178,23 @@ fi
 	[ "$(grep -c '^iolayers_buffer_dropped_records_total{.*cpu="' "$tmp/big.prom")" -ge 512 ] &&
 	ok "256 CPUs: --prometheus has a dropped-records series per CPU and buffer" ||
 	not_ok "256 CPUs: --prometheus: $(grep -c 'buffer_dropped' "$tmp/big.prom") series; $(head -3 "$tmp/err")"
+# Label values from the file escaped: the client library's parser reads
+# the table named with a quote and a backslash back as it was.
+if /usr/bin/python3 - "$tmp/big.prom" <<'PY'
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+tables = set()
+for fam in text_string_to_metric_families(open(sys.argv[1]).read()):
+    for smp in fam.samples:
+        if "table" in smp.labels:
+            tables.add(smp.labels["table"])
+assert 'ev"il\\x' in tables, tables
+PY
+then
+	ok "--prometheus: a table named with a quote and a backslash, escaped"
+else
+	not_ok "--prometheus: hostile label values: $(grep 'ev' "$tmp/big.prom" | head -3)"
+fi
 
 # 5. Options: two views, a modifier without its view, two sources: exit 2, said.
 while IFS='|' read -r args pat; do
