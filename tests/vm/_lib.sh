@@ -88,9 +88,10 @@ wait_stopped() {
 # PC_CGROUP: a cgroup directory preadcheck is moved into before it reads;
 # PC_ARGS: more module parameters; IL_INSMOD_ARGS: a test's own for every
 # load (sockets=0 in the tests of file reads that load the module many
-# times: the SOCK layer's eleven ftrace registrations take 4 to 6 s per
+# times: the SOCK layer's eleven ftrace registrations took 4 to 6 s per
 # load and unload in a TCG guest, 6.12's stacks test ran out of its 20
-# minutes with them).
+# minutes with them; since function entries are filtered by address,
+# loading is quick, but each unregistration still waits for tasks-RCU).
 run_pc() {
 	local name=$1 out p
 	shift

@@ -23,8 +23,9 @@ refused() {
 check "pid=abc refused, message names it" refused "pid=abc" "invalid pid 'abc'"
 check "no pid refused with a message" refused "" "pid= or comm= is required"
 # The rest of the parameter checks run the same code as those two (the
-# settings' parsers, kernel-independent): on the debug kernel, where one
-# insmod takes 15 to 40 s, the two above stand for them.
+# settings' parsers, kernel-independent): on the debug kernel, where a
+# refused insmod takes seconds (the module's relocation under KASAN), the
+# two above stand for them.
 if [ "${IOLAYERS_KERNEL:-}" != debug ]; then
 	check "pid=-1 refused, message names it" refused "pid=-1" "invalid pid '-1'"
 	check "pid=0 refused" refused "pid=0" "invalid pid '0'"
