@@ -19,8 +19,40 @@ static void iolayers_probe_test_owner_in_tree(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, iolayers_tp_owner_in_tree(THIS_MODULE));
 }
 
+/*
+ * A module refused as out of the tree leaves: its tracepoint is missing
+ * again (it stayed "unverified", naming a module gone, until the next
+ * load), and another module's removal changes nothing.
+ */
+static void iolayers_probe_test_owner_going(struct kunit *test)
+{
+	struct module *mod = kunit_kzalloc(test, sizeof(*mod), GFP_KERNEL);
+	struct module *other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
+	struct iolayers_probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, mod);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->name = "nvme_setup_cmd";
+	p->kind = IOLAYERS_TRACEPOINT;
+	p->state = IOLAYERS_PROBE_MISSING;
+	/* What the module notifier does for an out-of-tree module's. */
+	iolayers_tp_set_unverified(p, mod);
+	KUNIT_EXPECT_EQ(test, p->state, IOLAYERS_PROBE_UNVERIFIED);
+	iolayers_tp_owner_going(p, other);
+	KUNIT_EXPECT_EQ(test, p->state, IOLAYERS_PROBE_UNVERIFIED);
+	KUNIT_EXPECT_PTR_EQ(test, p->owner, (const struct module *)mod);
+	iolayers_tp_owner_going(p, mod);
+	KUNIT_EXPECT_EQ(test, p->state, IOLAYERS_PROBE_MISSING);
+	KUNIT_EXPECT_NULL(test, p->owner);
+	/* Missing, with no owner: the next removal leaves it alone. */
+	iolayers_tp_owner_going(p, mod);
+	KUNIT_EXPECT_EQ(test, p->state, IOLAYERS_PROBE_MISSING);
+}
+
 static struct kunit_case iolayers_probe_cases[] = {
 	KUNIT_CASE(iolayers_probe_test_owner_in_tree),
+	KUNIT_CASE(iolayers_probe_test_owner_going),
 	{}
 };
 

@@ -145,10 +145,12 @@ static void iolayers_fentry_attach(struct iolayers_probe *p)
 	p->ops.flags = IOLAYERS_FTRACE_OPS_FLAGS;
 	/*
 	 * ftrace maps the function's start (or the kprobe's spot past an
-	 * endbr) to its patch site, or refuses it: notrace. By name where the
-	 * address did not do (a kprobe refused, or another function of the
-	 * same name that ftrace can patch): slower, and as right. No symbol,
-	 * no function: ftrace's names are kallsyms'.
+	 * endbr) to its patch site, or refuses it: notrace. Only the first
+	 * function of that name is filtered, the kernel's own, which is the
+	 * one the layer means. By name where the address did not do (a
+	 * kprobe refused, or that first one is not ftrace's but another of
+	 * the name is): slower, and as right. No symbol, no function:
+	 * ftrace's names are kallsyms'.
 	 */
 	addr = iolayers_fentry_addr(p->name, &ret);
 	if (addr)
@@ -236,6 +238,25 @@ static void iolayers_tp_match(struct tracepoint *tp, void *priv)
 		l->found = tp;
 }
 
+/**
+ * iolayers_tp_set_unverified() - A tracepoint left unattached: its
+ *	prototype may not be the one the probe reads.
+ * @p: the probe
+ * @owner: the module the tracepoint is in (NULL: the kernel's own)
+ *
+ * Its module is kept so that the probe is missing again, not unverified,
+ * once that module is gone (iolayers_tp_owner_going()).
+ *
+ * Context: the probe lock held.
+ */
+VISIBLE_IF_KUNIT void iolayers_tp_set_unverified(struct iolayers_probe *p,
+						 const struct module *owner)
+{
+	p->state = IOLAYERS_PROBE_UNVERIFIED;
+	p->owner = owner;
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_tp_set_unverified);
+
 static void iolayers_tp_attach(struct iolayers_probe *p, struct tracepoint *tp,
 			       const struct module *owner)
 {
@@ -246,7 +267,7 @@ static void iolayers_tp_attach(struct iolayers_probe *p, struct tracepoint *tp,
 		if (p->state != IOLAYERS_PROBE_UNVERIFIED)
 			pr_info("tracepoint %s not attached: its prototype was not checked for this kernel, the %s layer goes on without it\n",
 				p->name, p->layer);
-		p->state = IOLAYERS_PROBE_UNVERIFIED;
+		iolayers_tp_set_unverified(p, owner);
 		return;
 	}
 	ret = tracepoint_probe_register(tp, p->func, NULL);
@@ -330,7 +351,7 @@ static void iolayers_tp_module_coming(struct module *mod)
 				if (!iolayers_tp_owner_in_tree(mod)) {
 					pr_info("tracepoint %s of %s not attached: an out-of-tree module, its prototype may not be this kernel's; the %s layer goes on without it\n",
 						p->name, mod->name, p->layer);
-					p->state = IOLAYERS_PROBE_UNVERIFIED;
+					iolayers_tp_set_unverified(p, mod);
 					continue;
 				}
 				iolayers_tp_attach(p, tp, mod);
@@ -341,16 +362,35 @@ static void iolayers_tp_module_coming(struct module *mod)
 	}
 }
 
+/**
+ * iolayers_tp_owner_going() - A probe's part in a module's removal.
+ * @p: the probe
+ * @mod: the module going
+ *
+ * A tracepoint of @mod's is detached and missing again; so is one its
+ * module was refused for (out of the tree): the next module that has it
+ * is looked at afresh, and `layers` does not blame a module long gone.
+ *
+ * Context: the probe lock held.
+ */
+VISIBLE_IF_KUNIT void iolayers_tp_owner_going(struct iolayers_probe *p, const struct module *mod)
+{
+	if (p->owner != mod || (p->state != IOLAYERS_PROBE_ATTACHED &&
+				p->state != IOLAYERS_PROBE_UNVERIFIED))
+		return;
+	iolayers_probe_detach(p);
+	p->state = IOLAYERS_PROBE_MISSING;
+	p->owner = NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_tp_owner_going);
+
 static void iolayers_tp_module_going(struct module *mod)
 {
 	struct iolayers_probe *p;
 	unsigned int li;
 
 	for (p = iolayers_probe_next(&li, NULL); p; p = iolayers_probe_next(&li, p))
-		if (p->state == IOLAYERS_PROBE_ATTACHED && p->owner == mod) {
-			iolayers_probe_detach(p);
-			p->state = IOLAYERS_PROBE_MISSING;
-		}
+		iolayers_tp_owner_going(p, mod);
 }
 
 static int iolayers_tp_module_notify(struct notifier_block *nb, unsigned long val, void *data)

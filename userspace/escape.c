@@ -167,3 +167,35 @@ void il_xml_str(FILE *out, const char *src, size_t max)
 		}
 	}
 }
+
+/**
+ * il_term_pad() - A string made safe to print on a terminal, padded to a
+ *	column's width.
+ * @dst: where the escaped string goes
+ * @size: its size (IL_TERM_LEN() of the string's length plus @width)
+ * @src: the string
+ * @width: the column's width in characters
+ *
+ * As il_term_str(), then spaces until the string fills @width characters:
+ * a field printed with "%-15s" is padded by bytes, and a name in UTF-8 or
+ * with escapes would shift every column after it. A character is counted
+ * as one column (East Asian wide ones take two on most terminals).
+ *
+ * Return: @dst.
+ */
+char *il_term_pad(char *dst, size_t size, const char *src, int width)
+{
+	size_t o;
+	int cols = 0;
+
+	if (!size)
+		return dst;
+	il_term_str(dst, size, src);
+	for (o = 0; dst[o]; o++)
+		if (((unsigned char)dst[o] & 0xc0) != 0x80)
+			cols++;
+	for (; cols < width && o + 1 < size; cols++)
+		dst[o++] = ' ';
+	dst[o] = '\0';
+	return dst;
+}

@@ -57,10 +57,10 @@ static void hist_add(struct il_hist *h, int64_t ns, int64_t bytes)
 		h->min_ns = v;
 	if (v > h->max_ns)
 		h->max_ns = v;
-	h->count++;
-	h->sum_ns += v;
-	h->bytes += (uint64_t)bytes;
-	h->buckets[il_bucket(v)]++;
+	h->count = il_sat_add(h->count, 1);
+	h->sum_ns = il_sat_add(h->sum_ns, v);
+	h->bytes = il_sat_add(h->bytes, (uint64_t)bytes);
+	h->buckets[il_bucket(v)] = il_sat_add(h->buckets[il_bucket(v)], 1);
 }
 
 /*

@@ -161,6 +161,7 @@ void il_json_str(FILE *out, const char *s, size_t max);
 /* escape.c: strings for a terminal and for XML. */
 #define IL_TERM_LEN(len) (4 * (len) + 1)
 char *il_term_str(char *dst, size_t size, const char *src);
+char *il_term_pad(char *dst, size_t size, const char *src, int width);
 void il_xml_str(FILE *out, const char *src, size_t max);
 
 int il_preflight(const char *root, FILE *out);
@@ -185,6 +186,16 @@ const char *il_file_path(const struct il_snapshot *s, const char *fs_dev, int64_
 int il_read_snapshot(const char *root, struct il_snapshot *s, char *err, size_t errlen);
 void il_snapshot_free(struct il_snapshot *s);
 int il_cache_index(const char *name);
+/*
+ * Sums of a histogram's counts, nanoseconds and bytes stop at UINT64_MAX:
+ * a saved tree or a recording can hold any number, and a sum that wrapped
+ * would print a small one.
+ */
+static inline uint64_t il_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 void il_hist_merge(struct il_hist *into, const struct il_hist *h);
 uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct);
 /* The log2 bucket of a value, as the module's histograms count it. */

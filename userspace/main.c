@@ -359,8 +359,10 @@ static int view_pid_totals_ok(const struct il_snapshot *s)
 
 static int read_snapshot(struct il_snapshot *s)
 {
-	char err[512], terr[IL_TERM_LEN(sizeof(s->warning) > 512 ? sizeof(s->warning) : 512)];
+	/* err, or the recording's warning (shorter), escaped. */
+	char err[512], terr[IL_TERM_LEN(512)];
 	struct stat st;
+	_Static_assert(sizeof(s->warning) <= sizeof(err), "terr holds a warning escaped");
 
 	if (env.from) {
 		FILE *f = fopen(env.from, "r");

@@ -80,7 +80,7 @@ void il_view_probes(FILE *out, const struct il_snapshot *s)
 	for (i = 0; i < s->nprobes; i++) {
 		const struct il_probe *p = &s->probes[i];
 		char missed[24], calls[24], avg[24] = "-", est[24] = "-";
-		char t[4][IL_TERM_LEN(IL_NAME_LEN)];
+		char t[4][IL_TERM_LEN(IL_NAME_LEN) + 28];
 
 		if (p->calls >= 0 && p->timed > 0 && p->timed_ns >= 0) {
 			double mean = (double)p->timed_ns / (double)p->timed;
@@ -94,11 +94,11 @@ void il_view_probes(FILE *out, const struct il_snapshot *s)
 			costs = 1;
 			calls_total += p->calls;
 		}
-		fprintf(out, "%-8s %-28s %-11s %-10s %12" PRIu64 " %8s %12s %8s %10s\n",
-			il_term_str(t[0], sizeof(t[0]), p->layer),
-			il_term_str(t[1], sizeof(t[1]), p->name),
-			il_term_str(t[2], sizeof(t[2]), p->kind),
-			il_term_str(t[3], sizeof(t[3]), p->state), p->hits,
+		fprintf(out, "%s %s %s %s %12" PRIu64 " %8s %12s %8s %10s\n",
+			il_term_pad(t[0], sizeof(t[0]), p->layer, 8),
+			il_term_pad(t[1], sizeof(t[1]), p->name, 28),
+			il_term_pad(t[2], sizeof(t[2]), p->kind, 11),
+			il_term_pad(t[3], sizeof(t[3]), p->state, 10), p->hits,
 			i64_or_dash(missed, sizeof(missed), p->nmissed),
 			i64_or_dash(calls, sizeof(calls), p->calls), avg, est);
 	}
@@ -403,11 +403,11 @@ void il_view_slow(FILE *out, const struct il_flows *fl)
 	fputc('\n', out);
 	for (i = 0; i < fl->n; i++) {
 		const struct il_flow *f = &fl->v[i];
-		char t[IL_TERM_LEN(IL_NAME_LEN)];
+		char t[IL_TERM_LEN(IL_NAME_LEN) + 15];
 
-		fprintf(out, "%-12" PRIu64 " %-10.6f %-15s %7" PRId64 " %10" PRId64 " %12" PRId64
+		fprintf(out, "%-12" PRIu64 " %-10.6f %s %7" PRId64 " %10" PRId64 " %12" PRId64
 			" %-7s", f->seq, (f->start_ns + f->lat[IOLAYERS_L_SYSCALL]) / 1e9,
-			il_term_str(t, sizeof(t), f->comm), f->tid, f->ret, f->pos,
+			il_term_pad(t, sizeof(t), f->comm, 15), f->tid, f->ret, f->pos,
 			il_cache_names[f->cache]);
 		for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 			ms_col(out, f->lat[l]);

@@ -418,6 +418,20 @@ static FILE *rec_open_output(const char *path, char *tmp, size_t len)
 	return f;
 }
 
+/*
+ * The command of `-- COMMAND` when the recording cannot start: it still
+ * waits at the gate, and closing it ends the child before it runs
+ * anything.
+ */
+static void rec_cancel_child(pid_t child, int gate)
+{
+	if (child <= 0)
+		return;
+	close(gate);
+	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 /* A recording that never started: its file goes, @path is untouched. */
 static void rec_discard(FILE *out, const char *path, const char *tmp)
 {
@@ -471,7 +485,7 @@ int il_record_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	struct sigaction sa = { .sa_handler = rec_on_signal };
+	struct sigaction sa = { .sa_handler = rec_on_signal }, old;
 	struct iolayers_rec_start start = { 0 };
 	const char *path = NULL;
 	uint64_t lost = 0;
@@ -514,6 +528,13 @@ int il_record_main(int argc, char **argv)
 	/* No SA_RESTART: a signal ends the blocking read of the stream. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/*
+	 * The terminal closed (ssh dropped): save what was recorded, as on
+	 * Ctrl-C; unless hang-ups are ignored (nohup), which the command
+	 * inherits too.
+	 */
+	if (!sigaction(SIGHUP, NULL, &old) && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGALRM, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	if (cmd) {
@@ -556,24 +577,27 @@ int il_record_main(int argc, char **argv)
 	}
 	if (duration)
 		alarm((unsigned int)duration);
-	if (gate >= 0) {
-		if (write(gate, "g", 1) != 1)
-			ret = 1;
-		close(gate);
-	}
+	/* The start record is there at the open: checked before the command runs. */
 	len = read(fd, buf, sizeof(buf));
 	if (len < (ssize_t)sizeof(start) ||
 	    rec_records(out, buf, sizeof(start), &lost, &start) != 0 ||
 	    start.hdr.type != IOLAYERS_REC_START) {
 		fprintf(stderr, "iolayers record: the stream does not start with its version\n");
 		rec_discard(out, path, tmp);
+		rec_cancel_child(child, gate);
 		return 1;
 	}
 	if (start.version != IOLAYERS_STREAM_VERSION) {
 		fprintf(stderr, "iolayers record: stream version %u, this reader knows %u\n",
 			start.version, IOLAYERS_STREAM_VERSION);
 		rec_discard(out, path, tmp);
+		rec_cancel_child(child, gate);
 		return 1;
+	}
+	if (gate >= 0) {
+		if (write(gate, "g", 1) != 1)
+			ret = 1;
+		close(gate);
 	}
 	if (rec_csv)
 		fprintf(out, "%s\n", CSV_HEADER);

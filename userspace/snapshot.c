@@ -36,11 +36,11 @@ void il_hist_merge(struct il_hist *into, const struct il_hist *h)
 		into->min_ns = h->min_ns;
 	if (h->max_ns > into->max_ns)
 		into->max_ns = h->max_ns;
-	into->count += h->count;
-	into->sum_ns += h->sum_ns;
-	into->bytes += h->bytes;
+	into->count = il_sat_add(into->count, h->count);
+	into->sum_ns = il_sat_add(into->sum_ns, h->sum_ns);
+	into->bytes = il_sat_add(into->bytes, h->bytes);
 	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++)
-		into->buckets[i] += h->buckets[i];
+		into->buckets[i] = il_sat_add(into->buckets[i], h->buckets[i]);
 }
 
 /* The module's algorithm (iolayers_hist_percentile()), so both agree. */
@@ -53,14 +53,14 @@ uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct)
 		return 0;
 	if (pct > 100)
 		pct = 100;
-	rank = (h->count * pct + 99) / 100;
+	rank = (uint64_t)(((unsigned __int128)h->count * pct + 99) / 100);
 	if (rank < 1)
 		rank = 1;
 	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
 		uint64_t c = h->buckets[i];
 
-		if (!c || cum + c < rank) {
-			cum += c;
+		if (!c || il_sat_add(cum, c) < rank) {
+			cum = il_sat_add(cum, c);
 			continue;
 		}
 		lo = i ? 1ULL << i : 0;

@@ -94,8 +94,9 @@ struct iolayers_probe_pcpu {
  * @state: attachment state
  * @err: errno of a failed registration, 0 otherwise
  * @tp: for tracepoints, the tracepoint attached to
- * @owner: for tracepoints that live in a module, that module (never
- *	dereferenced; compared at the module's removal)
+ * @owner: for tracepoints that live in a module, that module, attached to
+ *	or refused as out of the tree (never dereferenced; compared at the
+ *	module's removal)
  * @ops: for function entries, the ftrace_ops
  * @missed: for function entries, callbacks refused by ftrace's recursion
  *	guard (shown as nmissed; a kretprobe's are its own nmissed)
@@ -306,6 +307,8 @@ u64 iolayers_clock_cost_ns(void);
 struct module;
 /* Static in the module; visible to the KUnit tests (compat.h). */
 bool iolayers_tp_owner_in_tree(const struct module *mod);
+void iolayers_tp_set_unverified(struct iolayers_probe *p, const struct module *owner);
+void iolayers_tp_owner_going(struct iolayers_probe *p, const struct module *mod);
 #endif
 
 #endif /* _IOLAYERS_PROBE_H */

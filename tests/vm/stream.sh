@@ -363,6 +363,18 @@ blk = [r for r in body if r[c["Hier"]] == "BLOCK" and r[c["Stage"]] == "complete
 print(int(head == want), len(ex), int(lat_ok), int(len(blk) > 0), int(all(len(r) == len(head) for r in body)))' /tmp/dd.csv)
 check "record --csv -- dd: the schema, 500 reads, enter + latency == exit, block rows ($rc, $got)" \
 	test "$rc/$got" = "0/1 500 1 1 1"
+# A hang-up (the terminal closed) saves the recording as Ctrl-C does: it
+# was left in its temporary file beside FILE.
+rm -f /tmp/hup.jsonl*
+"$reader" record -o /tmp/hup.jsonl 2>/tmp/hup.err &
+rec_pid=$!
+check "record: it has the stream (hang-up)" wait_stream_reader
+kill -HUP $rec_pid
+wait $rec_pid
+rc=$?
+end=$(tail -n 1 /tmp/hup.jsonl 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin).get("end"))' 2>&1)
+check "record: a hang-up saves FILE with its trailer, exit 0, no temporary file left ($rc, $end, $(ls /tmp/hup.jsonl* | wc -l))" \
+	test "$rc/$end/$(ls /tmp/hup.jsonl* | wc -l)" = "0/True/1"
 rmmod iolayers
 
 # 5. flows=0 keeps no record: no stream either, and it says so.

@@ -41,8 +41,10 @@ with open(out, "w") as f:
     f.write(json.dumps(hdr) + "\n")
     n = int(sys.argv[3]) if kind == "files" else 3
     for i in range(n):
-        r = read(i + 1, 100 + i, short if kind == "hostile" else "x",
-                 short if kind == "hostile" else "nvme0n1")
+        comm = short if kind == "hostile" else "x"
+        if kind == "utf8":	# names in UTF-8, one with a backslash (escaped)
+            comm = ["x", "\u00e9\u00e8\u00eadb", "a\\b"][i]
+        r = read(i + 1, 100 + i, comm, short if kind == "hostile" else "nvme0n1")
         f.write(json.dumps(r) + "\n")
     for i in range(n):
         path = "/mnt/" + (evil if kind == "hostile" else "f") + str(i)
@@ -75,6 +77,23 @@ done
 [ "$(grep -cF '<b>&\x1b[2J\x07\u{009b}\u{202e}' "$tmp/out")" = 3 ] &&
 	ok "hostile strings: --slow shows each read's comm escaped" ||
 	not_ok "hostile strings: --slow: $(cat "$tmp/out")"
+# Columns stay aligned when a name is UTF-8 or escaped: printf's %-15s
+# pads by bytes, and "\u00e9\u00e8\u00eadb" is 5 characters in 8 bytes.
+python3 "$tmp/rec.py" "$tmp/u.jsonl" utf8
+"$reader" --from "$tmp/u.jsonl" --slow >"$tmp/out"
+if python3 - "$tmp/out" <<'PY'
+import sys
+rows = open(sys.argv[1], encoding="utf-8").read().splitlines()
+head = rows[0].index("    TID")
+cols = {r[head:head + 7] for r in rows[1:]}
+assert len(rows) == 4 and cols == {"     42"}, (rows, cols)
+PY
+then
+	ok "names: --slow's columns aligned for UTF-8 and escaped names"
+else
+	not_ok "names: --slow's columns: $(cat "$tmp/out")"
+fi
+
 if "$reader" --from "$tmp/h.jsonl" --svg "$tmp/h.svg" >/dev/null 2>"$tmp/err" &&
 	python3 - "$tmp/h.svg" <<'PY'
 import sys, xml.etree.ElementTree as ET

@@ -557,8 +557,34 @@ static void test_json_writer(void)
 	EXPECT(il_put_str(buf, odd, sizeof(odd)) - buf <= IL_JSON_STR_MAX((long)strlen(odd)));
 }
 
+/*
+ * Counts near 2^64 (a saved tree can say anything): a percentile stays in
+ * its bucket, and merged histograms stop at UINT64_MAX instead of
+ * wrapping to a small count.
+ */
+static void test_hist_limits(void)
+{
+	struct il_hist a = { 0 }, b = { 0 };
+
+	a.count = 1ULL << 63;
+	a.buckets[10] = a.count;	/* [1024, 2047] */
+	a.min_ns = 1024;
+	a.max_ns = 2047;
+	a.sum_ns = UINT64_MAX - 5;
+	/* rank 2^62 and 0.99 * 2^63 of 2^63 in [1024, 2047] */
+	EXPECT(il_hist_percentile(&a, 50) == 1536);
+	EXPECT(il_hist_percentile(&a, 99) == 2037);
+	b = a;
+	il_hist_merge(&a, &b);
+	EXPECT(a.count == UINT64_MAX);
+	EXPECT(a.sum_ns == UINT64_MAX);
+	EXPECT(a.buckets[10] == UINT64_MAX);
+	EXPECT(il_hist_percentile(&a, 50) == 1536);
+}
+
 int main(void)
 {
+	test_hist_limits();
 	test_real_6_1();
 	test_real_6_12();
 	test_failed_probe_state();
