@@ -52,6 +52,7 @@ static int get_str(json_t *o, const char *key, int null_ok, char *buf, size_t le
 static void hist_add(struct il_hist *h, int64_t ns, int64_t bytes)
 {
 	uint64_t v = (uint64_t)ns;
+	int b = il_bucket(v);
 
 	if (!h->count || v < h->min_ns)
 		h->min_ns = v;
@@ -60,7 +61,7 @@ static void hist_add(struct il_hist *h, int64_t ns, int64_t bytes)
 	h->count = il_sat_add(h->count, 1);
 	h->sum_ns = il_sat_add(h->sum_ns, v);
 	h->bytes = il_sat_add(h->bytes, (uint64_t)bytes);
-	h->buckets[il_bucket(v)] = il_sat_add(h->buckets[il_bucket(v)], 1);
+	h->buckets[b] = il_sat_add(h->buckets[b], 1);
 }
 
 /*

@@ -419,9 +419,9 @@ static FILE *rec_open_output(const char *path, char *tmp, size_t len)
 }
 
 /*
- * The command of `-- COMMAND` when the recording cannot start: it still
- * waits at the gate, and closing it ends the child before it runs
- * anything.
+ * The command of `-- COMMAND` when the recording cannot start (no child:
+ * nothing to do): it still waits at the gate, and closing it ends the
+ * child before it runs anything; it is reaped here.
  */
 static void rec_cancel_child(pid_t child, int gate)
 {
@@ -547,7 +547,7 @@ int il_record_main(int argc, char **argv)
 		}
 		snprintf(pid, sizeof(pid), "%d", child);
 		if (il_set_param(IOLAYERS_FILE_PID, pid) || il_set_param(IOLAYERS_FILE_CHILDREN, "1")) {
-			kill(child, SIGKILL);
+			rec_cancel_child(child, gate);
 			return 1;
 		}
 		fprintf(stderr, "iolayers record: following %s (pid %d; the module's pid setting)\n",
@@ -561,8 +561,7 @@ int il_record_main(int argc, char **argv)
 			errno == EBUSY ? " (another reader has the stream)" :
 			errno == ENOENT ? " (is the module loaded?)" :
 			errno == ENODATA ? " (the module keeps no records: flows=0)" : "");
-		if (child > 0)
-			kill(child, SIGKILL);
+		rec_cancel_child(child, gate);
 		return 1;
 	}
 	/*
@@ -571,8 +570,7 @@ int il_record_main(int argc, char **argv)
 	 * earlier recording, and FILE is never half written.
 	 */
 	if (path && !(out = rec_open_output(path, tmp, sizeof(tmp)))) {
-		if (child > 0)
-			kill(child, SIGKILL);
+		rec_cancel_child(child, gate);
 		return 1;
 	}
 	if (duration)
