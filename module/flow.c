@@ -377,6 +377,31 @@ void iolayers_flow_missed(u8 layers)
 EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_missed);
 
 /**
+ * iolayers_flow_lost_blk() - A read's bio or request could not be tracked.
+ * @ref: the read's flow
+ *
+ * Its entry could not be made (the table full, or no memory): the read's
+ * BLOCK and DEVICE parts would lack that I/O without a word, so the read
+ * says it missed the BLOCK layer. A later attempt for the same request
+ * may still bind it; the read then says so anyway (too much rather than
+ * too little).
+ *
+ * Context: any, under rcu_read_lock().
+ */
+void iolayers_flow_lost_blk(const struct iolayers_flow_ref *ref)
+{
+	struct iolayers_task_flow *f = iolayers_flow_get(ref);
+	unsigned long flags;
+
+	if (!f)
+		return;
+	spin_lock_irqsave(&f->lock, flags);
+	if (f->seq == ref->seq && !f->ended)
+		f->rd.missed |= IOLAYERS_MISSED_BLOCK;
+	spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/**
  * iolayers_reads_missed() - Reads that lost an event of some layer.
  *
  * Return: the count summed over CPUs.

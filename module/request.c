@@ -173,8 +173,10 @@ static void iolayers_bio_add(const struct iolayers_flow_ref *flow, struct iolaye
 	struct iolayers_bio *b = iolayers_table_alloc(IOLAYERS_T_BIO);
 	bool stacked = iolayers_bio_stacked(bio);
 
-	if (!b)
+	if (!b) {
+		iolayers_flow_lost_blk(flow);
 		return;
+	}
 	b->flow = *flow;
 	b->sector = bio->bi_iter.bi_sector;
 	b->queue_ns = queue_ns ?: b->e.born_ns;
@@ -333,8 +335,10 @@ static struct iolayers_rq *iolayers_rq_take_bios(struct request *rq, struct iola
 		}
 		if (!r) {
 			r = iolayers_table_alloc(IOLAYERS_T_RQ);
-			if (!r)
+			if (!r) {
+				iolayers_flow_lost_blk(&b->flow);
 				return NULL;
+			}
 			r->sector = blk_rq_pos(rq);
 			r->queue_ns = b->queue_ns;
 			r->disk = iolayers_disk_id(iolayers_rq_disk(rq));

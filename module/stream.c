@@ -77,8 +77,14 @@ static DEFINE_PER_CPU(u64 [2], iolayers_rec_dropped);
 static DEFINE_PER_CPU(atomic64_t, iolayers_lost_pending);
 static atomic_t iolayers_lost_any = ATOMIC_INIT(0);
 
-/* stream/events: open by one reader at a time; what it was given. */
+/*
+ * stream/events: open by one reader at a time (0: none; 1: one is opening,
+ * consuming what the buffers held; 2: open, its stream begun); what it
+ * was given, and records it took that were neither a read nor a loss
+ * (none should ever be: each would be a read neither given nor lost).
+ */
 static atomic_t iolayers_stream_busy = ATOMIC_INIT(0);
+static atomic64_t iolayers_stream_unknown = ATOMIC64_INIT(0);
 static atomic64_t iolayers_stream_delivered = ATOMIC64_INIT(0);
 static atomic64_t iolayers_stream_lost = ATOMIC64_INIT(0);
 /* Open, release, reset and the snapshots of `flows` against each other. */
@@ -505,8 +511,8 @@ void iolayers_stream_show_stats(struct seq_file *m)
 	static const char * const names[] = { "stream", "slow" };
 	int k, cpu;
 
-	seq_printf(m, "%-10s %12s %12s %12s %12s\n", "buffer", "written", "overwritten",
-		   "dropped", "bytes");
+	seq_printf(m, "%-10s %12s %12s %12s %12s %12s\n", "buffer", "written", "overwritten",
+		   "dropped", "bytes", "unread");
 	for (k = 0; k < 2; k++) {
 		struct trace_buffer *buf = iolayers_bufs[k];
 
@@ -515,20 +521,22 @@ void iolayers_stream_show_stats(struct seq_file *m)
 		for_each_possible_cpu(cpu) {
 			if (!ring_buffer_size(buf, cpu))
 				continue;	/* no buffer for it: never online */
-			seq_printf(m, "%s/%-*d %12lu %12lu %12llu %12lu\n", names[k],
+			seq_printf(m, "%s/%-*d %12lu %12lu %12llu %12lu %12lu\n", names[k],
 				   9 - (int)strlen(names[k]), cpu,
 				   iolayers_rb_written(buf, cpu), ring_buffer_overrun_cpu(buf, cpu),
 				   per_cpu(iolayers_rec_dropped, cpu)[k],
-				   ring_buffer_size(buf, cpu));
+				   ring_buffer_size(buf, cpu), ring_buffer_entries_cpu(buf, cpu));
 		}
 	}
 	seq_putc(m, '\n');
 	seq_printf(m, "%-20s %12zu\n", "stream_bytes", iolayers_stream_bytes());
-	seq_printf(m, "%-20s %12d\n", "stream_readers", atomic_read(&iolayers_stream_busy));
+	seq_printf(m, "%-20s %12d\n", "stream_readers", atomic_read(&iolayers_stream_busy) == 2);
 	seq_printf(m, "%-20s %12lld\n", "stream_delivered",
 		   (long long)atomic64_read(&iolayers_stream_delivered));
 	seq_printf(m, "%-20s %12lld\n", "stream_lost",
 		   (long long)atomic64_read(&iolayers_stream_lost));
+	seq_printf(m, "%-20s %12lld\n", "stream_unknown",
+		   (long long)atomic64_read(&iolayers_stream_unknown));
 }
 
 /* Most bytes one record takes in stream/raw: a loss, then a read. */
@@ -696,6 +704,10 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 			n += scnprintf(rd->line + n, sizeof(rd->line) - n, "# lost %llu cpu %u\n",
 				       rd->ev.lost.count, rd->ev.lost.cpu);
 		atomic64_add(rd->ev.lost.count, &iolayers_stream_lost);
+	} else {
+		atomic64_inc(&iolayers_stream_unknown);
+		pr_warn_ratelimited("stream: cpu %d: a record of kind %u and %zu bytes is neither a read nor a loss\n",
+				    best, rd->ev.rec.kind, len);
 	}
 	rd->len = n;
 	rd->off = 0;
@@ -861,6 +873,8 @@ static int iolayers_stream_open(struct inode *inode, struct file *file, bool raw
 		while (ring_buffer_consume(iolayers_bufs[0], cpu, NULL, NULL))
 			cond_resched();
 	mutex_unlock(&iolayers_stream_mutex);
+	/* Its stream begins: `stats` says a reader from here on. */
+	atomic_set(&iolayers_stream_busy, 2);
 	file->private_data = rd;
 	return nonseekable_open(inode, file);
 }

@@ -338,6 +338,7 @@ struct iolayers_task_flow *iolayers_flow_find(pid_t tid);
 struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref);
 void iolayers_flow_finish(struct iolayers_task_flow *f, long ret);
 void iolayers_flow_add_bio(struct iolayers_task_flow *f, u64 seq, u32 bytes, u64 queue_ns);
+void iolayers_flow_lost_blk(const struct iolayers_flow_ref *ref);
 bool iolayers_flow_fold_rq(const struct iolayers_rq *r, unsigned int i, u64 now, bool error);
 void iolayers_flow_exit(pid_t tid);
 void iolayers_flow_missed(u8 layers);

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest test: a soak. A million followed reads (fio, 4 KiB at random
+# offsets of a cached file) with the stream consumed all along: fio's own
+# count of reads is what the module counted (less its start-up's reads),
+# every read is in the stream or said lost, and from the 100,000th read to
+# the end nothing grows: the module's memory (`stats`), the kernel's
+# unreclaimable slab (/proc/meminfo's SUnreclaim: a leak of one small
+# allocation, or of a reference pinning an inode or a file, per read
+# would add megabytes), no table drops, and once fio is gone no flow is
+# in flight and the tables are empty. Then rmmod.
+set -u
+. "$IOLAYERS_REPO/tests/vm/_lib.sh"
+
+ko=$IOLAYERS_MODULE_DIR/iolayers.ko
+n=${IOLAYERS_SOAK_READS:-1000000}
+early=$((n / 10))
+
+# meminfo_kb FIELD: a /proc/meminfo field, KiB.
+meminfo_kb() {
+	awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo
+}
+
+dd if=/dev/zero of=/mnt/soak bs=1M count=16 status=none
+cat /mnt/soak >/dev/null
+# fio waits on a fifo before its first read, so the module is loaded for
+# its pid (reads of its start-up counted too: it is followed from exec).
+rm -f /tmp/soak.go
+mkfifo /tmp/soak.go
+(read -r _ </tmp/soak.go && exec fio --name=soak --filename=/mnt/soak --size=16m \
+	--rw=randread --bs=4k --ioengine=psync --thread --disk_util=0 --io_size=$((n * 4))k --norandommap \
+	--output-format=json --output=/tmp/soak.json) &
+f=$!
+check "insmod pid=$f" insmod "$ko" pid="$f"
+cat "$IOLAYERS_D/stream/raw" >/dev/null &
+c=$!
+check "a reader has the stream" wait_stream_reader
+echo go >/tmp/soak.go
+
+# The 100,000th read: the baseline.
+i=0
+while [ "$(hist_total syscall)" -lt "$early" ] && [ $i -lt 3000 ]; do
+	sleep 0.2
+	i=$((i + 1))
+done
+base_mem=$(stats_value memory_total)
+base_slab=$(meminfo_kb SUnreclaim)
+base_reads=$(hist_total syscall)
+echo "# at read $base_reads: memory_total $base_mem, SUnreclaim $base_slab kB"
+check "fio reached read $early ($base_reads)" test "$base_reads" -ge "$early"
+
+wait "$f"
+check "fio ended well" test $? -eq 0
+ios=$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["total_ios"])' /tmp/soak.json 2>/dev/null)
+total=$(hist_total syscall)
+echo "# fio: $ios reads; the module: $total; stats:"
+sed -n '/^table/,/^$/p;/^stream/p;/^memory/p;/^flows_in_flight/p' "$IOLAYERS_D/stats"
+check "fio made $n reads ($ios)" test "${ios:-0}" -eq "$n"
+# The rest are fio's own reads as it starts (its libraries, /proc):
+# a few hundred at most.
+check "the module counted them, and fio's start-up ($total - $ios < 1000)" \
+	test "$total" -ge "$n" -a $((total - n)) -lt 1000
+check "every read is in the stream or said lost" stream_accounted "$total"
+check "no record the stream could not tell ($(stats_value stream_unknown))" \
+	test "$(stats_value stream_unknown)" -eq 0
+check "the stream got them all: $total == delivered $(stats_value stream_delivered) + lost $(stats_value stream_lost)" \
+	test $(($(stats_value stream_delivered) + $(stats_value stream_lost))) -eq "$total"
+mem=$(stats_value memory_total)
+slab=$(meminfo_kb SUnreclaim)
+check "the module's memory did not grow after read $base_reads ($base_mem -> $mem)" \
+	test "$mem" -le "$base_mem"
+# 900,000 reads: one 8-byte allocation each would be 7,000 kB.
+check "SUnreclaim grew by less than 2 MiB after read $base_reads ($base_slab -> $slab kB)" \
+	test $((slab - base_slab)) -lt 2048
+check "nothing dropped ($(drops_total))" test "$(drops_total)" -eq 0
+check "no flow in flight ($(stats_value flows_in_flight))" test "$(stats_value flows_in_flight)" -eq 0
+for t in task bio rq tgid; do
+	check "the $t table is empty ($(table_col $t entries))" test "$(table_col $t entries)" -eq 0
+done
+# TERM: a background job of a script ignores SIGINT.
+check "the stream's reader ends" end_within 10 "$c" TERM
+check "rmmod" rmmod iolayers
+finish
