@@ -141,6 +141,7 @@ again:
 	}
 	WRITE_ONCE(f->seq, seq);
 	f->ended = false;
+	f->blk_lost = false;
 	memset(&f->blk, 0, sizeof(f->blk));
 	spin_unlock_irqrestore(&f->lock, flags);
 	/* @rd.sock is a socket read's: its SOCK entry zeroes it (sock.c). */
@@ -382,7 +383,8 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_missed);
  *
  * Its entry could not be made (the table full, or no memory): the read's
  * BLOCK and DEVICE parts would lack that I/O without a word, so the read
- * says it missed the BLOCK layer. A later attempt for the same request
+ * says it missed the BLOCK layer (set in its @missed when it ends: that
+ * field is the reading task's own). A later attempt for the same request
  * may still bind it; the read then says so anyway (too much rather than
  * too little).
  *
@@ -397,7 +399,7 @@ void iolayers_flow_lost_blk(const struct iolayers_flow_ref *ref)
 		return;
 	spin_lock_irqsave(&f->lock, flags);
 	if (f->seq == ref->seq && !f->ended)
-		f->rd.missed |= IOLAYERS_MISSED_BLOCK;
+		f->blk_lost = true;
 	spin_unlock_irqrestore(&f->lock, flags);
 }
 
@@ -535,6 +537,8 @@ void iolayers_flow_finish(struct iolayers_task_flow *f, long ret)
 	 * request end after the read it was folded into.
 	 */
 	iolayers_flow_end(f);
+	if (unlikely(f->blk_lost))
+		f->rd.missed |= IOLAYERS_MISSED_BLOCK;
 	now = iolayers_flow_times(&f->rd);
 	if (unlikely(f->rd.sock.start)) {
 		const struct iolayers_read_sock *sk = &f->rd.sock;

@@ -306,9 +306,26 @@ void iolayers_bio_remapped(struct bio *bio, dev_t dev, sector_t from)
 			rest->bytes = top->bytes - size;
 			iolayers_table_insert(IOLAYERS_T_BIO, rest,
 					      iolayers_stacked_key(dev, rest->sector));
+		} else {
+			iolayers_flow_lost_blk(&top->flow);
 		}
 	}
 	iolayers_table_del(IOLAYERS_T_BIO, top);
+}
+
+/*
+ * No entry for a request: every read with a bio of it from @bio on says
+ * it missed the BLOCK layer.
+ */
+static void iolayers_rq_lost(struct bio *bio)
+{
+	struct iolayers_bio *b;
+
+	for (; bio; bio = bio->bi_next) {
+		b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
+		if (b)
+			iolayers_flow_lost_blk(&b->flow);
+	}
 }
 
 /*
@@ -336,7 +353,7 @@ static struct iolayers_rq *iolayers_rq_take_bios(struct request *rq, struct iola
 		if (!r) {
 			r = iolayers_table_alloc(IOLAYERS_T_RQ);
 			if (!r) {
-				iolayers_flow_lost_blk(&b->flow);
+				iolayers_rq_lost(bio);
 				return NULL;
 			}
 			r->sector = blk_rq_pos(rq);
@@ -344,8 +361,10 @@ static struct iolayers_rq *iolayers_rq_take_bios(struct request *rq, struct iola
 			r->disk = iolayers_disk_id(iolayers_rq_disk(rq));
 			n = r;
 		}
-		if (iolayers_table_del(IOLAYERS_T_BIO, b) && !iolayers_rq_add_bio(r, b))
+		if (iolayers_table_del(IOLAYERS_T_BIO, b) && !iolayers_rq_add_bio(r, b)) {
 			iolayers_blk_count(IOLAYERS_BLK_RQ_OVERFLOW, 1);
+			iolayers_flow_lost_blk(&b->flow);
+		}
 	}
 	if (n) {
 		iolayers_table_insert(IOLAYERS_T_RQ, n, (unsigned long)rq);
@@ -434,6 +453,7 @@ void iolayers_rq_merged(struct request *next)
 		b = bio ? iolayers_table_alloc(IOLAYERS_T_BIO) : NULL;
 		if (!b) {
 			iolayers_blk_count(IOLAYERS_BLK_RQ_OVERFLOW, 1);
+			iolayers_flow_lost_blk(&r->flows[i]);
 			continue;
 		}
 		b->flow = r->flows[i];

@@ -951,6 +951,7 @@ void iolayers_stream_reset(void)
 			       sizeof(iolayers_rec_dropped));
 		atomic64_set(&iolayers_stream_delivered, 0);
 		atomic64_set(&iolayers_stream_lost, 0);
+		atomic64_set(&iolayers_stream_unknown, 0);
 	}
 	mutex_unlock(&iolayers_stream_mutex);
 }

@@ -210,14 +210,16 @@ struct iolayers_read_state {
 /**
  * struct iolayers_task_flow - A followed thread's read-family syscall.
  * @e: table entry, keyed by the thread id
- * @lock: protects @seq, @ended, @gone and @blk against completions and
- *	filter changes on other CPUs
+ * @lock: protects @seq, @ended, @gone, @blk_lost and @blk against
+ *	completions and filter changes on other CPUs
  *	(taken in flow.c only)
  * @seq: unique id of the flow (also of its record in `flows`)
  * @ended: no read() in flight: sys_exit has taken the flow's final state
  *	(later completions are counted as late)
  * @gone: removed while idle (iolayers_flows_forget_idle()): its task must
  *	not start a read in it
+ * @blk_lost: a bio or request entry of the read could not be made: it
+ *	ends saying it missed the BLOCK layer (iolayers_flow_lost_blk())
  * @blk: the BLOCK and DEVICE layers' part, folded in from any context
  * @tid: the task (thread id) making the syscall
  * @task: that task, to tell it from others in a CPU's flow hand-off
@@ -235,10 +237,11 @@ struct iolayers_read_state {
  */
 struct iolayers_task_flow {
 	struct iolayers_entry e;
-	spinlock_t lock;	/* @seq, @ended, @gone and @blk, against other CPUs */
+	spinlock_t lock;	/* @seq, @ended, @gone, @blk_lost and @blk, against other CPUs */
 	u64 seq;
 	bool ended;
 	bool gone;
+	bool blk_lost;
 	struct iolayers_blk_acc blk;
 	pid_t tid;
 	const struct task_struct *task;

@@ -43,11 +43,17 @@ fio_start() {
 	local name=$1 file=$2 secs=$3 job
 	job=(--filename="$file" --size=64m --rw=randread --ioengine=psync --time_based
 		--runtime="$secs" --continue_on_error=all --thread)
-	fio --output-format=json --output="/tmp/$name.json" \
+	# Held on a fifo until the module follows it: every read of fio's
+	# counted.
+	rm -f "/tmp/$name.go"
+	mkfifo "/tmp/$name.go"
+	(read -r _ <"/tmp/$name.go" && exec fio --output-format=json \
+		--output="/tmp/$name.json" \
 		--name="$name-direct" "${job[@]}" --bs=4k --direct=1 \
-		--name="$name-buffered" "${job[@]}" --bs=16k >"/tmp/$name.err" 2>&1 &
+		--name="$name-buffered" "${job[@]}" --bs=16k) >"/tmp/$name.err" 2>&1 &
 	F=$!
 	check "$name: insmod pid=$F" insmod "$ko" pid=$F sockets=0
+	echo go >"/tmp/$name.go"
 	check "$name: fio is reading" wait_reading $F
 }
 

@@ -31,7 +31,8 @@ ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 fi_dir=/sys/kernel/debug
 # The module area lies above the kernel image (x86_64).
 image_end=$(awk '$3 == "_end" { print $1; exit }' /proc/kallsyms)
-check "the kernel image's end is in /proc/kallsyms ($image_end)" test -n "$image_end"
+check "the kernel image's end is in /proc/kallsyms ($image_end)" \
+	test -n "$image_end" -a "$(echo "$image_end" | tr -d 0)" != ""
 
 # fi_setup INJECTOR: failing nothing yet, only for tasks with make-it-fail
 # and stacks through a module.
@@ -92,6 +93,8 @@ for inj in failslab fail_page_alloc; do
 		if [ $rc -ne 0 ]; then
 			failed=$((failed + 1))
 			echo "# $inj space $sp: insmod failed: $(head -c 200 /tmp/fi.err)"
+			check "$inj space $sp: the load failed for want of memory (ENOMEM)" \
+				grep -q "Cannot allocate memory" /tmp/fi.err
 			check "$inj space $sp: the module is not loaded after its failed load" \
 				test ! -e /sys/module/iolayers
 		else
@@ -133,16 +136,25 @@ echo "# following: $truth_reads reads; $forced failures forced; nomem $nomem (ta
 check "following: failures were forced ($forced)" test "$forced" -gt 0
 # The injector also fails allocations made inside the module's own: on
 # this kernel kmemleak's record of each (its object and scan area), a few
-# of 200. Every failure of the module's is a drop, and nothing else is.
+# of 200 (4 and 5 in two runs; every third allocation through the module
+# is failed, and most of those are the module's own entries). Every
+# failure of the module's is a drop, and nothing else is.
 check "following: the module's failures are its nomem drops ($nomem <= $forced, at most 10 others)" \
 	test "$nomem" -le "$forced" -a $((forced - nomem)) -le 10
 check "following: every read counted or its loss ($seen + $(table_col task nomem) == $truth_reads)" \
 	test $((seen + $(table_col task nomem))) -eq "$truth_reads"
-if [ "$blk" -gt 0 ]; then
-	check "following: the reads that lost a bio or request entry say so (0 < $missed <= $blk)" \
-		test "$missed" -gt 0 -a "$missed" -le "$blk"
-fi
+check "following: bio or request entries failed ($blk)" test "$blk" -gt 0
+check "following: the reads that lost one say so (0 < $missed <= $blk)" \
+	test "$missed" -gt 0 -a "$missed" -le "$blk"
 check "following: nothing in flight ($(stats_value flows_in_flight))" \
 	test "$(stats_value flows_in_flight)" -eq 0
 check "following: rmmod" rmmod iolayers
+# The injectors as the boot had them, for the boot's later tests.
+for inj in failslab fail_page_alloc; do
+	fi_setup "$inj"
+	echo N >"$fi_dir/$inj/task-filter"
+	echo 0 >"$fi_dir/$inj/require-start"
+	echo 0xffffffffffffffff >"$fi_dir/$inj/require-end"
+	echo 1 >"$fi_dir/$inj/times"
+done
 finish
