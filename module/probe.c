@@ -428,6 +428,9 @@ static void iolayers_clock_calibrate(void)
 		best = min(best, t1 - t0);
 	}
 	iolayers_clock_ns = best;
+	/* Two reads of a counter always differ; of a tick-based clock, not. */
+	if (!best)
+		pr_warn("local_clock() did not advance between back-to-back reads: it follows the tick here (no usable TSC?), so latencies shorter than a tick read 0\n");
 }
 
 /**
