@@ -314,14 +314,13 @@ void iolayers_bio_remapped(struct bio *bio, dev_t dev, sector_t from)
 }
 
 /*
- * No entry for a request: every read with a bio of it from @bio on says
- * it missed the BLOCK layer.
+ * No entry for a request: every read with a bio of it from @b's (found
+ * already) on says it missed the BLOCK layer.
  */
-static void iolayers_rq_lost(struct bio *bio)
+static void iolayers_rq_lost(struct iolayers_bio *b, struct bio *bio)
 {
-	struct iolayers_bio *b;
-
-	for (; bio; bio = bio->bi_next) {
+	iolayers_flow_lost_blk(&b->flow);
+	for (bio = bio->bi_next; bio; bio = bio->bi_next) {
 		b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
 		if (b)
 			iolayers_flow_lost_blk(&b->flow);
@@ -353,7 +352,7 @@ static struct iolayers_rq *iolayers_rq_take_bios(struct request *rq, struct iola
 		if (!r) {
 			r = iolayers_table_alloc(IOLAYERS_T_RQ);
 			if (!r) {
-				iolayers_rq_lost(bio);
+				iolayers_rq_lost(b, bio);
 				return NULL;
 			}
 			r->sector = blk_rq_pos(rq);

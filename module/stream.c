@@ -19,6 +19,7 @@
 
 #define pr_fmt(fmt) "iolayers: " fmt
 
+#include <linux/bitmap.h>
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -78,13 +79,22 @@ static DEFINE_PER_CPU(atomic64_t, iolayers_lost_pending);
 static atomic_t iolayers_lost_any = ATOMIC_INIT(0);
 
 /*
- * stream/events: open by one reader at a time (0: none; 1: one is opening,
- * consuming what the buffers held; 2: open, its stream begun); what it
- * was given, and records it took that were neither a read nor a loss
- * (none should ever be: each would be a read neither given nor lost).
+ * stream/events: open by one reader at a time; what it was given, and
+ * records it took that were neither a read nor a loss (none should ever
+ * be: each would be a read neither given nor lost).
  */
-static atomic_t iolayers_stream_busy = ATOMIC_INIT(0);
+enum iolayers_stream_state {
+	IOLAYERS_STREAM_FREE,		/* no reader */
+	IOLAYERS_STREAM_OPENING,	/* one consumes what the buffers held */
+	IOLAYERS_STREAM_OPEN,		/* its stream begun */
+};
+
+static atomic_t iolayers_stream_busy = ATOMIC_INIT(IOLAYERS_STREAM_FREE);
 static atomic64_t iolayers_stream_unknown = ATOMIC64_INIT(0);
+/* Records the ring buffer lost without saying so (in stream_lost too). */
+static atomic64_t iolayers_stream_vanished = ATOMIC64_INIT(0);
+/* Records written to the stream's buffer on each CPU (their wseq). */
+static DEFINE_PER_CPU(u32, iolayers_wseq);
 static atomic64_t iolayers_stream_delivered = ATOMIC64_INIT(0);
 static atomic64_t iolayers_stream_lost = ATOMIC64_INIT(0);
 /* Open, release, reset and the snapshots of `flows` against each other. */
@@ -188,6 +198,8 @@ static void iolayers_stream_put_lost(struct trace_buffer *buf)
 
 	if (atomic_xchg(&iolayers_lost_any, 0) == 0)
 		return;
+	/* This CPU's buffer and its count of records stay together. */
+	preempt_disable();
 	for_each_possible_cpu(cpu) {
 		atomic64_t *pending = per_cpu_ptr(&iolayers_lost_pending, cpu);
 
@@ -196,11 +208,15 @@ static void iolayers_stream_put_lost(struct trace_buffer *buf)
 			continue;
 		l.end_ns = ktime_get_ns();
 		l.cpu = cpu;
+		l.wseq = __this_cpu_read(iolayers_wseq);
 		if (ring_buffer_write(buf, sizeof(l), &l)) {
 			atomic64_add(l.count, pending);
 			atomic_set(&iolayers_lost_any, 1);
+		} else {
+			__this_cpu_inc(iolayers_wseq);
 		}
 	}
+	preempt_enable();
 }
 
 /**
@@ -240,6 +256,8 @@ void iolayers_stream_store(const struct iolayers_task_flow *f, long ret, u64 now
 	}
 	r = ring_buffer_event_data(ev);
 	iolayers_flow_fill(r, f, ret, now, cache, blk);
+	/* Reserved: nothing else writes this CPU's buffer until the commit. */
+	r->wseq = __this_cpu_inc_return(iolayers_wseq) - 1;
 	/* Another buffer: its own recursion guard lets this write nest. */
 	if (r->sys_ns >= READ_ONCE(iolayers_slow_ns) &&
 	    ring_buffer_write(iolayers_bufs[1], size, r))
@@ -530,17 +548,26 @@ void iolayers_stream_show_stats(struct seq_file *m)
 	}
 	seq_putc(m, '\n');
 	seq_printf(m, "%-20s %12zu\n", "stream_bytes", iolayers_stream_bytes());
-	seq_printf(m, "%-20s %12d\n", "stream_readers", atomic_read(&iolayers_stream_busy) == 2);
+	seq_printf(m, "%-20s %12d\n", "stream_readers",
+		   atomic_read(&iolayers_stream_busy) == IOLAYERS_STREAM_OPEN);
 	seq_printf(m, "%-20s %12lld\n", "stream_delivered",
 		   (long long)atomic64_read(&iolayers_stream_delivered));
 	seq_printf(m, "%-20s %12lld\n", "stream_lost",
 		   (long long)atomic64_read(&iolayers_stream_lost));
 	seq_printf(m, "%-20s %12lld\n", "stream_unknown",
 		   (long long)atomic64_read(&iolayers_stream_unknown));
+	seq_printf(m, "%-20s %12lld\n", "stream_vanished",
+		   (long long)atomic64_read(&iolayers_stream_vanished));
 }
 
 /* Most bytes one record takes in stream/raw: a loss, then a read. */
 #define IOLAYERS_RAW_MAX (sizeof(struct iolayers_rec_lost) + sizeof(struct iolayers_rec_read))
+
+/* What the reader knows of one CPU's buffer. */
+struct iolayers_reader_cpu {
+	u32 next_wseq;		/* the wseq its next record should have */
+	u32 vanished;		/* records it lost without saying so */
+};
 
 /*
  * An open stream/events or stream/raw: a record's text or binary form,
@@ -550,9 +577,16 @@ struct iolayers_stream_reader {
 	struct mutex lock;	/* threads reading the one open file */
 	bool raw;
 	bool said_unreadable;	/* iolayers_stream_check_idle() spoke */
+	bool said_vanished;	/* iolayers_stream_gap() spoke */
 	size_t len;
 	size_t off;
+	struct iolayers_reader_cpu *cpus;	/* per possible CPU, nr_cpu_ids */
+	unsigned long *seen;	/* CPUs a record was taken from since the open */
 	union {
+		struct {
+			u32 kind;
+			u32 wseq;
+		} hdr;
 		struct iolayers_flow_rec rec;
 		struct iolayers_ev_lost lost;
 	} ev;
@@ -647,6 +681,30 @@ static u64 iolayers_ev_time(const void *data)
 }
 
 /*
+ * Records written to @cpu's buffer between the last one the reader took
+ * from it and this one (numbered @wseq), less the @lost ones the ring
+ * buffer said it overwrote: records it lost without saying so. None
+ * before the first record taken since the open (its drain took the rest).
+ */
+static unsigned long iolayers_stream_gap(struct iolayers_stream_reader *rd, int cpu, u32 wseq,
+					 unsigned long lost)
+{
+	u32 gap = wseq - rd->cpus[cpu].next_wseq;
+
+	rd->cpus[cpu].next_wseq = wseq + 1;
+	if (!test_and_set_bit(cpu, rd->seen) || gap <= lost)
+		return 0;
+	rd->cpus[cpu].vanished += gap - lost;
+	atomic64_add(gap - lost, &iolayers_stream_vanished);
+	if (!rd->said_vanished) {
+		rd->said_vanished = true;
+		pr_warn_ratelimited("stream: cpu %d: %lu records before its record %u neither given by the ring buffer nor said overwritten; counted lost\n",
+				    cpu, gap - lost, wseq);
+	}
+	return gap - lost;
+}
+
+/*
  * Consume the oldest record of all CPUs' buffers and put its text (after a
  * "# lost" line if that CPU's buffer overwrote records before it), or its
  * binary records, in @rd->line. False when no CPU's buffer has a record to
@@ -680,6 +738,8 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 		return false;
 	len = min_t(size_t, ring_buffer_event_length(ev), sizeof(rd->ev));
 	memcpy(&rd->ev, ring_buffer_event_data(ev), len);
+	if (len >= sizeof(rd->ev.hdr))
+		lost += iolayers_stream_gap(rd, best, rd->ev.hdr.wseq, lost);
 	if (lost) {
 		if (rd->raw)
 			n = iolayers_lost_to_raw(rd->line, best, lost);
@@ -732,13 +792,35 @@ static bool iolayers_stream_ready(void)
 	return false;
 }
 
+/* Records an iterator walks on @cpu's buffer, at most @max. */
+static unsigned long iolayers_cpu_visible(struct trace_buffer *buf, int cpu, unsigned long max)
+{
+	struct ring_buffer_iter *iter;
+	unsigned long n = 0;
+
+	iter = ring_buffer_read_start(buf, cpu, GFP_KERNEL);
+	if (!iter)
+		return 0;
+	while (n < max && ring_buffer_iter_peek(iter, NULL)) {
+		ring_buffer_iter_advance(iter);
+		n++;
+	}
+	ring_buffer_read_finish(iter);
+	return n;
+}
+
 /*
  * The reader has waited a while with nothing to take. A CPU whose buffer
- * the ring buffer says is not empty, though a peek there finds nothing
- * (a record written that no read will ever take), is said once per open
- * with the buffer's counts of entries, overruns and reads, the numbers
- * that finding such a record would start from. Empty first, then the
- * peek: a record committed in between is found by the peek.
+ * counts records not read (entries) beyond those already found lost
+ * without a word (iolayers_stream_gap(): the ring buffer counts those
+ * forever), though a peek there finds nothing, holds records no read will
+ * ever take: said once per open with what finding where they went would
+ * start from: whether the ring buffer calls itself empty, what an
+ * iterator sees there, the buffer's counts of bytes, overruns, reads,
+ * commit overruns and drops. Entries first, then the peek: a record
+ * committed in between is found by the peek (a writer that counted its
+ * entry and has not yet committed could be said too: the reader waited a
+ * tick with nothing to take first).
  */
 static void iolayers_stream_check_idle(struct iolayers_stream_reader *rd)
 {
@@ -748,13 +830,21 @@ static void iolayers_stream_check_idle(struct iolayers_stream_reader *rd)
 	if (rd->said_unreadable)
 		return;
 	for_each_possible_cpu(cpu) {
-		if (ring_buffer_empty_cpu(buf, cpu) || ring_buffer_peek(buf, cpu, NULL, NULL))
+		unsigned long entries = ring_buffer_entries_cpu(buf, cpu);
+
+		if (entries <= rd->cpus[cpu].vanished ||
+		    ring_buffer_peek(buf, cpu, NULL, NULL))
 			continue;
 		rd->said_unreadable = true;
-		pr_warn_ratelimited("stream: cpu %d holds records no read can take: entries %lu overrun %lu read %lu\n",
-				    cpu, ring_buffer_entries_cpu(buf, cpu),
+		pr_warn_ratelimited("stream: cpu %d holds %lu records no read can take: empty %d, an iterator sees %lu, bytes %lu, overrun %lu, read %lu, commit overrun %lu, dropped %lu\n",
+				    cpu, entries - rd->cpus[cpu].vanished,
+				    ring_buffer_empty_cpu(buf, cpu),
+				    iolayers_cpu_visible(buf, cpu, entries + 16),
+				    ring_buffer_bytes_cpu(buf, cpu),
 				    ring_buffer_overrun_cpu(buf, cpu),
-				    ring_buffer_read_events_cpu(buf, cpu));
+				    ring_buffer_read_events_cpu(buf, cpu),
+				    ring_buffer_commit_overrun_cpu(buf, cpu),
+				    ring_buffer_dropped_events_cpu(buf, cpu));
 	}
 }
 
@@ -833,6 +923,28 @@ static __poll_t events_poll(struct file *file, poll_table *wait)
 	return 0;
 }
 
+static void iolayers_reader_free(struct iolayers_stream_reader *rd)
+{
+	bitmap_free(rd->seen);
+	kfree(rd->cpus);
+	kfree(rd);
+}
+
+static struct iolayers_stream_reader *iolayers_reader_alloc(void)
+{
+	struct iolayers_stream_reader *rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+
+	if (!rd)
+		return NULL;
+	rd->cpus = kcalloc(nr_cpu_ids, sizeof(*rd->cpus), GFP_KERNEL);
+	rd->seen = bitmap_zalloc(nr_cpu_ids, GFP_KERNEL);
+	if (!rd->cpus || !rd->seen) {
+		iolayers_reader_free(rd);
+		return NULL;
+	}
+	return rd;
+}
+
 /*
  * One reader at a time (-EBUSY for another): each record goes to exactly
  * one place. The stream starts at the open: what the buffers held is
@@ -847,11 +959,12 @@ static int iolayers_stream_open(struct inode *inode, struct file *file, bool raw
 
 	if (!iolayers_bufs[0])
 		return -ENODATA;	/* flows=0: no records at all */
-	if (atomic_cmpxchg(&iolayers_stream_busy, 0, 1))
+	if (atomic_cmpxchg(&iolayers_stream_busy, IOLAYERS_STREAM_FREE,
+			   IOLAYERS_STREAM_OPENING) != IOLAYERS_STREAM_FREE)
 		return -EBUSY;
-	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	rd = iolayers_reader_alloc();
 	if (!rd) {
-		atomic_set(&iolayers_stream_busy, 0);
+		atomic_set(&iolayers_stream_busy, IOLAYERS_STREAM_FREE);
 		return -ENOMEM;
 	}
 	mutex_init(&rd->lock);
@@ -874,7 +987,7 @@ static int iolayers_stream_open(struct inode *inode, struct file *file, bool raw
 			cond_resched();
 	mutex_unlock(&iolayers_stream_mutex);
 	/* Its stream begins: `stats` says a reader from here on. */
-	atomic_set(&iolayers_stream_busy, 2);
+	atomic_set(&iolayers_stream_busy, IOLAYERS_STREAM_OPEN);
 	file->private_data = rd;
 	return nonseekable_open(inode, file);
 }
@@ -894,8 +1007,8 @@ static int events_release(struct inode *inode, struct file *file)
 	struct iolayers_stream_reader *rd = file->private_data;
 
 	mutex_destroy(&rd->lock);
-	kfree(rd);
-	atomic_set(&iolayers_stream_busy, 0);
+	iolayers_reader_free(rd);
+	atomic_set(&iolayers_stream_busy, IOLAYERS_STREAM_FREE);
 	return 0;
 }
 
@@ -942,7 +1055,7 @@ void iolayers_stream_reset(void)
 	int k, cpu;
 
 	mutex_lock(&iolayers_stream_mutex);
-	if (!atomic_read(&iolayers_stream_busy)) {
+	if (atomic_read(&iolayers_stream_busy) == IOLAYERS_STREAM_FREE) {
 		for (k = 0; k < 2; k++)
 			if (iolayers_bufs[k])
 				ring_buffer_reset(iolayers_bufs[k]);
@@ -952,6 +1065,7 @@ void iolayers_stream_reset(void)
 		atomic64_set(&iolayers_stream_delivered, 0);
 		atomic64_set(&iolayers_stream_lost, 0);
 		atomic64_set(&iolayers_stream_unknown, 0);
+		atomic64_set(&iolayers_stream_vanished, 0);
 	}
 	mutex_unlock(&iolayers_stream_mutex);
 }

@@ -856,7 +856,9 @@ static const struct {
 	{ "clock_gaps", "iolayers_clock_gaps_total", NULL,
 	  "Reads whose start time may be late: the clocks could not be read close together." },
 	{ "stream_lost", "iolayers_stream_lost_records_total", NULL,
-	  "Reads the stream's reader lost (buffer overwritten before it read them)." },
+	  "Reads the stream's reader lost (overwritten before it read them, dropped, vanished)." },
+	{ "stream_vanished", "iolayers_stream_vanished_records_total", NULL,
+	  "Reads the kernel's ring buffer lost without saying so (in stream_lost too)." },
 };
 
 /* Table drop causes in `stats`, as the cause label. */

@@ -22,9 +22,11 @@ struct iolayers_task_flow;
  * @foreign: the task queued I/O of another file or of swap during the
  *	call (a fault on the user buffer): an I/O wait may have been for it
  *
- * A failed read is ERROR only once it reached the FS layer: one that
+ * A failed read is ERROR here only once it reached the FS layer: one that
  * failed before (a bad file descriptor, a buffer access_ok() refused) is
- * not known to be a file system read and stays other (or UNK).
+ * not known to be a file system read and stays other (or UNK), unless
+ * its VFS entry saw a regular file of a block file system
+ * (iolayers_cache_state()).
  *
  * Inline: it runs at every read's end.
  *

@@ -94,10 +94,13 @@ struct iolayers_read_vfs {
  * struct iolayers_read_file - Which file a read() read.
  * @ino: its inode number, 0 until the VFS or FS entry
  * @dev: its file system's device (the super block's s_dev)
+ * @block_fs: a regular file of a file system on a block device (one that
+ *	requires a device: ext4, xfs, btrfs...), seen at the VFS entry
  */
 struct iolayers_read_file {
 	u64 ino;
 	dev_t dev;
+	bool block_fs;
 };
 
 /**
@@ -272,6 +275,7 @@ struct iolayers_tgid {
  * struct iolayers_flow_rec - A completed read(), one record of the stream
  *	(stream.c), a line of `flows`, `slow` and stream/events.
  * @kind: IOLAYERS_EV_READ (stream.h)
+ * @wseq: the stream's records written on this CPU before it (stream.h)
  * @end_ns: ktime_get_ns() at sys_exit
  * @seq: the flow's id
  * @tid: thread id
@@ -303,6 +307,7 @@ struct iolayers_tgid {
  */
 struct iolayers_flow_rec {
 	u32 kind;
+	u32 wseq;
 	u64 end_ns;
 	u64 seq;
 	pid_t tid;

@@ -21,6 +21,10 @@ struct iolayers_task_flow;
 /**
  * struct iolayers_ev_lost - Records a CPU could not write to the stream.
  * @kind: IOLAYERS_EV_LOST
+ * @wseq: the stream's records written on the CPU that writes it, before
+ *	it: each record's number in its CPU's buffer (a read's too, struct
+ *	iolayers_flow_rec), so that the reader can tell a record the ring
+ *	buffer lost without saying so
  * @end_ns: when the first of them was lost (for the order of the stream)
  * @count: how many
  * @cpu: the CPU that lost them
@@ -30,6 +34,7 @@ struct iolayers_task_flow;
  */
 struct iolayers_ev_lost {
 	u32 kind;
+	u32 wseq;
 	u64 end_ns;
 	u64 count;
 	u32 cpu;

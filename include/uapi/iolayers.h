@@ -67,7 +67,9 @@ enum iolayers_layer {
  * @IOLAYERS_C_ERROR: a file system read that failed (it returned an error,
  *	e.g. -EFAULT for a bad buffer, -EAGAIN for RWF_NOWAIT on pages not
  *	cached, -EIO): whatever it found in the page cache, it served nothing
- *	(added in format 5)
+ *	(added in format 5); also a regular file's read on a block device's
+ *	file system that failed before reaching the FS layer (-EIO from a
+ *	file system shut down)
  * @IOLAYERS_C_READY: a socket read that found data queued and did not wait
  *	for it (format 7; the socket states share the cache state's column)
  * @IOLAYERS_C_WAITED: a socket read that waited for data (entered its

@@ -48,6 +48,8 @@ static void iolayers_vfs_entry(struct iolayers_fregs *fregs,
 	inode = file_inode(file);
 	f->rd.file.ino = inode->i_ino;
 	f->rd.file.dev = inode->i_sb->s_dev;
+	f->rd.file.block_fs = S_ISREG(inode->i_mode) &&
+			      (inode->i_sb->s_type->fs_flags & FS_REQUIRES_DEV);
 	/* A new file for this thread: its path, once per file (file.c). */
 	if (unlikely(inode != f->last_inode || inode->i_ino != f->last_ino)) {
 		f->last_inode = inode;

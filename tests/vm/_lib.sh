@@ -161,13 +161,23 @@ wrong_disk() {
 		(col("rqs") == 0 && col("disk") != "-")' -v d="$1" | wc -l
 }
 
+# table_sum COLUMN [TABLE...]: COLUMN of the tables part of `stats`
+# summed over the TABLEs named, or over every table it lists.
+table_sum() {
+	local col=$1
+	shift
+	awk -v col="$col" -v only=" $* " '
+		$1 == "table" { for (i = 1; i <= NF; i++) c[$i] = i; on = 1; next }
+		NF == 0 { on = 0 }
+		on && c[col] && (only == "  " || index(only, " " $1 " ")) { s += $(c[col]) }
+		END { print s + 0 }' "$IOLAYERS_D/stats"
+}
+
 # drops_total: every drop of every table (table_full nomem stale expired).
 drops_total() {
-	local t d s=0
-	for t in task bio rq tgid; do
-		for d in table_full nomem stale expired; do
-			s=$((s + $(table_col $t $d)))
-		done
+	local d s=0
+	for d in table_full nomem stale expired; do
+		s=$((s + $(table_sum $d)))
 	done
 	echo $s
 }
@@ -307,6 +317,20 @@ end_within() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# fio_json FILE KEY: fio's JSON output (FILE; text fio printed before it
+# is skipped) summed over its jobs at KEY, a dotted path (read.total_ios,
+# total_err); -1 when the file or the key is not there.
+fio_json() {
+	python3 -c 'import json, sys
+t = open(sys.argv[1]).read()
+s = 0
+for j in json.loads(t[t.index("{"):])["jobs"]:
+    for p in sys.argv[2].split("."):
+        j = j[p]
+    s += j
+print(s)' "$1" "$2" 2>/dev/null || echo -1
 }
 
 # stream_accounted N: until the stream's reader was given, or told it

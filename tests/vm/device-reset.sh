@@ -23,12 +23,9 @@ ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 # empty_tables WHAT: within 10 s of the reader's end, no flow in flight
 # and every table empty.
 empty_tables() {
-	local i t n
+	local i n
 	for i in $(seq 100); do
-		n=$(stats_value flows_in_flight)
-		for t in task bio rq; do
-			n=$((n + $(table_col $t entries)))
-		done
+		n=$(($(stats_value flows_in_flight) + $(table_sum entries task bio rq)))
 		[ "$n" -eq 0 ] && break
 		sleep 0.1
 	done
@@ -57,21 +54,6 @@ fio_start() {
 	check "$name: fio is reading" wait_reading $F
 }
 
-# fio_json NAME KEY: the sum over fio's jobs of a key of the JSON
-# (total_err, or read.total_ios).
-fio_json() {
-	python3 -c 'import json, sys
-k = sys.argv[2].split(".")
-s = 0
-t = open(sys.argv[1]).read()
-for j in json.loads(t[t.index("{"):])["jobs"]:
-    v = j
-    for p in k:
-        v = v[p]
-    s += v
-print(s)' "/tmp/$1.json" "$2" 2>/dev/null || echo -1
-}
-
 # 1. NVMe: the controller reset under the reads.
 dd if=/dev/urandom of=/mnt/reset bs=1M count=64 status=none
 sync
@@ -91,8 +73,8 @@ for i in 1 2 3; do
 	check "reset $i: fio reads on" wait_more_reads $F "$before" 200
 done
 wait $F
-ios=$(fio_json reset read.total_ios)
-echo "# reset: fio made $ios reads, $(fio_json reset total_err) failed; the module: $(hist_total syscall)"
+ios=$(fio_json /tmp/reset.json read.total_ios)
+echo "# reset: fio made $ios reads, $(fio_json /tmp/reset.json total_err) failed; the module: $(hist_total syscall)"
 # fio's reads and its start-up's.
 check "reset: the module counted fio's $ios reads ($(hist_total syscall))" \
 	test "$(hist_total syscall)" -ge "$ios" -a "$ios" -gt 0

@@ -124,11 +124,8 @@ left=$(cat "$fi_dir/failslab/times")
 fi_disarm failslab
 forced=$((200 - left))
 read -r _ truth_reads _ <"/tmp/faults.pcout"
-nomem=0
-for t in task bio rq tgid file sock; do
-	nomem=$((nomem + $(table_col $t nomem)))
-done
-blk=$(($(table_col bio nomem) + $(table_col rq nomem)))
+nomem=$(table_sum nomem)
+blk=$(table_sum nomem bio rq)
 missed=$(stats_value reads_missed)
 seen=$(hist_total syscall)
 sed -n '/^table/,/^$/p;/^reads_missed/p' "$IOLAYERS_D/stats"

@@ -39,12 +39,6 @@ fio_stopped() {
 	while [ "$(awk '{ print $3 }' /proc/$FIO_PID/stat 2>/dev/null)" != T ]; do sleep 0.1; done
 }
 
-# fio_sum FILE FIELD: a read field summed over fio's jobs.
-fio_sum() {
-	python3 -c 'import json, sys; j = json.load(open(sys.argv[1]))
-print(sum(x["read"][sys.argv[2]] for x in j["jobs"]))' "$1" "$2"
-}
-
 # flows_stats: one line of totals over `flows` (named columns, "-" = not
 # reached): n files ret rqs rq_bytes bio_bytes order_bad miss_norq miss_nodev
 # min_rqs_big tgids outside. order_bad: flows whose longest queue wait is
@@ -95,8 +89,8 @@ flows_stats() {
 # use, and print them.
 collect_window() {
 	read -r d1_reads d1_sect <<<"$(disk_stat)"
-	ios=$(fio_sum "$2" total_ios)
-	iob=$(fio_sum "$2" io_bytes)
+	ios=$(fio_json "$2" read.total_ios)
+	iob=$(fio_json "$2" read.io_bytes)
 	read -r n files ret rqs rqb bio bad norq nodev minbig tgids outside <<<"$(flows_stats)"
 	late=$(stats_value requests_late)
 	late_b=$(stats_value late_bytes)
@@ -235,7 +229,7 @@ oreads0=$(proc_io $OTHER syscr)
 kill -CONT $FIO_PID
 wait $FIO_PID
 oreads=$(($(proc_io $OTHER syscr) - oreads0))
-ios=$(fio_sum /tmp/fjobs.json total_ios)
+ios=$(fio_json /tmp/fjobs.json read.total_ios)
 njobs=$(python3 -c 'import json; print(len(json.load(open("/tmp/fjobs.json"))["jobs"]))')
 read -r n files ret rqs rqb bio bad norq nodev minbig tgids outside <<<"$(flows_stats)"
 forks=$(stats_hits sched_process_fork)
@@ -257,7 +251,7 @@ fio_stopped /tmp/fcomm.json --name=comm --filename=/mnt/small --size=16m --rw=ra
 insmod "$ko" comm=fio flows=4096 || echo "insmod failed"
 kill -CONT $FIO_PID
 wait $FIO_PID
-ios=$(fio_sum /tmp/fcomm.json total_ios)
+ios=$(fio_json /tmp/fcomm.json read.total_ios)
 read -r n files ret rqs rqb bio bad norq nodev minbig tgids outside <<<"$(flows_stats)"
 echo "comm: fio $ios ios; flows $n files $files from tgids $tgids"
 check "comm: file reads == fio total_ios ($files, $ios)" test "$files" -eq "$ios"
@@ -283,7 +277,7 @@ kill -CONT $FIO_PID
 wait $FIO_PID
 kill -CONT $OTHER
 sleep 1
-ios=$(fio_sum /tmp/fpid.json total_ios)
+ios=$(fio_json /tmp/fpid.json read.total_ios)
 read -r n files ret rqs rqb bio bad norq nodev minbig tgids outside <<<"$(flows_stats)"
 echo "runtime pid: fio $ios ios; flows $n files $files from tgids $tgids"
 check "runtime pid: file reads == fio total_ios ($files, $ios)" test "$files" -eq "$ios"

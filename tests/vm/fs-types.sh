@@ -139,4 +139,32 @@ check "past 2 TiB: no bio taken for a reused one ($(stats_value bio_reused))" \
 rmmod iolayers
 losetup -d "$lo"
 rm -f /tmp/big.img
+
+# A file system shut down under its reader (ext4's shutdown ioctl, what
+# ext4 does itself when its disk goes away): the next read fails with
+# -EIO in ext4's read_iter, before any call the FS layer follows. A read
+# of a file that failed: ERROR, not other (a SCSI disk deleted under a
+# reader, tests/vm/device-reset.sh, was labelled other).
+truncate -s 64M /tmp/shut.img
+lo=$(losetup -f --show /tmp/shut.img)
+mkfs.ext4 -q -F "$lo"
+mkdir -p /tmp/shut
+mount "$lo" /tmp/shut
+head -c $((4 << 20)) /dev/urandom >/tmp/shut/file
+sync
+PC_FILE=/tmp/shut/file stopped_pc shut 100 rand
+check "shut down: insmod pid=$PC_PID" insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid=$PC_PID sockets=0
+check "shut down: ext4 on $lo shut down" xfs_io -x -c shutdown /tmp/shut
+kill -CONT $PC_PID
+wait $PC_PID
+last=$(tail -n 1 /tmp/shut.pclog)
+cache_counts
+check "shut down: preadcheck's one read failed ($(wc -l </tmp/shut.pclog): $last)" \
+	test "$(wc -l </tmp/shut.pclog)" = 1 -a "$(echo "$last" | cut -d' ' -f4)" = -1
+check "shut down: it is labelled ERROR (ERROR $ERR, other $OTHER, UNK $UNK)" \
+	test "$ERR/$OTHER/$UNK" = 1/0/0
+rmmod iolayers
+umount /tmp/shut
+losetup -d "$lo"
+rm -f /tmp/shut.img
 finish

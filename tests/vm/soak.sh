@@ -51,8 +51,7 @@ check "fio reached read $early ($base_reads)" test "$base_reads" -ge "$early"
 
 wait "$f"
 check "fio ended well" test $? -eq 0
-ios=$(python3 -c 'import json, sys
-print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["total_ios"])' /tmp/soak.json 2>/dev/null)
+ios=$(fio_json /tmp/soak.json read.total_ios)
 total=$(hist_total syscall)
 echo "# fio: $ios reads; the module: $total; stats:"
 sed -n '/^table/,/^$/p;/^stream/p;/^memory/p;/^flows_in_flight/p' "$IOLAYERS_D/stats"
