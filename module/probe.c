@@ -417,7 +417,7 @@ static struct notifier_block iolayers_tp_module_nb = {
  */
 static void iolayers_clock_calibrate(void)
 {
-	u64 best = U64_MAX, t0, t1;
+	u64 best = U64_MAX, worst = 0, t0, t1;
 	int i;
 
 	for (i = 0; i < 64; i++) {
@@ -426,10 +426,14 @@ static void iolayers_clock_calibrate(void)
 		t1 = local_clock();
 		preempt_enable();
 		best = min(best, t1 - t0);
+		worst = max(worst, t1 - t0);
 	}
 	iolayers_clock_ns = best;
-	/* Two reads of a counter always differ; of a tick-based clock, not. */
-	if (!best)
+	/*
+	 * A coarse counter can read the same twice now and then; a clock
+	 * that follows the tick reads the same 64 times.
+	 */
+	if (!worst)
 		pr_warn("local_clock() did not advance between back-to-back reads: it follows the tick here (no usable TSC?), so latencies shorter than a tick read 0\n");
 }
 

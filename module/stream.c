@@ -19,7 +19,6 @@
 
 #define pr_fmt(fmt) "iolayers: " fmt
 
-#include <linux/bitmap.h>
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -566,7 +565,9 @@ void iolayers_stream_show_stats(struct seq_file *m)
 /* What the reader knows of one CPU's buffer. */
 struct iolayers_reader_cpu {
 	u32 next_wseq;		/* the wseq its next record should have */
-	u32 vanished;		/* records it lost without saying so */
+	bool seen;		/* a record was taken from it since the open */
+	unsigned long vanished;	/* records it lost without saying so, since */
+	unsigned long stuck;	/* records it counted as unread at the open */
 };
 
 /*
@@ -581,7 +582,6 @@ struct iolayers_stream_reader {
 	size_t len;
 	size_t off;
 	struct iolayers_reader_cpu *cpus;	/* per possible CPU, nr_cpu_ids */
-	unsigned long *seen;	/* CPUs a record was taken from since the open */
 	union {
 		struct {
 			u32 kind;
@@ -594,6 +594,11 @@ struct iolayers_stream_reader {
 };
 
 static_assert(sizeof(((struct iolayers_stream_reader *)0)->line) >= IOLAYERS_RAW_MAX);
+/* The reader takes every record's kind and number from the same place. */
+static_assert(offsetof(struct iolayers_flow_rec, kind) == 0 &&
+	      offsetof(struct iolayers_ev_lost, kind) == 0);
+static_assert(offsetof(struct iolayers_flow_rec, wseq) == sizeof(u32) &&
+	      offsetof(struct iolayers_ev_lost, wseq) == sizeof(u32));
 
 /* A read's binary record (stream/raw), from its kept record. */
 static void iolayers_rec_to_raw(const struct iolayers_flow_rec *r, int cpu,
@@ -692,7 +697,11 @@ static unsigned long iolayers_stream_gap(struct iolayers_stream_reader *rd, int 
 	u32 gap = wseq - rd->cpus[cpu].next_wseq;
 
 	rd->cpus[cpu].next_wseq = wseq + 1;
-	if (!test_and_set_bit(cpu, rd->seen) || gap <= lost)
+	if (!rd->cpus[cpu].seen) {
+		rd->cpus[cpu].seen = true;
+		return 0;
+	}
+	if (gap <= lost)
 		return 0;
 	rd->cpus[cpu].vanished += gap - lost;
 	atomic64_add(gap - lost, &iolayers_stream_vanished);
@@ -738,7 +747,9 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 		return false;
 	len = min_t(size_t, ring_buffer_event_length(ev), sizeof(rd->ev));
 	memcpy(&rd->ev, ring_buffer_event_data(ev), len);
-	if (len >= sizeof(rd->ev.hdr))
+	/* A record of a known kind: its number can be trusted. */
+	if ((rd->ev.hdr.kind == IOLAYERS_EV_READ && len >= IOLAYERS_REC_SHORT) ||
+	    (rd->ev.hdr.kind == IOLAYERS_EV_LOST && len >= sizeof(rd->ev.lost)))
 		lost += iolayers_stream_gap(rd, best, rd->ev.hdr.wseq, lost);
 	if (lost) {
 		if (rd->raw)
@@ -811,8 +822,9 @@ static unsigned long iolayers_cpu_visible(struct trace_buffer *buf, int cpu, uns
 
 /*
  * The reader has waited a while with nothing to take. A CPU whose buffer
- * counts records not read (entries) beyond those already found lost
- * without a word (iolayers_stream_gap(): the ring buffer counts those
+ * counts records not read (entries) beyond those it counted at the open
+ * (after the drain: records lost before) and those found lost without a
+ * word since (iolayers_stream_gap(): the ring buffer counts both
  * forever), though a peek there finds nothing, holds records no read will
  * ever take: said once per open with what finding where they went would
  * start from: whether the ring buffer calls itself empty, what an
@@ -831,13 +843,13 @@ static void iolayers_stream_check_idle(struct iolayers_stream_reader *rd)
 		return;
 	for_each_possible_cpu(cpu) {
 		unsigned long entries = ring_buffer_entries_cpu(buf, cpu);
+		unsigned long known = rd->cpus[cpu].stuck + rd->cpus[cpu].vanished;
 
-		if (entries <= rd->cpus[cpu].vanished ||
-		    ring_buffer_peek(buf, cpu, NULL, NULL))
+		if (entries <= known || ring_buffer_peek(buf, cpu, NULL, NULL))
 			continue;
 		rd->said_unreadable = true;
 		pr_warn_ratelimited("stream: cpu %d holds %lu records no read can take: empty %d, an iterator sees %lu, bytes %lu, overrun %lu, read %lu, commit overrun %lu, dropped %lu\n",
-				    cpu, entries - rd->cpus[cpu].vanished,
+				    cpu, entries - known,
 				    ring_buffer_empty_cpu(buf, cpu),
 				    iolayers_cpu_visible(buf, cpu, entries + 16),
 				    ring_buffer_bytes_cpu(buf, cpu),
@@ -925,7 +937,6 @@ static __poll_t events_poll(struct file *file, poll_table *wait)
 
 static void iolayers_reader_free(struct iolayers_stream_reader *rd)
 {
-	bitmap_free(rd->seen);
 	kfree(rd->cpus);
 	kfree(rd);
 }
@@ -937,8 +948,7 @@ static struct iolayers_stream_reader *iolayers_reader_alloc(void)
 	if (!rd)
 		return NULL;
 	rd->cpus = kcalloc(nr_cpu_ids, sizeof(*rd->cpus), GFP_KERNEL);
-	rd->seen = bitmap_zalloc(nr_cpu_ids, GFP_KERNEL);
-	if (!rd->cpus || !rd->seen) {
+	if (!rd->cpus) {
 		iolayers_reader_free(rd);
 		return NULL;
 	}
@@ -982,9 +992,12 @@ static int iolayers_stream_open(struct inode *inode, struct file *file, bool raw
 		rd->len = scnprintf(rd->line, sizeof(rd->line), "%s\n", IOLAYERS_FLOWS_HEADER);
 	}
 	mutex_lock(&iolayers_stream_mutex);
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		while (ring_buffer_consume(iolayers_bufs[0], cpu, NULL, NULL))
 			cond_resched();
+		/* What the drain could not take no read will (check_idle). */
+		rd->cpus[cpu].stuck = ring_buffer_entries_cpu(iolayers_bufs[0], cpu);
+	}
 	mutex_unlock(&iolayers_stream_mutex);
 	/* Its stream begins: `stats` says a reader from here on. */
 	atomic_set(&iolayers_stream_busy, IOLAYERS_STREAM_OPEN);

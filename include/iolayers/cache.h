@@ -25,8 +25,8 @@ struct iolayers_task_flow;
  * A failed read is ERROR here only once it reached the FS layer: one that
  * failed before (a bad file descriptor, a buffer access_ok() refused) is
  * not known to be a file system read and stays other (or UNK), unless
- * its VFS entry saw a regular file of a block file system
- * (iolayers_cache_state()).
+ * its VFS entry saw a regular file of a block file system and it failed
+ * with -EIO (iolayers_cache_state()).
  *
  * Inline: it runs at every read's end.
  *

@@ -68,7 +68,7 @@ enum iolayers_layer {
  *	e.g. -EFAULT for a bad buffer, -EAGAIN for RWF_NOWAIT on pages not
  *	cached, -EIO): whatever it found in the page cache, it served nothing
  *	(added in format 5); also a regular file's read on a block device's
- *	file system that failed before reaching the FS layer (-EIO from a
+ *	file system that failed with -EIO before reaching the FS layer (a
  *	file system shut down)
  * @IOLAYERS_C_READY: a socket read that found data queued and did not wait
  *	for it (format 7; the socket states share the cache state's column)

@@ -80,8 +80,8 @@ static void iolayers_sched_switch(void *data, IOLAYERS_TP_SWITCH_ARGS)
  * reader added to it, and whether it waited for I/O, come from this
  * file's probes; iolayers_cache_decide() says what they mean. A read
  * that lost an FS entry to ftrace's recursion guard is undecidable. A
- * failed read of a regular file on a block file system is ERROR even when
- * it failed before its FS call.
+ * read of a regular file on a block file system that failed with -EIO is
+ * ERROR even when it failed before its FS call.
  *
  * Context: the task itself, under rcu_read_lock().
  * Return: the state.
@@ -93,11 +93,13 @@ enum iolayers_cache iolayers_cache_state(const struct iolayers_task_flow *f, lon
 	bool whole = !(f->rd.missed & IOLAYERS_MISSED_FS);
 
 	/*
-	 * A block file system's file whose read failed before the FS calls
-	 * the layer follows (the file system shut down, as when its disk
-	 * went away: ext4 says -EIO at once): a file read that failed.
+	 * A block file system's file whose read failed with -EIO before the
+	 * FS calls the layer follows (the file system shut down, as when its
+	 * disk went away: ext4 refuses at once): a file read that failed.
+	 * vfs_read()'s own refusals (-EBADF, -EINVAL, -EFAULT, an LSM's)
+	 * say nothing of the file system, and stay other.
 	 */
-	if (!f->rd.fs.reached && ret < 0 && f->rd.file.block_fs)
+	if (!f->rd.fs.reached && ret == -EIO && f->rd.file.block_fs)
 		return IOLAYERS_C_ERROR;
 	if (!f->rd.fs.reached)	/* the FS layer's presence tells OTHER from UNK */
 		return iolayers_cache_decide(false,

@@ -23,6 +23,27 @@ static uint64_t raw_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
 }
 
+/*
+ * A (clock, TSC) pair read close together: the clock between two TSC
+ * reads, kept when they are less than 20 us apart (no preemption or
+ * interrupt between), the TSC taken as their midpoint.
+ */
+static int pair(uint64_t *ns, uint64_t *tsc)
+{
+	int tries;
+
+	for (tries = 0; tries < 1000; tries++) {
+		uint64_t c0 = __rdtsc(), t = raw_ns(), c1 = __rdtsc();
+
+		if (c1 > c0 && c1 - c0 < 20 * 1000 * 10) {	/* 20 us at <= 10 GHz */
+			*ns = t;
+			*tsc = c0 + (c1 - c0) / 2;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static int cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -37,13 +58,11 @@ int main(void)
 	int i;
 
 	for (i = 0; i < 5; i++) {
-		uint64_t t0 = raw_ns(), c0 = __rdtsc(), t1, c1;
+		uint64_t t0, c0, t1, c1;
 
-		nanosleep(&window, NULL);
-		t1 = raw_ns();
-		c1 = __rdtsc();
-		if (t1 <= t0 || c1 <= c0) {
-			fprintf(stderr, "tsc-khz: clock or TSC did not advance\n");
+		if (pair(&t0, &c0) || nanosleep(&window, NULL) || pair(&t1, &c1) ||
+		    t1 <= t0 || c1 <= c0) {
+			fprintf(stderr, "tsc-khz: no close pair of clock and TSC reads\n");
 			return 1;
 		}
 		khz[i] = (double)(c1 - c0) * 1e6 / (double)(t1 - t0);
