@@ -43,7 +43,41 @@ void il_hist_merge(struct il_hist *into, const struct il_hist *h)
 		into->buckets[i] = il_sat_add(into->buckets[i], h->buckets[i]);
 }
 
-/* The module's algorithm (iolayers_hist_percentile()), so both agree. */
+/*
+ * @a * @b / @c rounded down, exact, for a quotient that fits 64 bits (@b
+ * <= @c here), without 128-bit integers: 32-bit targets (i386, armhf)
+ * have none. The product in two 64-bit halves from 32-bit limbs, then a
+ * long division a bit at a time (percentiles are not a hot path).
+ */
+static uint64_t il_mul_div(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;
+	uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+	uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+	uint64_t lo = (p00 & 0xffffffffu) | (mid << 32);
+	uint64_t hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+	uint64_t q = 0, r = 0;
+	int i;
+
+	for (i = 127; i >= 0; i--) {
+		uint64_t bit = i >= 64 ? (hi >> (i - 64)) & 1 : (lo >> i) & 1;
+		int carry = (int)(r >> 63);
+
+		/* With the carry, r is 2^64 more than it holds: >= c. */
+		r = (r << 1) | bit;
+		if (carry || r >= c) {
+			r -= c;
+			if (i < 64)
+				q |= 1ULL << i;
+		}
+	}
+	return q;
+}
+
+/*
+ * The module's algorithm (iolayers_hist_percentile()), so both agree; the
+ * rank ceil(count * pct / 100) without overflow for any count.
+ */
 uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct)
 {
 	uint64_t rank, cum = 0, lo, width, v;
@@ -53,7 +87,7 @@ uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct)
 		return 0;
 	if (pct > 100)
 		pct = 100;
-	rank = (uint64_t)(((unsigned __int128)h->count * pct + 99) / 100);
+	rank = h->count / 100 * pct + (h->count % 100 * pct + 99) / 100;
 	if (rank < 1)
 		rank = 1;
 	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
@@ -65,7 +99,7 @@ uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct)
 		}
 		lo = i ? 1ULL << i : 0;
 		width = i ? 1ULL << i : 2;
-		v = lo + (uint64_t)((unsigned __int128)width * (rank - cum) / c);
+		v = lo + il_mul_div(width, rank - cum, c);
 		if (v < h->min_ns)
 			v = h->min_ns;
 		if (v > h->max_ns)

@@ -580,6 +580,20 @@ static void test_hist_limits(void)
 	EXPECT(a.sum_ns == UINT64_MAX);
 	EXPECT(a.buckets[10] == UINT64_MAX);
 	EXPECT(il_hist_percentile(&a, 50) == 1536);
+
+	/*
+	 * Bucket 62 ([2^62, 2^63)) holding 3e18 samples: the interpolation's
+	 * product (width 2^62 times a rank past 10^18) needs 125 bits, done
+	 * without 128-bit integers; the values are Python's exact ones.
+	 */
+	memset(&a, 0, sizeof(a));
+	a.count = 3000000000000000000ULL;
+	a.buckets[62] = a.count;
+	a.min_ns = 1ULL << 62;
+	a.max_ns = UINT64_MAX;
+	EXPECT(il_hist_percentile(&a, 50) == 6917529027641081856ULL);
+	EXPECT(il_hist_percentile(&a, 99) == 9177255176670501928ULL);
+	EXPECT(il_hist_percentile(&a, 37) == 6318009845245521428ULL);
 }
 
 int main(void)
