@@ -81,6 +81,20 @@ static void iolayers_hist_test_percentile_interpolates(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, iolayers_hist_percentile(&h, 100), 2047ULL);
 }
 
+/*
+ * The last bucket ends at 2^64: p100 there is the max, not a wrap to 0
+ * clamped up to the min.
+ */
+static void iolayers_hist_test_percentile_last_bucket(struct kunit *test)
+{
+	struct iolayers_hist h = { .min_ns = U64_MAX };
+
+	hist_add_n(&h, 1ULL << 63, 2);
+	hist_add_n(&h, U64_MAX, 2);
+	KUNIT_EXPECT_EQ(test, iolayers_hist_percentile(&h, 100), U64_MAX);
+	KUNIT_EXPECT_EQ(test, iolayers_hist_percentile(&h, 50), 3ULL << 62);
+}
+
 /* Two peaks (cache hit vs disk read): p50 in the first, p99 in the second. */
 static void iolayers_hist_test_percentile_two_peaks(struct kunit *test)
 {
@@ -105,6 +119,7 @@ static struct kunit_case iolayers_hist_cases[] = {
 	KUNIT_CASE(iolayers_hist_test_percentile_single),
 	KUNIT_CASE(iolayers_hist_test_percentile_interpolates),
 	KUNIT_CASE(iolayers_hist_test_percentile_two_peaks),
+	KUNIT_CASE(iolayers_hist_test_percentile_last_bucket),
 	{}
 };
 

@@ -252,6 +252,8 @@ u64 iolayers_hist_percentile(const struct iolayers_hist *h, unsigned int pct)
 		lo = i ? 1ULL << i : 0;
 		width = i ? 1ULL << i : 2;
 		v = lo + mul_u64_u64_div_u64(width, rank - cum, c);
+		if (v < lo)	/* the last bucket's end: 2^64 */
+			v = U64_MAX;
 		return clamp(v, h->min_ns, h->max_ns);
 	}
 	return h->max_ns;

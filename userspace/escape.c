@@ -123,11 +123,12 @@ char *il_term_str(char *dst, size_t size, const char *src)
  * @src: the string
  * @max: at most this many characters of it
  *
- * The five markup characters become entities; a character XML 1.0 does
- * not allow or discourages (a control character, U+FFFE, U+FFFF), a
- * bidirectional control (which would reorder the text around it in a
- * browser) and a byte that is not well-formed UTF-8 become U+FFFD, so that
- * the document stays well-formed and shows what it holds.
+ * The five markup characters become entities, a tab a character
+ * reference (no raw control byte in the document); a character XML 1.0
+ * does not allow or discourages (another control character, U+FFFE,
+ * U+FFFF), a bidirectional control (which would reorder the text around
+ * it in a browser) and a byte that is not well-formed UTF-8 become
+ * U+FFFD, so that the document stays well-formed and shows what it holds.
  */
 void il_xml_str(FILE *out, const char *src, size_t max)
 {
@@ -159,8 +160,11 @@ void il_xml_str(FILE *out, const char *src, size_t max)
 		case '\'':
 			fputs("&#39;", out);
 			break;
+		case '\t':	/* allowed, but as a reference: no raw control byte */
+			fputs("&#9;", out);
+			break;
 		default:
-			if ((cp != '\t' && term_control(cp)) || cp == 0xfffe || cp == 0xffff)
+			if (term_control(cp) || cp == 0xfffe || cp == 0xffff)
 				fputs("&#xFFFD;", out);
 			else
 				fwrite(s, 1, (size_t)n, out);

@@ -75,8 +75,9 @@ static uint64_t il_mul_div(uint64_t a, uint64_t b, uint64_t c)
 }
 
 /*
- * The module's algorithm (iolayers_hist_percentile()), so both agree; the
- * rank ceil(count * pct / 100) without overflow for any count.
+ * The module's algorithm (iolayers_hist_percentile()), so both agree on
+ * what the module can count; the rank ceil(count * pct / 100) here
+ * without overflow for any count a saved tree may hold.
  */
 uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct)
 {
@@ -100,6 +101,8 @@ uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct)
 		lo = i ? 1ULL << i : 0;
 		width = i ? 1ULL << i : 2;
 		v = lo + il_mul_div(width, rank - cum, c);
+		if (v < lo)	/* the last bucket's end: 2^64 */
+			v = UINT64_MAX;
 		if (v < h->min_ns)
 			v = h->min_ns;
 		if (v > h->max_ns)

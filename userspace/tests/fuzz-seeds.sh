@@ -20,3 +20,10 @@ for f in "$src"/../recordings/*.jsonl; do
 	{ printf '\005'; cat "$f"; } >"$dst/seed$i"
 	i=$((i + 1))
 done
+# Inputs the fuzzer once failed on (kind byte included), kept as seeds so
+# that every run goes through them first.
+for f in "$src"/../fuzz-found/*; do
+	[ -f "$f" ] || continue
+	cp "$f" "$dst/seed$i"
+	i=$((i + 1))
+done

@@ -522,8 +522,11 @@ static void test_escape(void)
 	il_xml_str(m, "<script>&\"'\x01\xff\xc3\xa9", SIZE_MAX);
 	fputc('|', m);
 	il_xml_str(m, "\xc3\xa9\xc3\xa9" "abc", 2);
+	/* A tab (a comm may hold one: the fuzzer's SVG had it raw). */
+	fputc('|', m);
+	il_xml_str(m, "a\tb", SIZE_MAX);
 	fclose(m);
-	EXPECT(!strcmp(buf, "&lt;script&gt;&amp;&quot;&#39;&#xFFFD;&#xFFFD;\xc3\xa9|\xc3\xa9\xc3\xa9"));
+	EXPECT(!strcmp(buf, "&lt;script&gt;&amp;&quot;&#39;&#xFFFD;&#xFFFD;\xc3\xa9|\xc3\xa9\xc3\xa9|a&#9;b"));
 	free(buf);
 }
 
@@ -583,8 +586,8 @@ static void test_hist_limits(void)
 
 	/*
 	 * Bucket 62 ([2^62, 2^63)) holding 3e18 samples: the interpolation's
-	 * product (width 2^62 times a rank past 10^18) needs 125 bits, done
-	 * without 128-bit integers; the values are Python's exact ones.
+	 * product (width 2^62 times a rank past 10^18) needs up to 124 bits,
+	 * done without 128-bit integers; the values are Python's exact ones.
 	 */
 	memset(&a, 0, sizeof(a));
 	a.count = 3000000000000000000ULL;
@@ -594,6 +597,19 @@ static void test_hist_limits(void)
 	EXPECT(il_hist_percentile(&a, 50) == 6917529027641081856ULL);
 	EXPECT(il_hist_percentile(&a, 99) == 9177255176670501928ULL);
 	EXPECT(il_hist_percentile(&a, 37) == 6318009845245521428ULL);
+	/* A divisor past 2^63: the long division's remainder overflows. */
+	a.count = UINT64_MAX;
+	a.buckets[62] = a.count;
+	EXPECT(il_hist_percentile(&a, 50) == 6917529027641081856ULL);
+	EXPECT(il_hist_percentile(&a, 99) == 9177255176670501928ULL);
+	EXPECT(il_hist_percentile(&a, 37) == 6318009845245521428ULL);
+	/* The last bucket's end is 2^64: p100 there is the max, not 0. */
+	memset(&a, 0, sizeof(a));
+	a.count = 4;
+	a.buckets[63] = 4;
+	a.min_ns = 1ULL << 63;
+	a.max_ns = UINT64_MAX;
+	EXPECT(il_hist_percentile(&a, 100) == UINT64_MAX);
 }
 
 int main(void)
