@@ -727,6 +727,7 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 	u64 best_ns = U64_MAX;
 	int cpu, best = -1;
 	size_t len, n = 0;
+	bool is_read, is_lost;
 
 	for_each_possible_cpu(cpu) {
 		u64 t;
@@ -747,9 +748,10 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 		return false;
 	len = min_t(size_t, ring_buffer_event_length(ev), sizeof(rd->ev));
 	memcpy(&rd->ev, ring_buffer_event_data(ev), len);
+	is_read = rd->ev.hdr.kind == IOLAYERS_EV_READ && len >= IOLAYERS_REC_SHORT;
+	is_lost = rd->ev.hdr.kind == IOLAYERS_EV_LOST && len >= sizeof(rd->ev.lost);
 	/* A record of a known kind: its number can be trusted. */
-	if ((rd->ev.hdr.kind == IOLAYERS_EV_READ && len >= IOLAYERS_REC_SHORT) ||
-	    (rd->ev.hdr.kind == IOLAYERS_EV_LOST && len >= sizeof(rd->ev.lost)))
+	if (is_read || is_lost)
 		lost += iolayers_stream_gap(rd, best, rd->ev.hdr.wseq, lost);
 	if (lost) {
 		if (rd->raw)
@@ -759,7 +761,7 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 				      best);
 		atomic64_add(lost, &iolayers_stream_lost);
 	}
-	if (rd->ev.rec.kind == IOLAYERS_EV_READ && len >= IOLAYERS_REC_SHORT) {
+	if (is_read) {
 		iolayers_rec_pad(&rd->ev.rec, len);
 		if (rd->raw) {
 			iolayers_rec_to_raw(&rd->ev.rec, best, (void *)(rd->line + n));
@@ -768,7 +770,7 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 			n += iolayers_flow_format(rd->line + n, sizeof(rd->line) - n, &rd->ev.rec);
 		}
 		atomic64_inc(&iolayers_stream_delivered);
-	} else if (rd->ev.lost.kind == IOLAYERS_EV_LOST && len >= sizeof(rd->ev.lost)) {
+	} else if (is_lost) {
 		if (rd->raw)
 			n += iolayers_lost_to_raw(rd->line + n, rd->ev.lost.cpu, rd->ev.lost.count);
 		else

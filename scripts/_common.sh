@@ -7,6 +7,12 @@ IOLAYERS_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 IOLAYERS_CACHE=${IOLAYERS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iolayers}
 mkdir -p "$IOLAYERS_CACHE"
 
+# checkout_build_dir: this checkout's directory of builds in the cache
+# (modules, the instruction counter, tools), one per clone.
+checkout_build_dir() {
+	echo "$IOLAYERS_CACHE/build/$(echo "$IOLAYERS_REPO" | sha256sum | cut -c1-12)"
+}
+
 log() { printf '[iolayers] %s\n' "$*" >&2; }
 die() { printf '[iolayers] error: %s\n' "$*" >&2; exit 1; }
 
