@@ -168,6 +168,9 @@ done
 # counter): latencies would be measured in ticks (run-vm's tsc_early_khz).
 cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
 check "clocksource is a counter, not the tick ($cs)" test "$cs" != jiffies -a "$cs" != refined-jiffies
+# The emulated CPU keeps its flags across cmpxchg16b, or has none (run-vm
+# turns CX16 off under QEMU 7.2's TCG, which does not: tests/vm/cx16check.c).
+check "cmpxchg16b keeps the flags, or the CPU has none" "$IOLAYERS_MODULE_DIR/cx16check"
 check "vfs p50 <= syscall p50" \
 	test "$(summary_field vfs p50_ns)" -le "$(summary_field syscall p50_ns)"
 check "no flow left in flight ($(stats_value flows_in_flight))" test "$(stats_value flows_in_flight)" = 0
