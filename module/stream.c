@@ -6,7 +6,10 @@
  * holds; when nobody consumes, the newest records stay. `flows` and `slow`
  * copy the newest of them without consuming (as ftrace's `trace`);
  * stream/events hands each record once to one reader, in completion order
- * across CPUs (as `trace_pipe`). Every record that does not reach that
+ * across CPUs (as `trace_pipe`), taking each CPU's records on that CPU
+ * (iolayers_stage_fill(): the ring buffer's reader can lose records a
+ * writer on another CPU commits while it swaps pages). Every record that
+ * does not reach that
  * reader is counted: overwritten before it was read (the ring buffer's
  * own per-CPU overrun count, which the reader learns with the next record
  * of that CPU), or not written at all (a reservation refused, during a
@@ -19,6 +22,7 @@
 
 #define pr_fmt(fmt) "iolayers: " fmt
 
+#include <linux/cpu.h>
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -32,6 +36,7 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
@@ -562,12 +567,41 @@ void iolayers_stream_show_stats(struct seq_file *m)
 /* Most bytes one record takes in stream/raw: a loss, then a read. */
 #define IOLAYERS_RAW_MAX (sizeof(struct iolayers_rec_lost) + sizeof(struct iolayers_rec_read))
 
+/* A record as the reader takes it: its kind and number first. */
+union iolayers_ev {
+	struct {
+		u32 kind;
+		u32 wseq;
+	} hdr;
+	struct iolayers_flow_rec rec;
+	struct iolayers_ev_lost lost;
+};
+
+/* Records taken from one CPU's buffer at a time (on that CPU). */
+#define IOLAYERS_STAGE_RECS	16
+
+/*
+ * Records taken from one CPU's buffer and not yet handed out, oldest at
+ * @head: each with its length and the ring buffer's count of records
+ * overwritten before it.
+ */
+struct iolayers_stage {
+	unsigned int head;
+	unsigned int n;
+	struct {
+		union iolayers_ev ev;
+		u32 len;
+		unsigned long lost;
+	} slot[IOLAYERS_STAGE_RECS];
+};
+
 /* What the reader knows of one CPU's buffer. */
 struct iolayers_reader_cpu {
 	u32 next_wseq;		/* the wseq its next record should have */
 	bool seen;		/* a record was taken from it since the open */
 	unsigned long vanished;	/* records it lost without saying so, since */
 	unsigned long stuck;	/* records it counted as unread at the open */
+	struct iolayers_stage stage;
 };
 
 /*
@@ -577,19 +611,11 @@ struct iolayers_reader_cpu {
 struct iolayers_stream_reader {
 	struct mutex lock;	/* threads reading the one open file */
 	bool raw;
-	bool said_unreadable;	/* iolayers_stream_check_idle() spoke */
+	bool said_unreadable;	/* iolayers_cpu_stuck() spoke */
 	bool said_vanished;	/* iolayers_stream_gap() spoke */
 	size_t len;
 	size_t off;
 	struct iolayers_reader_cpu *cpus;	/* per possible CPU, nr_cpu_ids */
-	union {
-		struct {
-			u32 kind;
-			u32 wseq;
-		} hdr;
-		struct iolayers_flow_rec rec;
-		struct iolayers_ev_lost lost;
-	} ev;
 	char line[IOLAYERS_FLOW_LINE_MAX + 64] __aligned(8);
 };
 
@@ -713,17 +739,136 @@ static unsigned long iolayers_stream_gap(struct iolayers_stream_reader *rd, int 
 	return gap - lost;
 }
 
+/* The arguments of iolayers_stage_fill(). */
+struct iolayers_fill {
+	struct trace_buffer *buf;
+	struct iolayers_stage *st;
+	int cpu;
+	unsigned long entries;	/* the buffer's unread count once it gave none */
+};
+
 /*
- * Consume the oldest record of all CPUs' buffers and put its text (after a
- * "# lost" line if that CPU's buffer overwrote records before it), or its
- * binary records, in @rd->line. False when no CPU's buffer has a record to
- * take.
+ * Take records from one CPU's buffer into its stage until the stage is
+ * full or the buffer has nothing committed to give; then, if it gave
+ * none, note how many records the buffer still counts as unread.
+ *
+ * Runs on that CPU, in a kworker with preemption off (or the CPU is
+ * offline), so that no writer of the buffer is in the middle of a write:
+ * its writers are the followed tasks' sys_exit on that CPU, preemption
+ * off from the reservation to the commit. The ring buffer lets its
+ * reader run on any CPU, but the reader looks first at how far its page
+ * is committed and then at whether the commit page is still its page,
+ * and a writer that committed the rest of that page and moved on to the
+ * next in between had those records thrown away with the page when the
+ * reader swapped it (6.1 to 7.2; design.rst, loss accounting). Not an
+ * IPI: interrupting a writer mid-reservation, the reader could find its
+ * page's write index past the page's end, and the ring buffer's reader
+ * then waits for that writer, here for ever (a second, then a warning
+ * and the buffer disabled).
+ */
+static int iolayers_stage_fill(void *arg)
+{
+	struct iolayers_fill *a = arg;
+	struct iolayers_stage *st = a->st;
+	unsigned int taken = 0;
+
+	preempt_disable();
+	while (st->n < IOLAYERS_STAGE_RECS) {
+		unsigned int i = (st->head + st->n) % IOLAYERS_STAGE_RECS;
+		struct ring_buffer_event *ev;
+		unsigned long lost = 0;
+		size_t len;
+
+		ev = ring_buffer_consume(a->buf, a->cpu, NULL, &lost);
+		if (!ev)
+			break;
+		len = min_t(size_t, ring_buffer_event_length(ev), sizeof(st->slot[i].ev));
+		memcpy(&st->slot[i].ev, ring_buffer_event_data(ev), len);
+		st->slot[i].len = len;
+		st->slot[i].lost = lost;
+		st->n++;
+		taken++;
+	}
+	if (!taken)
+		a->entries = ring_buffer_entries_cpu(a->buf, a->cpu);
+	preempt_enable();
+	return 0;
+}
+
+/*
+ * Fill @cpu's stage on @cpu (iolayers_stage_fill()). Return: how many
+ * records the buffer counts as unread when it gave none, else 0.
+ *
+ * Context: process context, may sleep.
+ */
+static unsigned long iolayers_stage_refill(struct iolayers_stream_reader *rd, int cpu)
+{
+	struct iolayers_fill a = {
+		.buf = iolayers_bufs[0],
+		.st = &rd->cpus[cpu].stage,
+		.cpu = cpu,
+	};
+
+	/* The CPU stays on or off line while its buffer is read. */
+	cpus_read_lock();
+	if (!cpu_online(cpu) || smp_call_on_cpu(cpu, iolayers_stage_fill, &a, false))
+		iolayers_stage_fill(&a);
+	cpus_read_unlock();
+	return a.entries;
+}
+
+/*
+ * Does @cpu's buffer count records committed and not yet taken, beyond
+ * those no read can take (iolayers_cpu_stuck())? Its counters only: the
+ * ring buffer's peek may swap pages as a take does.
+ */
+static bool iolayers_cpu_unread(const struct iolayers_stream_reader *rd, int cpu)
+{
+	const struct iolayers_reader_cpu *c = &rd->cpus[cpu];
+
+	return ring_buffer_entries_cpu(iolayers_bufs[0], cpu) > c->stuck + c->vanished;
+}
+
+/*
+ * A take from @cpu found nothing while its buffer counted @entries records
+ * unread: records no read will take (counted unread at the open, found
+ * lost since, or lost after the CPU's last record, which no gap shows).
+ * Those beyond the ones known are said once per open, with what finding
+ * where they went would start from; all of them stop counting as
+ * records to wait for.
+ */
+static void iolayers_cpu_stuck(struct iolayers_stream_reader *rd, int cpu, unsigned long entries)
+{
+	struct trace_buffer *buf = iolayers_bufs[0];
+	struct iolayers_reader_cpu *c = &rd->cpus[cpu];
+	unsigned long known = c->stuck + c->vanished;
+
+	if (entries <= known)
+		return;
+	if (!rd->said_unreadable) {
+		rd->said_unreadable = true;
+		pr_warn_ratelimited("stream: cpu %d holds %lu records no read can take: empty %d, bytes %lu, overrun %lu, read %lu, commit overrun %lu, dropped %lu\n",
+				    cpu, entries - known, ring_buffer_empty_cpu(buf, cpu),
+				    ring_buffer_bytes_cpu(buf, cpu),
+				    ring_buffer_overrun_cpu(buf, cpu),
+				    ring_buffer_read_events_cpu(buf, cpu),
+				    ring_buffer_commit_overrun_cpu(buf, cpu),
+				    ring_buffer_dropped_events_cpu(buf, cpu));
+	}
+	c->stuck = entries - c->vanished;
+}
+
+/*
+ * Hand out the oldest record of all CPUs' buffers and put its text (after
+ * a "# lost" line if that CPU's buffer overwrote records before it), or
+ * its binary records, in @rd->line. False when no CPU's buffer has a
+ * record to take.
  */
 static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 {
-	struct trace_buffer *buf = iolayers_bufs[0];
-	struct ring_buffer_event *ev;
-	unsigned long lost = 0;
+	struct iolayers_stage *st;
+	union iolayers_ev *e;
+	unsigned long lost;
 	u64 best_ns = U64_MAX;
 	int cpu, best = -1;
 	size_t len, n = 0;
@@ -732,10 +877,16 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 	for_each_possible_cpu(cpu) {
 		u64 t;
 
-		ev = ring_buffer_peek(buf, cpu, NULL, NULL);
-		if (!ev)
+		st = &rd->cpus[cpu].stage;
+		if (!st->n && iolayers_cpu_unread(rd, cpu)) {
+			unsigned long entries = iolayers_stage_refill(rd, cpu);
+
+			if (!st->n)
+				iolayers_cpu_stuck(rd, cpu, entries);
+		}
+		if (!st->n)
 			continue;
-		t = iolayers_ev_time(ring_buffer_event_data(ev));
+		t = iolayers_ev_time(&st->slot[st->head].ev);
 		if (best < 0 || t < best_ns) {
 			best_ns = t;
 			best = cpu;
@@ -743,16 +894,17 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 	}
 	if (best < 0)
 		return false;
-	ev = ring_buffer_consume(buf, best, NULL, &lost);
-	if (!ev)
-		return false;
-	len = min_t(size_t, ring_buffer_event_length(ev), sizeof(rd->ev));
-	memcpy(&rd->ev, ring_buffer_event_data(ev), len);
-	is_read = rd->ev.hdr.kind == IOLAYERS_EV_READ && len >= IOLAYERS_REC_SHORT;
-	is_lost = rd->ev.hdr.kind == IOLAYERS_EV_LOST && len >= sizeof(rd->ev.lost);
+	st = &rd->cpus[best].stage;
+	e = &st->slot[st->head].ev;
+	len = st->slot[st->head].len;
+	lost = st->slot[st->head].lost;
+	st->head = (st->head + 1) % IOLAYERS_STAGE_RECS;
+	st->n--;
+	is_read = e->hdr.kind == IOLAYERS_EV_READ && len >= IOLAYERS_REC_SHORT;
+	is_lost = e->hdr.kind == IOLAYERS_EV_LOST && len >= sizeof(e->lost);
 	/* A record of a known kind: its number can be trusted. */
 	if (is_read || is_lost)
-		lost += iolayers_stream_gap(rd, best, rd->ev.hdr.wseq, lost);
+		lost += iolayers_stream_gap(rd, best, e->hdr.wseq, lost);
 	if (lost) {
 		if (rd->raw)
 			n = iolayers_lost_to_raw(rd->line, best, lost);
@@ -762,25 +914,25 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 		atomic64_add(lost, &iolayers_stream_lost);
 	}
 	if (is_read) {
-		iolayers_rec_pad(&rd->ev.rec, len);
+		iolayers_rec_pad(&e->rec, len);
 		if (rd->raw) {
-			iolayers_rec_to_raw(&rd->ev.rec, best, (void *)(rd->line + n));
+			iolayers_rec_to_raw(&e->rec, best, (void *)(rd->line + n));
 			n += sizeof(struct iolayers_rec_read);
 		} else {
-			n += iolayers_flow_format(rd->line + n, sizeof(rd->line) - n, &rd->ev.rec);
+			n += iolayers_flow_format(rd->line + n, sizeof(rd->line) - n, &e->rec);
 		}
 		atomic64_inc(&iolayers_stream_delivered);
 	} else if (is_lost) {
 		if (rd->raw)
-			n += iolayers_lost_to_raw(rd->line + n, rd->ev.lost.cpu, rd->ev.lost.count);
+			n += iolayers_lost_to_raw(rd->line + n, e->lost.cpu, e->lost.count);
 		else
 			n += scnprintf(rd->line + n, sizeof(rd->line) - n, "# lost %llu cpu %u\n",
-				       rd->ev.lost.count, rd->ev.lost.cpu);
-		atomic64_add(rd->ev.lost.count, &iolayers_stream_lost);
+				       e->lost.count, e->lost.cpu);
+		atomic64_add(e->lost.count, &iolayers_stream_lost);
 	} else {
 		atomic64_inc(&iolayers_stream_unknown);
 		pr_warn_ratelimited("stream: cpu %d: a record of kind %u and %zu bytes is neither a read nor a loss\n",
-				    best, rd->ev.rec.kind, len);
+				    best, e->hdr.kind, len);
 	}
 	rd->len = n;
 	rd->off = 0;
@@ -788,78 +940,22 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 }
 
 /*
- * A record the reader can take: what iolayers_stream_next() would find, on
- * any CPU the buffer has (an offline CPU keeps its records). Not
- * ring_buffer_empty(), whose answer the reader's peeks need not share:
- * "not empty" with nothing to take would have the reader spin without
- * sleeping.
+ * A record the reader can take: one staged, or one a CPU's buffer counts
+ * as committed and not taken, on any CPU the buffer has (an offline CPU
+ * keeps its records). From counters only: called as a wait's condition
+ * (no sleeping, no taking). Not ring_buffer_empty(), whose answer the
+ * takes need not share: "not empty" with nothing to take would have the
+ * reader spin without sleeping.
  */
-static bool iolayers_stream_ready(void)
+static bool iolayers_stream_ready(const struct iolayers_stream_reader *rd)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		if (ring_buffer_peek(iolayers_bufs[0], cpu, NULL, NULL))
+		if (rd->cpus[cpu].stage.n || iolayers_cpu_unread(rd, cpu))
 			return true;
 	}
 	return false;
-}
-
-/* Records an iterator walks on @cpu's buffer, at most @max. */
-static unsigned long iolayers_cpu_visible(struct trace_buffer *buf, int cpu, unsigned long max)
-{
-	struct ring_buffer_iter *iter;
-	unsigned long n = 0;
-
-	iter = ring_buffer_read_start(buf, cpu, GFP_KERNEL);
-	if (!iter)
-		return 0;
-	while (n < max && ring_buffer_iter_peek(iter, NULL)) {
-		ring_buffer_iter_advance(iter);
-		n++;
-	}
-	ring_buffer_read_finish(iter);
-	return n;
-}
-
-/*
- * The reader has waited a while with nothing to take. A CPU whose buffer
- * counts records not read (entries) beyond those it counted at the open
- * (after the drain: records lost before) and those found lost without a
- * word since (iolayers_stream_gap(): the ring buffer counts both
- * forever), though a peek there finds nothing, holds records no read will
- * ever take: said once per open with what finding where they went would
- * start from: whether the ring buffer calls itself empty, what an
- * iterator sees there, the buffer's counts of bytes, overruns, reads,
- * commit overruns and drops. Entries first, then the peek: a record
- * committed in between is found by the peek (a writer that counted its
- * entry and has not yet committed could be said too: the reader waited a
- * tick with nothing to take first).
- */
-static void iolayers_stream_check_idle(struct iolayers_stream_reader *rd)
-{
-	struct trace_buffer *buf = iolayers_bufs[0];
-	int cpu;
-
-	if (rd->said_unreadable)
-		return;
-	for_each_possible_cpu(cpu) {
-		unsigned long entries = ring_buffer_entries_cpu(buf, cpu);
-		unsigned long known = rd->cpus[cpu].stuck + rd->cpus[cpu].vanished;
-
-		if (entries <= known || ring_buffer_peek(buf, cpu, NULL, NULL))
-			continue;
-		rd->said_unreadable = true;
-		pr_warn_ratelimited("stream: cpu %d holds %lu records no read can take: empty %d, an iterator sees %lu, bytes %lu, overrun %lu, read %lu, commit overrun %lu, dropped %lu\n",
-				    cpu, entries - known,
-				    ring_buffer_empty_cpu(buf, cpu),
-				    iolayers_cpu_visible(buf, cpu, entries + 16),
-				    ring_buffer_bytes_cpu(buf, cpu),
-				    ring_buffer_overrun_cpu(buf, cpu),
-				    ring_buffer_read_events_cpu(buf, cpu),
-				    ring_buffer_commit_overrun_cpu(buf, cpu),
-				    ring_buffer_dropped_events_cpu(buf, cpu));
-	}
 }
 
 /* Sleep until a record can be taken; -ERESTARTSYS on a signal. */
@@ -871,9 +967,7 @@ static int iolayers_stream_wait(struct iolayers_stream_reader *rd)
 		WRITE_ONCE(iolayers_stream_waiting, true);
 		smp_mb();	/* the flag before the look at the buffers */
 		ret = wait_event_interruptible_timeout(iolayers_stream_wq,
-						       iolayers_stream_ready(), HZ / 10);
-		if (!ret)
-			iolayers_stream_check_idle(rd);
+						       iolayers_stream_ready(rd), HZ / 10);
 	} while (!ret);
 	WRITE_ONCE(iolayers_stream_waiting, false);
 	return ret < 0 ? ret : 0;
@@ -932,14 +1026,14 @@ static __poll_t events_poll(struct file *file, poll_table *wait)
 	poll_wait(file, &iolayers_stream_wq, wait);
 	WRITE_ONCE(iolayers_stream_waiting, true);
 	smp_mb();	/* the flag before the look at the buffers */
-	if (READ_ONCE(rd->off) != READ_ONCE(rd->len) || iolayers_stream_ready())
+	if (READ_ONCE(rd->off) != READ_ONCE(rd->len) || iolayers_stream_ready(rd))
 		return EPOLLIN | EPOLLRDNORM;
 	return 0;
 }
 
 static void iolayers_reader_free(struct iolayers_stream_reader *rd)
 {
-	kfree(rd->cpus);
+	kvfree(rd->cpus);
 	kfree(rd);
 }
 
@@ -949,7 +1043,7 @@ static struct iolayers_stream_reader *iolayers_reader_alloc(void)
 
 	if (!rd)
 		return NULL;
-	rd->cpus = kcalloc(nr_cpu_ids, sizeof(*rd->cpus), GFP_KERNEL);
+	rd->cpus = kvcalloc(nr_cpu_ids, sizeof(*rd->cpus), GFP_KERNEL);
 	if (!rd->cpus) {
 		iolayers_reader_free(rd);
 		return NULL;
@@ -995,10 +1089,26 @@ static int iolayers_stream_open(struct inode *inode, struct file *file, bool raw
 	}
 	mutex_lock(&iolayers_stream_mutex);
 	for_each_possible_cpu(cpu) {
-		while (ring_buffer_consume(iolayers_bufs[0], cpu, NULL, NULL))
+		struct iolayers_stage *stage = &rd->cpus[cpu].stage;
+		/* At most what it holds now: a writer may keep adding. */
+		long left = ring_buffer_entries_cpu(iolayers_bufs[0], cpu);
+		unsigned long entries;
+
+		do {
+			stage->head = 0;
+			stage->n = 0;
+			entries = iolayers_stage_refill(rd, cpu);
+			left -= stage->n;
 			cond_resched();
-		/* What the drain could not take no read will (check_idle). */
-		rd->cpus[cpu].stuck = ring_buffer_entries_cpu(iolayers_bufs[0], cpu);
+		} while (stage->n && left > 0);
+		/*
+		 * What the drain could not take no read will: the buffer's
+		 * unread count when a take found nothing. Records taken
+		 * past the bound go too (written as the stream opened).
+		 */
+		rd->cpus[cpu].stuck = stage->n ? 0 : entries;
+		stage->head = 0;
+		stage->n = 0;
 	}
 	mutex_unlock(&iolayers_stream_mutex);
 	/* Its stream begins: `stats` says a reader from here on. */

@@ -63,11 +63,11 @@ check "the module counted them, and fio's start-up ($total - $ios < 1000)" \
 check "every read is in the stream or said lost" stream_accounted "$total"
 check "no record the stream could not tell ($(stats_value stream_unknown))" \
 	test "$(stats_value stream_unknown)" -eq 0
-# Records the kernel's ring buffer lost without saying so (design.rst:
-# fewer than a page's each time, 1 to 22 a run so far), counted lost: a
-# few, not a flood (1 in 10,000 reads at most).
-check "few records vanished in the ring buffer ($(stats_value stream_vanished) <= $((n / 10000)))" \
-	test "$(stats_value stream_vanished)" -le $((n / 10000))
+# Records the ring buffer lost without saying so: 1 to 22 in about half
+# of the runs while the reader took records from any CPU (design.rst,
+# loss accounting); none since it takes them on the writer's CPU.
+check "no record vanished in the ring buffer ($(stats_value stream_vanished))" \
+	test "$(stats_value stream_vanished)" -eq 0
 check "the stream got them all: $total == delivered $(stats_value stream_delivered) + lost $(stats_value stream_lost)" \
 	test $(($(stats_value stream_delivered) + $(stats_value stream_lost))) -eq "$total"
 mem=$(stats_value memory_total)
