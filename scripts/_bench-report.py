@@ -118,7 +118,9 @@ for w, tracers in by.items():
     key = "added_per_read" if counting else "added_ns_per_read"
     # a/b: how many times what a adds is what b adds. "handlers" is the
     # module's own work: iolayers minus its floor, against the floor.
-    pairs = [("bpftrace", "iolayers"), ("bpftrace-fast", "iolayers"), ("bpftrace", "bpftrace-fast"),
+    pairs = [("libbpf", "iolayers"), ("libbpf-floor", "floor"), ("libbpf", "libbpf-floor"),
+             ("libbpf-stream", "iolayers-stream"),
+             ("bpftrace", "iolayers"), ("bpftrace-fast", "iolayers"), ("bpftrace", "bpftrace-fast"),
              ("iolayers", "floor"), ("bpftrace", "bpftrace-floor"),
              ("bpftrace-fast", "bpftrace-floor"), ("badcase", "iolayers"),
              ("bpftrace-stream", "iolayers-stream"), ("iolayers", "iolayers-noflows"),
@@ -140,6 +142,7 @@ for w, tracers in by.items():
     # What each read's record costs (the ring buffer), and a reader of it.
     for a, b, what in (("iolayers", "iolayers-noflows", "the records (nobody reading)"),
                        ("iolayers-stream", "iolayers", "a stream reader (iolayers record)"),
+                       ("libbpf-stream", "libbpf", "the libbpf twin's consumer"),
                        ("bpftrace-stream", "bpftrace", "the twin's printf per read")):
         if a in rw and b in rw and rw[a].get(key) is not None and rw[b].get(key) is not None:
             rw["%s-%s" % (a, b)] = rw[a][key] - rw[b][key]

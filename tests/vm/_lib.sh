@@ -396,7 +396,7 @@ bpftrace_version() {
 # runs BEGIN after every probe is attached); 1, with its output on stderr,
 # when it ended first or was not ready within 10 minutes.
 bpftrace_start() {
-	local bt i stream=0
+	local bt stream=0
 	case $1 in
 	bpftrace) bt=iolayers.bt ;;
 	bpftrace-stream) bt=iolayers.bt stream=1 ;;
@@ -415,12 +415,44 @@ bpftrace_start() {
 			>/tmp/bt.out 2>&1 &
 	fi
 	BT=$!
-	for i in $(seq 1 6000); do
-		grep -q '^iolayers-bt: ready' /tmp/bt.out && return 0
-		kill -0 $BT 2>/dev/null || break
+	wait_ready /tmp/bt.out '^iolayers-bt: ready' $BT 6000 && return 0
+	cat /tmp/bt.out >&2
+	return 1
+}
+
+# wait_ready FILE PATTERN PID TENTHS: until a line of FILE matches PATTERN
+# (0), PID ends or TENTHS tenths of a second pass (1).
+wait_ready() {
+	for _ in $(seq 1 "$4"); do
+		grep -q "$2" "$1" && return 0
+		kill -0 "$3" 2>/dev/null || return 1
 		sleep 0.1
 	done
-	cat /tmp/bt.out >&2
+	return 1
+}
+
+# twin_start TRACER PID: the libbpf twin (tools/bpftwin, $IOLAYERS_TWIN)
+# following PID, its output in /tmp/tw.out; libbpf-floor its floor (-e),
+# libbpf-stream with every read's record written to /tmp/tw.rec. Sets TW;
+# returns once it says it is ready (1 if it never does).
+twin_start() {
+	local opt=()
+	case $1 in
+	libbpf) ;;
+	libbpf-floor) opt=(-e) ;;
+	libbpf-stream) opt=(-o /tmp/tw.rec) ;;
+	*) return 1 ;;
+	esac
+	[ -x "${IOLAYERS_TWIN:-}" ] || { echo "no libbpf twin (IOLAYERS_TWIN)" >&2; return 1; }
+	# Emptied first: the last run's "ready" must not be taken for this one's.
+	: >/tmp/tw.out
+	: >/tmp/tw.rec
+	"$IOLAYERS_TWIN" "${opt[@]}" "$2" >/tmp/tw.out 2>/tmp/tw.err &
+	TW=$!
+	wait_ready /tmp/tw.out '^iolayers-twin: ready' $TW 1200 && return 0
+	kill $TW 2>/dev/null
+	wait $TW 2>/dev/null
+	cat /tmp/tw.out /tmp/tw.err >&2
 	return 1
 }
 

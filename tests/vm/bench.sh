@@ -45,11 +45,11 @@ n_cached=20000 n_uncached=2000 n_tcp=20000
 if [ "${IOLAYERS_BENCH_SMOKE:-0}" = 1 ]; then
 	rounds=1
 	workloads="4k-cached tcp"
-	tracers="none iolayers bpftrace"
+	tracers="none iolayers libbpf bpftrace"
 	runtime=1 n_cached=2000 n_tcp=2000
 else
 	workloads="4k-cached 4k-uncached 128m 4k-numjobs2 tcp"
-	tracers="none iolayers iolayers-noflows iolayers-stream floor bpftrace bpftrace-fast bpftrace-floor bpftrace-stream badcase"
+	tracers="none iolayers iolayers-noflows iolayers-stream floor libbpf libbpf-floor libbpf-stream bpftrace bpftrace-fast bpftrace-floor bpftrace-stream badcase"
 	runtime=4
 fi
 [ -z "${IOLAYERS_BENCH_WORKLOADS:-}" ] || workloads=${IOLAYERS_BENCH_WORKLOADS//,/ }
@@ -118,6 +118,10 @@ attach() {
 		bpftrace_start "$1" "$2" || return 1
 		DETACH="kill -INT $BT; wait $BT"
 		;;
+	libbpf|libbpf-floor|libbpf-stream)
+		twin_start "$1" "$2" || return 1
+		DETACH="kill -INT $TW; wait $TW"
+		;;
 	esac
 	t1=$(date +%s.%N)
 	ATTACH_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
@@ -130,21 +134,28 @@ fd = os.open(sys.argv[1], os.O_RDONLY)
 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
 }
 
+# lines_caught_up GREP_ARGS...: until grep -c counts at least the
+# workload's reads (at most a minute).
+lines_caught_up() {
+	local want
+	for _ in $(seq 600); do
+		want=$(workload_reads 2>/dev/null | cut -d' ' -f1)
+		[ "$(grep -c "$@")" -ge "${want:-1}" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # stream_caught_up TRACER: for the streaming rows, wait (at most a minute)
 # until the reader has taken every read the workload made: the module's
 # stream delivered or lost as many records as it counted reads, or the
-# twin printed a line per read; then half a second for the last batch.
+# twins wrote a line per read; then half a second for the last batch.
 stream_caught_up() {
-	local want
 	case $1 in
 	iolayers-stream)
 		stream_accounted "$(awk '$1 == "syscall" { print $2 }' "$IOLAYERS_D/summary")" ;;
-	bpftrace-stream)
-		for _ in $(seq 600); do
-			want=$(workload_reads 2>/dev/null | cut -d' ' -f1)
-			[ "$(grep -cE '^[0-9]+ [A-Za-z]+ ' /tmp/bt.out)" -ge "${want:-1}" ] && break
-			sleep 0.1
-		done ;;
+	bpftrace-stream) lines_caught_up -E '^[0-9]+ [A-Za-z]+ ' /tmp/bt.out ;;
+	libbpf-stream) lines_caught_up '' /tmp/tw.rec ;;
 	*) return 0 ;;
 	esac
 	sleep 0.5
@@ -234,9 +245,13 @@ run() {
 	bpftrace|bpftrace-fast) seen=$(awk -F': ' '/^@reads\[/ { s += $2 } END { print s + 0 }' /tmp/bt.out) ;;
 	# The twin's lines; what the recording got and lost, for the log.
 	bpftrace-stream) seen=$(grep -cE '^[0-9]+ [A-Za-z]+ ' /tmp/bt.out) ;;
+	libbpf) seen=$(awk '$1 == "reads" { print $2 }' /tmp/tw.out) ;;
 	iolayers-stream) echo "BENCH_STREAM $w $r $(python3 -c 'import json, sys
 t = json.loads(open(sys.argv[1]).read().splitlines()[-1])
 print("recorded", t["reads"], "lost", t["lost"])' /tmp/rec.out) $(tail -1 /tmp/rec.err)" ;;
+	libbpf-stream)
+		seen=$(awk '$1 == "reads" { print $2 }' /tmp/tw.out)
+		echo "BENCH_STREAM $w $r recorded $(wc -l </tmp/tw.rec) $(grep '^records ' /tmp/tw.out)" ;;
 	esac
 	read -r reads secs <<<"$(workload_reads)"
 	echo "BENCH $w $tr $r $reads $secs $ATTACH_S $((mem1 - mem0)) $seen $ins"
