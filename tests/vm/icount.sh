@@ -37,9 +37,13 @@ check "twice the loop counts 20M more user instructions (exactly): $u1 -> $u2" \
 check "the kernel count of a pure loop is only interrupts (< 1% of it): $k1" \
 	test "${k1:-999999999}" -lt 200000
 
-# getppid N, three times: per-call kernel instructions and their spread.
+# getppid N, five times: per-call kernel instructions and the spread of
+# the middle three. The vCPU also runs the guest's own background work
+# (a kworker, a timer): the fresh clone's make check of 642d370 had one
+# run of three 193,000 instructions (0.6 %) above the other two, which
+# agreed within 0.01 %. A counter that did not repeat would scatter all.
 per=()
-for r in 1 2 3; do
+for r in 1 2 3 4 5; do
 	s=$("$mark" "$cnt" syscalls 100000) || s="0 0"
 	read -r k u <<<"$s"
 	per+=("$k")
@@ -47,8 +51,10 @@ for r in 1 2 3; do
 done
 check "getppid() costs kernel instructions (> 100 per call): ${per[0]}" \
 	test "${per[0]}" -gt 10000000
-sp=$(spread "${per[@]}")
-check "getppid() kernel counts repeat within 0.5% (spread $sp%)" \
+mid=$(printf '%s\n' "${per[@]}" | sort -n | sed -n 2,4p)
+# shellcheck disable=SC2086 # one count per word
+sp=$(spread $mid)
+check "getppid() kernel counts repeat within 0.5% (the middle three of five: spread $sp%)" \
 	awk -v s="$sp" 'BEGIN { exit !(s + 0 == s && s < 0.5) }'
 
 # fio (from a tmpfs), 5000 cached 4 KiB reads, three times between markers
