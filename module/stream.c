@@ -600,7 +600,7 @@ struct iolayers_reader_cpu {
 	u32 next_wseq;		/* the wseq its next record should have */
 	bool seen;		/* a record was taken from it since the open */
 	unsigned long vanished;	/* records it lost without saying so, since */
-	unsigned long stuck;	/* records it counted as unread at the open */
+	unsigned long stuck;	/* counted unread, none to take: at the open or later */
 	struct iolayers_stage stage;
 };
 
