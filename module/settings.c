@@ -279,7 +279,7 @@ MODULE_PARM_DESC(reset, "Write 1 to zero every counter, histogram and kept read;
 module_param_cb(flows, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_FLOWS), 0400);
 MODULE_PARM_DESC(flows, "Newest completed reads `flows` and `slow` show; 0: no records, no stream, histograms only (default 256)");
 module_param_cb(buffer_kb, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_BUFFER_KB), 0400);
-MODULE_PARM_DESC(buffer_kb, "Ring buffers of completed reads per CPU, KiB in all: 7/8 what stream/events can fall behind by and `flows` looks back over, 1/8 for `slow` (default 1024)");
+MODULE_PARM_DESC(buffer_kb, "Rings of completed reads per CPU, KiB in all: 7/8 what stream/events can fall behind by and `flows` looks back over, 1/8 for `slow` (default 1024)");
 module_param_cb(slow_us, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_SLOW_US), 0600);
 MODULE_PARM_DESC(slow_us, "Reads at least this slow (syscall latency, us) also go to `slow` (default 10000)");
 module_param_cb(expire_ms, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_EXPIRE_MS), 0400);

@@ -856,9 +856,9 @@ static const struct {
 	{ "clock_gaps", "iolayers_clock_gaps_total", NULL,
 	  "Reads whose start time may be late: the clocks could not be read close together." },
 	{ "stream_lost", "iolayers_stream_lost_records_total", NULL,
-	  "Reads the stream's reader lost (overwritten before it read them, dropped, vanished)." },
+	  "Reads the stream's reader lost (overwritten before it read them, vanished)." },
 	{ "stream_vanished", "iolayers_stream_vanished_records_total", NULL,
-	  "Reads the kernel's ring buffer lost without saying so (in stream_lost too)." },
+	  "Reads missing from a CPU's ring that it did not count as overwritten: none should be (in stream_lost too)." },
 };
 
 /* Table drop causes in `stats`, as the cause label. */
@@ -907,7 +907,7 @@ static void prom_losses_show(FILE *out, int om, const struct il_snapshot *s)
 			    prom_losses[k].help);
 		fprintf(out, "%s %" PRIu64 "\n", prom_losses[k].metric, v);
 	}
-	/* The ring buffers' rows: stream/CPU and slow/CPU. */
+	/* The rings' rows: stream/CPU and slow/CPU. */
 	any = 0;
 	for (i = 0; i < s->ncounters; i++) {
 		const char *name = s->counters[i].name, *slash = strchr(name, '/');
@@ -918,7 +918,7 @@ static void prom_losses_show(FILE *out, int om, const struct il_snapshot *s)
 			continue;
 		if (!any++)
 			prom_family(out, om, "iolayers_buffer_dropped_records_total", "counter", NULL,
-				    "Completed reads a per-CPU ring buffer had no room for.");
+				    "Completed reads a CPU had no ring for (none should be).");
 		/* Names from the file: escaped like every label value. */
 		snprintf(buf, sizeof(buf), "%.*s", (int)(slash - name), name);
 		fputs("iolayers_buffer_dropped_records_total{buffer=\"", out);

@@ -87,18 +87,6 @@ void iolayers_recursion_unlock(int bit);
 #endif
 
 /*
- * Commit a ring buffer reservation: ring_buffer_unlock_commit() lost its
- * unused event argument in 6.2 ("ring_buffer: Remove unused "event"
- * parameter", Song Chen).
- * IOLAYERS_KERNEL_RANGE: < 6.2 two arguments, >= 6.2 one.
- */
-#if KERNEL_VERSION(6, 2, 0) > LINUX_VERSION_CODE
-#define iolayers_rb_commit(buf, ev) ring_buffer_unlock_commit(buf, ev)
-#else
-#define iolayers_rb_commit(buf, ev) ring_buffer_unlock_commit(buf)
-#endif
-
-/*
  * The low bits of a folio's mapping that say it is not an address_space
  * (anon, KSM): PAGE_MAPPING_FLAGS up to 6.16, FOLIO_MAPPING_FLAGS from
  * 6.17 ("mm: rename PAGE_MAPPING_* to FOLIO_MAPPING_*", David

@@ -275,6 +275,7 @@ struct iolayers_tgid {
  * struct iolayers_flow_rec - A completed read(), one record of the stream
  *	(stream.c), a line of `flows`, `slow` and stream/events.
  * @kind: IOLAYERS_EV_READ (stream.h)
+ * @len: bytes it takes in its CPU's ring (short: no @blk; stream.c)
  * @wseq: the stream's records written on this CPU before it (stream.h)
  * @end_ns: ktime_get_ns() at sys_exit
  * @seq: the flow's id
@@ -306,7 +307,8 @@ struct iolayers_tgid {
  * @blk: the BLOCK and DEVICE part
  */
 struct iolayers_flow_rec {
-	u32 kind;
+	u16 kind;
+	u16 len;
 	u32 wseq;
 	u64 end_ns;
 	u64 seq;

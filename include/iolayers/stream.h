@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The stream of completed reads (stream.c): every record in the kernel's
- * ring buffer, shown by `flows` and `slow` and consumed from
- * stream/events.
+ * The stream of completed reads (stream.c): every record in its CPU's
+ * ring, shown by `flows` and `slow` and consumed from stream/events.
  */
 #ifndef _IOLAYERS_STREAM_H
 #define _IOLAYERS_STREAM_H
@@ -14,30 +13,56 @@ struct seq_file;
 struct iolayers_flow_rec;
 struct iolayers_task_flow;
 
-/* What a ring buffer event holds: its first u32. */
+/* What an entry of a CPU's ring holds: its first u16. */
 #define IOLAYERS_EV_READ	1	/* struct iolayers_flow_rec */
-#define IOLAYERS_EV_LOST	2	/* struct iolayers_ev_lost */
+#define IOLAYERS_EV_PAD		2	/* no record: the ring's end, skipped */
 
 /**
- * struct iolayers_ev_lost - Records a CPU could not write to the stream.
- * @kind: IOLAYERS_EV_LOST
- * @wseq: the stream's records written on the CPU that writes it, before
- *	it: each record's number in its CPU's buffer (a read's too, struct
- *	iolayers_flow_rec), so that the reader can tell a record the ring
- *	buffer lost without saying so
- * @end_ns: when the first of them was lost (for the order of the stream)
- * @count: how many
- * @cpu: the CPU that lost them
- *
- * Written on that CPU's next successful write, so the stream says where
- * the loss was.
+ * struct iolayers_ring_hdr - What every entry of a ring starts with (a
+ *	read record's first fields).
+ * @kind: IOLAYERS_EV_READ or IOLAYERS_EV_PAD
+ * @len: bytes the entry takes, a multiple of 8
  */
-struct iolayers_ev_lost {
-	u32 kind;
-	u32 wseq;
-	u64 end_ns;
-	u64 count;
-	u32 cpu;
+struct iolayers_ring_hdr {
+	u16 kind;
+	u16 len;
+};
+
+/**
+ * struct iolayers_ring - One CPU's records (the stream's or the slow
+ *	reads'), oldest at @tail: entries of whole records, 8-byte aligned,
+ *	none wrapping (a pad fills the end a record does not fit in).
+ * @data: @size bytes, NULL until the CPU first comes online
+ * @size: bytes, a multiple of 8
+ * @head: where the next entry goes
+ * @tail: the oldest entry kept
+ * @used: bytes from @tail to @head, pads included
+ * @entries: records kept, not yet taken
+ * @written: records written since the last reset (a read's @wseq)
+ * @overwritten: of those, dropped unread for newer ones
+ * @taken: of those, taken by the stream's reader or its open
+ * @dropped: records not written: the CPU had no ring (none should be)
+ * @recent: where the newest records are, by their number (@written when
+ *	they were written) & @recent_mask: at least flows= of them
+ * @recent_mask: @recent's entries less one, a power of two less one
+ *
+ * Written by that CPU with interrupts off, read on that CPU in an
+ * interrupt or while it is offline (stream.c); `stats` and the reader's
+ * wait peek at its counts from anywhere.
+ */
+struct iolayers_ring {
+	u8 *data;
+	u32 size;
+	u32 head;
+	u32 tail;
+	u32 used;
+	unsigned long entries;
+	unsigned long written;
+	unsigned long overwritten;
+	unsigned long taken;
+	unsigned long dropped;
+	u32 *recent;
+	u32 recent_mask;
 };
 
 /* Longest line of `flows`, `slow` and stream/events, with its newline. */
@@ -53,6 +78,12 @@ void iolayers_stream_debugfs(struct dentry *dir);
 int iolayers_stream_init(void);
 void iolayers_stream_exit(void);
 void iolayers_stream_reset(void);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static in the module; visible to the KUnit tests (compat.h). */
+void *iolayers_ring_reserve(struct iolayers_ring *rg, u32 len);
+const struct iolayers_ring_hdr *iolayers_ring_pop(struct iolayers_ring *rg);
+#endif
 
 extern unsigned int iolayers_flows_kept;
 extern unsigned int iolayers_buffer_kb;
