@@ -1248,7 +1248,7 @@ int iolayers_stream_init(void)
 {
 	size_t all = (size_t)iolayers_buffer_kb << 10;
 	size_t need = ((size_t)iolayers_flows_kept + 2) * IOLAYERS_REC_FULL;
-	int ret;
+	int ret, cpu;
 
 	init_irq_work(&iolayers_stream_iw, iolayers_stream_wake_work);
 	if (!iolayers_flows_kept)
@@ -1256,12 +1256,29 @@ int iolayers_stream_init(void)
 	iolayers_ring_size[1] = ALIGN_DOWN(max(all / 8, need), 8);
 	iolayers_ring_size[0] = ALIGN_DOWN(max(all - all / 8, need), 8);
 	iolayers_recent_n = roundup_pow_of_two(iolayers_flows_kept);
-	ret = cpuhp_setup_state(CPUHP_BP_PREPARE_DYN, "iolayers/stream:prepare",
-				iolayers_ring_prepare, NULL);
+	/*
+	 * The CPUs online now get their rings here, not from the call's own
+	 * invocation of the callback: before 5.14 it invokes it only for
+	 * the dynamic online states, not for CPUHP_BP_PREPARE_DYN (5.10
+	 * gave no CPU a ring). Under the hotplug lock: no CPU comes up
+	 * between the two.
+	 */
+	cpus_read_lock();
+	ret = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_BP_PREPARE_DYN,
+						   "iolayers/stream:prepare",
+						   iolayers_ring_prepare, NULL);
+	if (ret > 0) {
+		iolayers_ring_hp = ret;
+		for_each_online_cpu(cpu) {
+			ret = iolayers_ring_prepare(cpu);
+			if (ret)
+				break;
+		}
+	}
+	cpus_read_unlock();
 	if (ret < 0) {
 		iolayers_stream_exit();
 		return ret;
 	}
-	iolayers_ring_hp = ret;
 	return 0;
 }
