@@ -26,8 +26,14 @@
 #include <iolayers/stream.h>
 #include <iolayers/table.h>
 
-/* Flow ids: a per-CPU counter with the CPU number in the low bits. */
-#define IOLAYERS_SEQ_CPU_BITS	12
+/*
+ * Flow ids: a per-CPU counter with the CPU number in the low bits, as many
+ * as the most CPUs a kernel can have (8192: x86's MAXSMP, Debian's
+ * NR_CPUS), so that no two reads share an id (a late completion's check
+ * of it is what keeps it out of a read that ends without the lock).
+ */
+#define IOLAYERS_SEQ_CPU_BITS	13
+static_assert(CONFIG_NR_CPUS <= 1 << IOLAYERS_SEQ_CPU_BITS);
 
 static DEFINE_PER_CPU(u64, iolayers_seq);
 
@@ -142,7 +148,10 @@ again:
 	WRITE_ONCE(f->seq, seq);
 	f->ended = false;
 	f->blk_lost = false;
-	memset(&f->blk, 0, sizeof(f->blk));
+	f->bound = false;
+	/* Left zero by a read that had no bio and no request (every cached one). */
+	if (f->blk.nr_bios || f->blk.nr_rqs)
+		memset(&f->blk, 0, sizeof(f->blk));
 	spin_unlock_irqrestore(&f->lock, flags);
 	/* @rd.sock is a socket read's: its SOCK entry zeroes it (sock.c). */
 	memset(&f->rd, 0, offsetof(struct iolayers_read_state, sock));
@@ -158,7 +167,13 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_start);
  * @f: the flow, at its sys_exit
  *
  * From here on its BLOCK and DEVICE part (@f->blk) is final: requests
- * completing later are late (iolayers_flow_fold_rq()).
+ * completing later are late (iolayers_flow_fold_rq()). A read that had no
+ * bio bound to it (every cached read, socket reads, reads whose only bios
+ * were foreign) ends without the lock: no other context can name it
+ * (iolayers_flow_ref comes from a binding), and one naming an earlier
+ * read of the task never matches its id. @f->bound is the task's own,
+ * set and read in its context only (a bio is bound where it is
+ * submitted, which may sleep: never in an interrupt).
  *
  * Context: the task itself, under rcu_read_lock().
  */
@@ -166,6 +181,10 @@ static void iolayers_flow_end(struct iolayers_task_flow *f)
 {
 	unsigned long flags;
 
+	if (!f->bound) {
+		WRITE_ONCE(f->ended, true);
+		return;
+	}
 	spin_lock_irqsave(&f->lock, flags);
 	f->ended = true;
 	spin_unlock_irqrestore(&f->lock, flags);
@@ -307,7 +326,7 @@ static bool iolayers_flow_forget(void *entry, void *arg)
 	bool idle;
 
 	spin_lock_irqsave(&f->lock, flags);
-	idle = f->ended;
+	idle = READ_ONCE(f->ended);	/* also set without the lock */
 	if (idle)
 		f->gone = true;
 	spin_unlock_irqrestore(&f->lock, flags);

@@ -251,6 +251,8 @@ void iolayers_bio_bind(struct iolayers_task_flow *f, struct bio *bio)
 	struct iolayers_flow_ref ref = { .tid = f->tid, .seq = f->seq };
 	struct iolayers_bio *b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
 
+	/* Before any entry names the flow: its end takes the lock. */
+	f->bound = true;
 	if (b) {
 		if (b->sector == bio->bi_iter.bi_sector && b->flow.tid == ref.tid &&
 		    b->flow.seq == ref.seq)

@@ -215,7 +215,7 @@ struct iolayers_read_state {
  * @e: table entry, keyed by the thread id
  * @lock: protects @seq, @ended, @gone, @blk_lost and @blk against
  *	completions and filter changes on other CPUs
- *	(taken in flow.c only)
+ *	(taken in flow.c only; a read with no bio bound ends without it)
  * @seq: unique id of the flow (also of its record in `flows`)
  * @ended: no read() in flight: sys_exit has taken the flow's final state
  *	(later completions are counted as late)
@@ -223,6 +223,10 @@ struct iolayers_read_state {
  *	not start a read in it
  * @blk_lost: a bio or request entry of the read could not be made: it
  *	ends saying it missed the BLOCK layer (iolayers_flow_lost_blk())
+ * @bound: the read in flight had a bio bound to it (iolayers_bio_bind(),
+ *	in the reading task only): only then can another context find this
+ *	flow by its id and fold into @blk, so only then does its end take
+ *	@lock (the task's own field)
  * @blk: the BLOCK and DEVICE layers' part, folded in from any context
  * @tid: the task (thread id) making the syscall
  * @task: that task, to tell it from others in a CPU's flow hand-off
@@ -245,6 +249,7 @@ struct iolayers_task_flow {
 	bool ended;
 	bool gone;
 	bool blk_lost;
+	bool bound;
 	struct iolayers_blk_acc blk;
 	pid_t tid;
 	const struct task_struct *task;
