@@ -78,6 +78,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "%-20s %12llu\n", "pid_exited", iolayers_filter_target_exits());
 	/* What one clock read costs: each timed handler run includes about one. */
 	seq_printf(m, "%-20s %12llu\n", "clock_ns", iolayers_clock_cost_ns());
+	/* 1: the handlers' self-accounting (calls, timed) is on (cost=1). */
+	seq_printf(m, "%-20s %12d\n", "cost", READ_ONCE(iolayers_cost));
 	/* 1: new reads' layer times are TSC differences (clock.h). */
 	seq_printf(m, "%-20s %12d\n", "clock_tsc", READ_ONCE(iolayers_clock_tsc));
 	/* Reads whose TSC and ktime exit stamps lay over 8192 cycles apart. */

@@ -24,6 +24,9 @@
 
 /* empty=1 (settings.c): the floor, every handler returns at once. */
 bool iolayers_empty __read_mostly;
+/* cost=1 (settings.c): the handlers' self-accounting, set at attach. */
+bool iolayers_cost __read_mostly;
+DEFINE_STATIC_KEY_FALSE(iolayers_cost_key);
 
 /* The layers handed over at load, in the order `layers` shows them. */
 static struct iolayers_layer_probes *const *iolayers_layers;
@@ -461,6 +464,9 @@ void iolayers_probes_attach(struct iolayers_layer_probes *const *layers, unsigne
 	int i, k, ret;
 
 	iolayers_clock_calibrate();
+	/* Before any handler runs: no run is half counted. */
+	if (iolayers_cost)
+		static_branch_enable(&iolayers_cost_key);
 	mutex_lock(&iolayers_probe_lock);
 	iolayers_layers = layers;
 	iolayers_nr_layers = n;

@@ -102,6 +102,7 @@ enum {
 	IOLAYERS_S_MAX_FLOWS,
 	IOLAYERS_S_EMPTY,
 	IOLAYERS_S_SOCKETS,
+	IOLAYERS_S_COST,
 	IOLAYERS_S_RESET,
 	IOLAYERS_NR_SETTINGS,
 };
@@ -149,6 +150,9 @@ const struct iolayers_setting iolayers_settings[] = {
 	},
 	[IOLAYERS_S_SOCKETS] = {
 		.name = "sockets", .kind = IOLAYERS_SET_BOOL, .var = &iolayers_sockets,
+	},
+	[IOLAYERS_S_COST] = {
+		.name = "cost", .kind = IOLAYERS_SET_BOOL, .var = &iolayers_cost,
 	},
 	[IOLAYERS_S_RESET] = {
 		.name = IOLAYERS_FILE_RESET, .kind = IOLAYERS_SET_CUSTOM, .runtime = true,
@@ -300,6 +304,13 @@ MODULE_PARM_DESC(empty, "1: attach every probe with handlers that return at once
  */
 module_param_cb(sockets, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_SOCKETS), 0400);
 MODULE_PARM_DESC(sockets, "0: do not follow reads below the syscall into sockets (no SOCK, TCP, receive path probes); default 1");
+/*
+ * cost=1: the handlers' self-accounting in `stats` (each probe's handler
+ * runs, one in 64 timed). Off, those columns stay 0 and every syscall of
+ * every task pays none of it.
+ */
+module_param_cb(cost, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_COST), 0400);
+MODULE_PARM_DESC(cost, "1: count every handler run and time one in 64 (stats: calls, timed, timed_ns); 0 (default): not counted");
 
 /**
  * iolayers_settings_starting() - The init function starts: writes to the

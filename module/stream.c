@@ -14,16 +14,18 @@
  * iolayers adds to a cached read, and pay for what this stream does not
  * need: writers in any context nesting on one CPU, and readers on other
  * CPUs racing them. Here a CPU's ring is written only by a followed task's
- * sys_exit on that CPU, interrupts off for the whole record, and read only
- * on that CPU, in an interrupt (smp_call_function_single()), or while the
- * CPU is offline, under a lock of the readers of offline CPUs: no two of
- * them ever run at once, so the ring needs no atomic operation, no commit
- * protocol and no clock. (The kernel's ring buffer also lost records to
- * its readers on other CPUs: one could swap away a page a writer had just
- * filled; design.rst.) Every take is bounded (a few dozen records), as
- * befits an interrupt: the stream's reader takes 16 at a time, `flows`
- * copies the newest records by their places, which each CPU's ring keeps
- * (@recent), 64 at a time.
+ * sys_exit on that CPU, preemption off for the whole record, and read
+ * only on that CPU by a kworker with preemption off (smp_call_on_cpu()),
+ * or while the CPU is offline, under a lock of the readers of offline
+ * CPUs: no two of them ever run at once, so the ring needs no atomic
+ * operation, no commit protocol and no clock. (The kernel's ring buffer
+ * also lost records to its readers on other CPUs: one could swap away a
+ * page a writer had just filled; design.rst.) Every take is bounded (a
+ * few dozen records, preemption off): the stream's reader takes 16 at a
+ * time, `flows` copies the newest records by their places, which each
+ * CPU's ring keeps (@recent), 64 at a time. Not an IPI: its sender spins
+ * until the target takes it, and under TCG a 5.10 guest's stream stalled
+ * for minutes on IPIs to a busy vCPU.
  */
 
 #define pr_fmt(fmt) "iolayers: " fmt
@@ -128,28 +130,28 @@ static bool iolayers_ring_ready(const struct iolayers_ring *rg)
 }
 
 /* The readers of offline CPUs' rings, against each other. */
-static DEFINE_SPINLOCK(iolayers_offline_lock);
+static DEFINE_MUTEX(iolayers_offline_lock);
 
 /*
  * Run @fn(@arg) where no writer of @cpu's rings can be in the middle of a
- * record and no other reader runs: on @cpu in an interrupt (a writer has
- * interrupts off; another reader's interrupt on @cpu runs before or
- * after), or here while @cpu is offline (none of its tasks is mid-record:
- * taking a CPU down stops every one of them), under a lock. @fn must be
- * short: an interrupt.
+ * record and no other reader runs: on @cpu from a kworker, @fn with
+ * preemption off (a writer has preemption off; another reader's @fn on
+ * @cpu runs before or after), or here while @cpu is offline (none of its
+ * tasks is mid-record: taking a CPU down stops every one of them), under
+ * a lock. @fn keeps preemption off itself, and must be short.
  *
  * Context: process context, may sleep.
  */
-static void iolayers_on_cpu(int cpu, smp_call_func_t fn, void *arg)
+static void iolayers_on_cpu(int cpu, int (*fn)(void *), void *arg)
 {
 	/* The CPU stays on or off line while its ring is read. */
 	cpus_read_lock();
 	if (cpu_online(cpu)) {
-		smp_call_function_single(cpu, fn, arg, 1);
+		smp_call_on_cpu(cpu, fn, arg, false);
 	} else {
-		spin_lock_irq(&iolayers_offline_lock);
+		mutex_lock(&iolayers_offline_lock);
 		fn(arg);
-		spin_unlock_irq(&iolayers_offline_lock);
+		mutex_unlock(&iolayers_offline_lock);
 	}
 	cpus_read_unlock();
 }
@@ -318,20 +320,20 @@ static struct iolayers_flow_rec *iolayers_ring_put(struct iolayers_ring *rg, u32
  * The record is filled in place in this CPU's ring; a read at least
  * slow_us slow is also copied to the ring of slow reads.
  *
- * Context: task context (sys_exit); interrupts off from the ring's
+ * Context: task context (sys_exit); preemption off from the ring's
  * reservation to the record's last byte, so that its readers, which run
- * in an interrupt on this CPU, never see half a record.
+ * on this CPU with preemption off, never see half a record (from 6.13
+ * on, sys_exit's handlers are preemptible).
  */
 void iolayers_stream_store(const struct iolayers_task_flow *f, long ret, u64 now, int cache)
 {
 	struct iolayers_flow_rec *r, *slow;
-	unsigned long flags;
 	bool blk;
 
 	if (!iolayers_ring_size[0])
 		return;
 	blk = f->blk.nr_bios || f->blk.nr_rqs;
-	local_irq_save(flags);
+	preempt_disable();
 	r = iolayers_ring_put(this_cpu_ptr(&iolayers_rings[0]),
 			      blk ? IOLAYERS_REC_FULL : IOLAYERS_REC_SHORT);
 	if (unlikely(!r))
@@ -348,7 +350,7 @@ void iolayers_stream_store(const struct iolayers_task_flow *f, long ret, u64 now
 	    xchg(&iolayers_stream_waiting, false))
 		irq_work_queue(&iolayers_stream_iw);
 out:
-	local_irq_restore(flags);
+	preempt_enable();
 }
 
 static const char * const iolayers_syscall_names[] = IOLAYERS_SYSCALL_NAMES;
@@ -489,7 +491,7 @@ static unsigned int iolayers_recs_keep_newest(struct iolayers_flow_rec *recs, un
 	return n - skip;
 }
 
-/* Records iolayers_cpu_copy() copies at a time (in an interrupt). */
+/* Records iolayers_cpu_copy() copies at a time (preemption off). */
 #define IOLAYERS_COPY_RECS	64
 
 /* The arguments of iolayers_cpu_copy(). */
@@ -510,13 +512,15 @@ struct iolayers_copy {
  * the ring no longer holds (written over or taken since) is skipped.
  * Where no writer can be mid-record (iolayers_on_cpu()).
  */
-static void iolayers_cpu_copy(void *arg)
+static int iolayers_cpu_copy(void *arg)
 {
 	struct iolayers_copy *a = arg;
 	const struct iolayers_ring *rg = a->rg;
-	unsigned long held = min_t(unsigned long, rg->entries, rg->recent_mask + 1);
+	unsigned long held;
 	unsigned int i;
 
+	preempt_disable();
+	held = min_t(unsigned long, rg->entries, rg->recent_mask + 1);
 	if (!a->started) {
 		a->started = true;
 		a->end = rg->written;
@@ -530,6 +534,8 @@ static void iolayers_cpu_copy(void *arg)
 				  (const void *)(rg->data +
 						 rg->recent[a->next & rg->recent_mask]));
 	}
+	preempt_enable();
+	return 0;
 }
 
 /**
@@ -807,12 +813,13 @@ struct iolayers_fill {
  * than anything it still holds). Where no writer can be mid-record
  * (iolayers_on_cpu()).
  */
-static void iolayers_stage_fill(void *arg)
+static int iolayers_stage_fill(void *arg)
 {
 	struct iolayers_fill *a = arg;
 	struct iolayers_ring *rg = a->rg;
 	struct iolayers_stage *st = &a->c->stage;
 
+	preempt_disable();
 	while (st->n < IOLAYERS_STAGE_RECS && rg->entries) {
 		unsigned int i = (st->head + st->n) % IOLAYERS_STAGE_RECS;
 		const struct iolayers_ring_hdr *h = iolayers_ring_pop(rg);
@@ -825,17 +832,20 @@ static void iolayers_stage_fill(void *arg)
 		WRITE_ONCE(rg->taken, rg->taken + 1);
 		st->n++;
 	}
+	preempt_enable();
+	return 0;
 }
 
 /*
  * At the open: throw away what one CPU's ring holds (the stream begins
  * here) and know its counts from now on. Where iolayers_stage_fill() runs.
  */
-static void iolayers_cpu_drain(void *arg)
+static int iolayers_cpu_drain(void *arg)
 {
 	struct iolayers_fill *a = arg;
 	struct iolayers_ring *rg = a->rg;
 
+	preempt_disable();
 	WRITE_ONCE(rg->taken, rg->taken + rg->entries);
 	rg->head = 0;
 	rg->tail = 0;
@@ -843,6 +853,8 @@ static void iolayers_cpu_drain(void *arg)
 	WRITE_ONCE(rg->entries, 0);
 	a->c->next_wseq = rg->written;
 	a->c->overwritten = rg->overwritten;
+	preempt_enable();
+	return 0;
 }
 
 /* Records @cpu's ring holds, read from anywhere: a hint, not a take. */
@@ -1131,11 +1143,12 @@ void iolayers_stream_debugfs(struct dentry *dir)
 }
 
 /* Empty one CPU's rings and zero their counts (iolayers_on_cpu()). */
-static void iolayers_cpu_reset(void *arg)
+static int iolayers_cpu_reset(void *arg)
 {
 	struct iolayers_ring *rgs = arg;
 	int k;
 
+	preempt_disable();
 	for (k = 0; k < 2; k++) {
 		struct iolayers_ring *rg = &rgs[k];
 
@@ -1148,6 +1161,8 @@ static void iolayers_cpu_reset(void *arg)
 		rg->taken = 0;
 		rg->dropped = 0;
 	}
+	preempt_enable();
+	return 0;
 }
 
 /**

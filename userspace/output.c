@@ -107,6 +107,9 @@ void il_view_probes(FILE *out, const struct il_snapshot *s)
 			"(one run in 64 timed per CPU and probe, less %.0f ns of clock read "
 			"each; the probe mechanism's own cost is not in it)\n", calls_total,
 			est_total / 1e6, clock);
+	else if (s->nprobes)
+		fputs("\nhandlers: runs not counted (the module counts and times them when "
+		      "loaded with cost=1)\n", out);
 	if (s->ncounters)
 		fputc('\n', out);
 	for (i = 0; i < s->ncounters; i++) {

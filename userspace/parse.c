@@ -259,8 +259,22 @@ int il_parse_stats(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 			}
 			continue;
 		}
-		if (ntok == 0)
-			return parse_counters(f, s, lineno, err, errlen);
+		if (ntok == 0) {
+			uint64_t cost;
+			int j;
+
+			if (parse_counters(f, s, lineno, err, errlen))
+				return -1;
+			/*
+			 * Loaded without cost=1, the module counted no handler
+			 * run: its zeros are "not measured", not "none".
+			 */
+			if (!il_counter(s, "cost", &cost) && !cost)
+				for (j = 0; j < s->nprobes; j++)
+					s->probes[j].calls = s->probes[j].timed =
+						s->probes[j].timed_ns = -1;
+			return 0;
+		}
 		if (ntok < 3 || parse_i64(tok[1], &hits))
 			return il_fail(err, errlen, "stats: line %d is garbled", lineno);
 		p = find_probe(s, tok[0]);

@@ -8,6 +8,7 @@
 
 #include <linux/atomic.h>
 #include <linux/ftrace.h>
+#include <linux/jump_label.h>
 #include <linux/percpu.h>
 #include <linux/sched/clock.h>
 #include <linux/types.h>
@@ -175,6 +176,8 @@ struct iolayers_layer_probes {
 
 extern bool iolayers_empty;
 extern bool iolayers_sockets;
+extern bool iolayers_cost;
+DECLARE_STATIC_KEY_FALSE(iolayers_cost_key);
 
 /* One handler run in this many is timed, per CPU and probe. */
 #define IOLAYERS_COST_EVERY	64
@@ -194,7 +197,9 @@ struct iolayers_cost_scope {
  * %IOLAYERS_COST_EVERY.
  * @pcpu: the probe's counters
  *
- * Nothing is counted with empty=1 (the floor).
+ * Nothing is counted with empty=1 (the floor), nor unless loaded with
+ * cost=1: a patched-out jump then, not a load and a test, since the
+ * syscall tracepoints' handlers run for every syscall of every task.
  *
  * Context: any; preemptible callers may migrate, the sums stay right.
  * Return: the scope to hand to iolayers_cost_end().
@@ -204,7 +209,7 @@ iolayers_cost_begin(struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	struct iolayers_cost_scope s = { .pcpu = pcpu };
 
-	if (!READ_ONCE(iolayers_empty) &&
+	if (static_branch_unlikely(&iolayers_cost_key) && !READ_ONCE(iolayers_empty) &&
 	    !(this_cpu_inc_return(pcpu->calls) % IOLAYERS_COST_EVERY))
 		s.t0 = local_clock();
 	return s;

@@ -46,8 +46,8 @@ struct iolayers_ring_hdr {
  *	they were written) & @recent_mask: at least flows= of them
  * @recent_mask: @recent's entries less one, a power of two less one
  *
- * Written by that CPU with interrupts off, read on that CPU in an
- * interrupt or while it is offline (stream.c); `stats` and the reader's
+ * Written by that CPU with preemption off, read on that CPU by a kworker
+ * with preemption off or while it is offline (stream.c); `stats` and the reader's
  * wait peek at its counts from anywhere.
  */
 struct iolayers_ring {

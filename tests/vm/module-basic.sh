@@ -67,7 +67,7 @@ cat /tmp/check.out
 check "--check before loading: every layer works (exit $check_rc)" test "$check_rc" = 0
 
 dmesg -C
-check "insmod pid=$traced" insmod "$ko" pid="$traced"
+check "insmod pid=$traced cost=1" insmod "$ko" pid="$traced" cost=1
 loaded_at=$EPOCHREALTIME
 cat "$IOLAYERS_D/version" "$IOLAYERS_D/layers"
 wrong=$(python3 - /tmp/check.out "$IOLAYERS_D/layers" <<'EOF2'
@@ -265,6 +265,12 @@ kill -CONT "$traced"
 wait_more_reads "$traced" "$(proc_io "$traced" syscr)" 50
 check "exit: task entries while it reads ($(table_col task entries))" \
 	test "$(table_col task entries)" -ge 1
+# Loaded without cost=1: the hits are counted, no handler run is.
+check "cost=0: hits counted, no handler run counted or timed ($(stats_value cost))" test "$(awk '
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	NF == 0 { exit }
+	{ h += $c["hits"]; n += $c["calls"] + $c["timed"] + $c["timed_ns"] }
+	END { print (h > 0) "/" n + 0 }' "$IOLAYERS_D/stats")/$(stats_value cost)" = 1/0/0
 kill "$traced"
 # Not our child (fio_reader ran in a command substitution): poll until every
 # thread has exited (gone, or a zombie not yet reaped). The leader is a

@@ -202,6 +202,25 @@ static void test_costs(void)
 	EXPECT(d.probes[0].hits == 3 && d.probes[0].calls == 64 && d.probes[0].timed == 1 &&
 	       d.probes[0].timed_ns == 1000);
 	EXPECT(d.probes[1].calls == 0 && d.probes[1].timed_ns == 0);
+
+	/* Loaded without cost=1: zeros that mean "not counted". */
+	memset(&a, 0, sizeof(a));
+	EXPECT(parse_string(il_parse_layers, &a, layers, err, sizeof(err)) == 0);
+	EXPECT(parse_string(il_parse_stats, &a,
+			    "probe hits nmissed calls timed timed_ns avg_ns\n"
+			    "vfs_read 7 0 0 0 0 -\nsys_enter 9 - 0 0 0 -\n\ncost 0\n", err,
+			    sizeof(err)) == 0);
+	EXPECT(a.probes[0].hits == 7 && a.probes[0].calls == -1 && a.probes[1].timed == -1 &&
+	       a.probes[1].timed_ns == -1);
+	il_snapshot_free(&a);
+	memset(&a, 0, sizeof(a));
+	EXPECT(parse_string(il_parse_layers, &a, layers, err, sizeof(err)) == 0);
+	EXPECT(parse_string(il_parse_stats, &a,
+			    "probe hits nmissed calls timed timed_ns avg_ns\n"
+			    "vfs_read 7 0 140 2 3000 1500\nsys_enter 9 - 300 4 2000 500\n\ncost 1\n",
+			    err, sizeof(err)) == 0);
+	EXPECT(a.probes[0].calls == 140 && a.probes[1].timed == 4);
+	il_snapshot_free(&a);
 }
 
 static void test_table(void)
