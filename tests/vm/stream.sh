@@ -413,11 +413,11 @@ if [ "$(nproc)" -ge 2 ] && [ -w $cpu1 ]; then
 	check "offline: cpu1 is offline" test "$(cat $cpu1)" = 0
 	# `flows` copies cpu1's ring while the reader takes from it: both
 	# read an offline CPU's ring from elsewhere, one at a time.
-	(for i in $(seq 200); do cat "$IOLAYERS_D/flows" >/dev/null; done) &
+	(for i in $(seq 50); do cat "$IOLAYERS_D/flows" >/dev/null; done) &
 	flows_pid=$!
 	kill -CONT $cat_pid
 	stream_accounted "$reads"
-	check "offline: 200 reads of flows beside the reader end" end_within 60 $flows_pid 0
+	check "offline: 50 reads of flows beside the reader end" end_within 60 $flows_pid 0
 	check "offline: the reader is given all $reads reads, cpu1's too ($(stats_value stream_delivered) delivered, $(stats_value stream_lost) lost)" \
 		test "$(stats_value stream_delivered)" = "$reads"
 	check "offline: stats still shows cpu1's buffer ($(awk '$1 == "stream/1" { print $2 }' "$IOLAYERS_D/stats") written)" \
