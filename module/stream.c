@@ -228,6 +228,15 @@ VISIBLE_IF_KUNIT void *iolayers_ring_reserve(struct iolayers_ring *rg, u32 len)
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_ring_reserve);
 
+/* Throw away every entry of @rg (its counts stay). */
+static void iolayers_ring_clear(struct iolayers_ring *rg)
+{
+	rg->head = 0;
+	rg->tail = 0;
+	rg->used = 0;
+	WRITE_ONCE(rg->entries, 0);
+}
+
 /* Zero what a record of @len bytes copied into @r did not have. */
 static void iolayers_rec_pad(struct iolayers_flow_rec *r, size_t len)
 {
@@ -829,7 +838,6 @@ static int iolayers_stage_fill(void *arg)
 		iolayers_rec_load(&st->slot[i].rec, h);
 		st->slot[i].lost = rg->overwritten - a->c->overwritten;
 		a->c->overwritten = rg->overwritten;
-		WRITE_ONCE(rg->taken, rg->taken + 1);
 		st->n++;
 	}
 	preempt_enable();
@@ -846,11 +854,7 @@ static int iolayers_cpu_drain(void *arg)
 	struct iolayers_ring *rg = a->rg;
 
 	preempt_disable();
-	WRITE_ONCE(rg->taken, rg->taken + rg->entries);
-	rg->head = 0;
-	rg->tail = 0;
-	rg->used = 0;
-	WRITE_ONCE(rg->entries, 0);
+	iolayers_ring_clear(rg);
 	a->c->next_wseq = rg->written;
 	a->c->overwritten = rg->overwritten;
 	preempt_enable();
@@ -1152,13 +1156,9 @@ static int iolayers_cpu_reset(void *arg)
 	for (k = 0; k < 2; k++) {
 		struct iolayers_ring *rg = &rgs[k];
 
-		rg->head = 0;
-		rg->tail = 0;
-		rg->used = 0;
-		WRITE_ONCE(rg->entries, 0);
+		iolayers_ring_clear(rg);
 		rg->written = 0;
 		rg->overwritten = 0;
-		rg->taken = 0;
 		rg->dropped = 0;
 	}
 	preempt_enable();

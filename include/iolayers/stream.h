@@ -40,7 +40,6 @@ struct iolayers_ring_hdr {
  * @entries: records kept, not yet taken
  * @written: records written since the last reset (a read's @wseq)
  * @overwritten: of those, dropped unread for newer ones
- * @taken: of those, taken by the stream's reader or its open
  * @dropped: records not written: the CPU had no ring (none should be)
  * @recent: where the newest records are, by their number (@written when
  *	they were written) & @recent_mask: at least flows= of them
@@ -59,7 +58,6 @@ struct iolayers_ring {
 	unsigned long entries;
 	unsigned long written;
 	unsigned long overwritten;
-	unsigned long taken;
 	unsigned long dropped;
 	u32 *recent;
 	u32 recent_mask;
