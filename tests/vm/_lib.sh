@@ -192,11 +192,19 @@ wait_block() {
 }
 
 # disk_reads [DISK]: reads completed by DISK (default the test disk,
-# nvme0n1): the first field of its stat.
+# NVMe namespace 1: nvme0n1, or what run-vm's init found it named): the
+# first field of its stat.
 disk_reads() {
 	local r rest
-	read -r r rest </sys/block/"${1:-nvme0n1}"/stat
+	read -r r rest </sys/block/"${1:-${IOLAYERS_NVME_DISK:-nvme0n1}}"/stat
 	echo "$r"
+}
+
+# nvme_nsid_of DIR: the NVMe namespace id of the disk mounted on DIR.
+nvme_nsid_of() {
+	local dev
+	dev=$(awk -v d="$1" '$2 == d { print $1 }' /proc/mounts | tail -n1)
+	cat "/sys/block/${dev#/dev/}/nsid" 2>/dev/null || echo none
 }
 
 # stop_wait PID: SIGSTOP the thread group and wait until every thread stopped.

@@ -54,7 +54,9 @@ fio_start() {
 	check "$name: fio is reading" wait_reading $F
 }
 
-# 1. NVMe: the controller reset under the reads.
+# 1. NVMe: the controller reset under the reads, of a file on
+# namespace 1 (6.12 may name it nvme0n2: run-vm's init mounts it by nsid).
+check "the test disk on /mnt is NVMe namespace 1" test "$(nvme_nsid_of /mnt)" = 1
 dd if=/dev/urandom of=/mnt/reset bs=1M count=64 status=none
 sync
 echo 3 >/proc/sys/vm/drop_caches

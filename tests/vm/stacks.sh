@@ -77,7 +77,12 @@ done
 # device time.
 export DM_DISABLE_UDEV=1
 echo mq-deadline >/sys/block/vda/queue/scheduler
-check "NVMe namespace 2 present" wait_block /dev/nvme0n2
+# Namespace 2 by its nsid, not its name: 6.12 scans namespaces in
+# parallel and may name namespace 2 nvme0n1 (run-vm's init says which).
+ns2=${IOLAYERS_NVME_NS2:-nvme0n2}
+check "NVMe namespace 2 present ($ns2)" wait_block /dev/$ns2
+check "$ns2 is namespace 2, the test disk on /mnt namespace 1" \
+	test "$(cat /sys/block/$ns2/nsid)/$(nvme_nsid_of /mnt)" = 2/1
 
 # stacked_reads NAME DEV BELOW: cold buffered random reads, then O_DIRECT
 # ones, of /tmp/vd/data on DEV (a device-mapper device over the disk
@@ -196,7 +201,7 @@ done
 # the disk, completes) and an LVM linear volume made by lvm2's own tools
 # (without udev or lvmetad; configuration and metadata backups in a
 # writable LVM_SYSTEM_DIR).
-sectors=$(blockdev --getsz /dev/nvme0n2)
+sectors=$(blockdev --getsz /dev/$ns2)
 key=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 export LVM_SYSTEM_DIR=/tmp/lvm
 mkdir -p $LVM_SYSTEM_DIR /run/lock/lvm
@@ -209,30 +214,30 @@ LVM
 partition_ns2() {
 	local spec=','
 	[ "$1" = 2 ] && spec=$',240M\n,240M'
-	wipefs -q -a /dev/nvme0n2
-	printf 'label: gpt\n%s\n' "$spec" | sfdisk -q /dev/nvme0n2 >/dev/null
-	check "nvme0n2: $1 partition(s)" wait_block /dev/nvme0n2p$1
+	wipefs -q -a /dev/$ns2
+	printf 'label: gpt\n%s\n' "$spec" | sfdisk -q /dev/$ns2 >/dev/null
+	check "$ns2: $1 partition(s)" wait_block /dev/${ns2}p$1
 }
 for fs in ext4 xfs; do
 	check "dm-crypt: create" dmsetup create il-crypt --table \
-		"0 $sectors crypt aes-cbc-plain64 $key 0 /dev/nvme0n2 0"
+		"0 $sectors crypt aes-cbc-plain64 $key 0 /dev/$ns2 0"
 	make_data /dev/mapper/il-crypt $fs
-	stacked_reads "dm-crypt $fs" /dev/mapper/il-crypt nvme0n2
+	stacked_reads "dm-crypt $fs" /dev/mapper/il-crypt $ns2
 	dmsetup remove il-crypt
 
 	partition_ns2 1
-	check "lvm: pvcreate, vgcreate, lvcreate on nvme0n2p1" bash -c 'pvcreate -q /dev/nvme0n2p1 &&
-		vgcreate -q ilvg /dev/nvme0n2p1 && lvcreate -q -y -L 448m -n data ilvg' </dev/null
+	check "lvm: pvcreate, vgcreate, lvcreate on ${ns2}p1" bash -c 'pvcreate -q "$1" &&
+		vgcreate -q ilvg "$1" && lvcreate -q -y -L 448m -n data ilvg' lvm /dev/${ns2}p1 </dev/null
 	make_data /dev/ilvg/data $fs
-	stacked_reads "lvm $fs" /dev/ilvg/data nvme0n2
+	stacked_reads "lvm $fs" /dev/ilvg/data $ns2
 	check "lvm: vgremove" vgremove -q -f ilvg
-	wipefs -q -a /dev/nvme0n2p1 /dev/nvme0n2
+	wipefs -q -a /dev/${ns2}p1 /dev/$ns2
 done
 
 # md (mdadm, without udev): RAID1 with ext4 over a partition of the
 # namespace and the SCSI disk, the latter write-mostly (md reads from the
 # other member while it is well, so every read's requests are on
-# nvme0n2; over two partitions of one disk md prints "WARNING: ... appears
+# namespace 2; over two partitions of one disk md prints "WARNING: ... appears
 # to be on the same physical disk", which fails the run), a read going
 # down as a clone of md's bio; RAID0 with xfs over two partitions of the
 # namespace, md's bio itself remapped to a member. Each partition remaps
@@ -243,17 +248,17 @@ wait_block /dev/sda
 partition_ns2 2
 for level in 1 0; do
 	case $level in
-	1) fs=ext4 devs="/dev/nvme0n2p1 /dev/sda" members="--assume-clean /dev/nvme0n2p1 --write-mostly /dev/sda" ;;
-	0) fs=xfs devs="/dev/nvme0n2p1 /dev/nvme0n2p2" members=$devs ;;
+	1) fs=ext4 devs="/dev/${ns2}p1 /dev/sda" members="--assume-clean /dev/${ns2}p1 --write-mostly /dev/sda" ;;
+	0) fs=xfs devs="/dev/${ns2}p1 /dev/${ns2}p2" members=$devs ;;
 	esac
 	check "md raid$level: create over $devs" mdadm --create /dev/md0 --run --quiet \
 		--level=$level --raid-devices=2 $members </dev/null
 	make_data /dev/md0 $fs
-	stacked_reads "md raid$level $fs" /dev/md0 nvme0n2
+	stacked_reads "md raid$level $fs" /dev/md0 $ns2
 	mdadm --stop /dev/md0
 	mdadm --zero-superblock $devs
 done
-wipefs -q -a /dev/nvme0n2p1 /dev/nvme0n2p2 /dev/nvme0n2 /dev/sda
+wipefs -q -a /dev/${ns2}p1 /dev/${ns2}p2 /dev/$ns2 /dev/sda
 
 # cgroup v2 io.max: the reader limited to 256 KiB/s of reads on vda, so
 # blk-throttle holds its bios back and a kworker queues them later.
