@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* KUnit: which modules' tracepoints the probes attach to (module/probe.c). */
+/*
+ * KUnit: which modules' tracepoints the probes attach to, and how a
+ * group's callback finds its function entry (module/probe.c).
+ */
 
 #include <kunit/test.h>
 #include <linux/module.h>
@@ -50,9 +53,50 @@ static void iolayers_probe_test_owner_going(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p->state, IOLAYERS_PROBE_MISSING);
 }
 
+/*
+ * A group's callback finds its entry by the address ftrace hands it: the
+ * function's ftrace site, the kprobe lookup's address on x86, up to 8
+ * bytes past it on arm64 (a BTI landing pad, a NOP). Nothing below an
+ * entry's address or 16 bytes past it is that entry's, and no address
+ * within 16 bytes of one in the group may join it (two names of one
+ * site, or two functions that close, would be ambiguous).
+ */
+static void iolayers_probe_test_fentry_slots(struct kunit *test)
+{
+	struct iolayers_probe a = { .name = "a" }, b = { .name = "b" };
+	const struct iolayers_fentry_slot slot[] = {
+		{ .ip = 0x1000, .probe = &a },
+		{ .ip = 0x1040, .probe = &b },
+	};
+	const unsigned long hits[] = { 0x1000, 0x1004, 0x1008, 0x100f };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hits); i++) {
+		KUNIT_EXPECT_PTR_EQ(test, iolayers_fentry_slot_of(slot, 2, hits[i]), &slot[0]);
+		KUNIT_EXPECT_PTR_EQ(test, iolayers_fentry_slot_of(slot, 2, hits[i] + 0x40),
+				    &slot[1]);
+	}
+	KUNIT_EXPECT_NULL(test, iolayers_fentry_slot_of(slot, 2, 0x1010));
+	KUNIT_EXPECT_NULL(test, iolayers_fentry_slot_of(slot, 2, 0xfff));
+	KUNIT_EXPECT_NULL(test, iolayers_fentry_slot_of(slot, 2, 0x103f));
+	KUNIT_EXPECT_NULL(test, iolayers_fentry_slot_of(slot, 2, 0x1050));
+	KUNIT_EXPECT_NULL(test, iolayers_fentry_slot_of(slot, 0, 0x1000));
+	/* Joining: clear of both windows, or refused. */
+	KUNIT_EXPECT_TRUE(test, iolayers_fentry_slot_clear(slot, 2, 0x1020));
+	KUNIT_EXPECT_TRUE(test, iolayers_fentry_slot_clear(slot, 2, 0x1010));
+	KUNIT_EXPECT_TRUE(test, iolayers_fentry_slot_clear(slot, 2, 0x1030));
+	KUNIT_EXPECT_TRUE(test, iolayers_fentry_slot_clear(slot, 2, 0xff0));
+	KUNIT_EXPECT_FALSE(test, iolayers_fentry_slot_clear(slot, 2, 0x1000));
+	KUNIT_EXPECT_FALSE(test, iolayers_fentry_slot_clear(slot, 2, 0x100f));
+	KUNIT_EXPECT_FALSE(test, iolayers_fentry_slot_clear(slot, 2, 0xff1));
+	KUNIT_EXPECT_FALSE(test, iolayers_fentry_slot_clear(slot, 2, 0x1031));
+	KUNIT_EXPECT_TRUE(test, iolayers_fentry_slot_clear(slot, 0, 0x1000));
+}
+
 static struct kunit_case iolayers_probe_cases[] = {
 	KUNIT_CASE(iolayers_probe_test_owner_in_tree),
 	KUNIT_CASE(iolayers_probe_test_owner_going),
+	KUNIT_CASE(iolayers_probe_test_fentry_slots),
 	{}
 };
 

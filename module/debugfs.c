@@ -71,6 +71,10 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "%-20s %12d\n", "flows_in_flight", iolayers_flows_in_flight());
 	/* Reads that lost a function entry to ftrace's recursion guard. */
 	seq_printf(m, "%-20s %12llu\n", "reads_missed", iolayers_reads_missed());
+	/* Grouped function entries' calls no probe of the group matched. */
+	seq_printf(m, "%-20s %12llu\n", "fentry_unmatched", iolayers_fentry_unmatched_count());
+	/* Function entries attached through one ftrace_ops per layer. */
+	seq_printf(m, "%-20s %12u\n", "fentry_grouped", iolayers_fentry_grouped());
 	seq_printf(m, "%-20s %12llu\n", "readahead_pages", iolayers_ra_pages_sum());
 	/* recvmmsg() calls of followed tasks: counted, not flows. */
 	seq_printf(m, "%-20s %12llu\n", "recvmmsg_calls", iolayers_recvmmsg_calls());

@@ -17,6 +17,7 @@
 #include <linux/notifier.h>
 #include <linux/printk.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <iolayers/flow.h>
@@ -184,17 +185,268 @@ static void iolayers_fentry_detach(struct iolayers_probe *p)
 	iolayers_ftrace_free_filter(&p->ops);
 }
 
+/*
+ * A layer's grouped function entries: one ftrace_ops filtered to all of
+ * their functions, one registration and one unregistration (and so one
+ * RCU-tasks grace period) for all; its callback finds the probe by the
+ * address ftrace hands it.
+ */
+
+/*
+ * How far past the address a kprobe gives for a function its ftrace site
+ * may lie: none on x86 (a kprobe is put past an endbr, on the site), a
+ * few instructions on arm64 (the BL after a BTI landing pad and a NOP).
+ * Two probed functions are never this close.
+ */
+#define IOLAYERS_FENTRY_SITE_SPAN	16
+
+/**
+ * struct iolayers_fentry_group - A layer's grouped function entries.
+ * @ops: their one ftrace_ops (@ops.private points back here)
+ * @missed_layer: the IOLAYERS_MISSED_* bit of its probes (one layer's)
+ * @nr: slots in use
+ * @slot: the entries, in the layer's table order; no two closer than
+ *	%IOLAYERS_FENTRY_SITE_SPAN (iolayers_fentry_slot_clear())
+ */
+struct iolayers_fentry_group {
+	struct ftrace_ops ops;
+	u8 missed_layer;
+	unsigned int nr;
+	struct iolayers_fentry_slot slot[];
+};
+
+/* Group callbacks whose address was none of the group's: never expected. */
+static atomic_long_t iolayers_fentry_unmatched = ATOMIC_LONG_INIT(0);
+/* Function entries attached through a group (the rest have their own ops). */
+static unsigned int iolayers_fentry_nr_grouped;
+
+/**
+ * iolayers_fentry_slot_of() - The grouped entry a callback's address is in.
+ * @slot: the group's slots
+ * @nr: how many
+ * @ip: the address ftrace handed the callback
+ *
+ * Context: any (a probe callback); notrace, it runs before the recursion
+ * guard.
+ * Return: the slot whose window [ip, ip + %IOLAYERS_FENTRY_SITE_SPAN)
+ * holds @ip (at most one: iolayers_fentry_slot_clear()), or NULL.
+ */
+VISIBLE_IF_KUNIT notrace const struct iolayers_fentry_slot *
+iolayers_fentry_slot_of(const struct iolayers_fentry_slot *slot, unsigned int nr,
+			unsigned long ip)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (ip - slot[i].ip < IOLAYERS_FENTRY_SITE_SPAN)
+			return &slot[i];
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_fentry_slot_of);
+
+/**
+ * iolayers_fentry_slot_clear() - Whether a function's address may join a
+ *	group: no slot's window and its own overlap.
+ * @slot: the group's slots
+ * @nr: how many
+ * @ip: the function's address
+ *
+ * Two names of one function (one ftrace site), or two functions closer
+ * than the window, would make a call's slot ambiguous: such an entry
+ * goes alone.
+ *
+ * Return: true when @ip is %IOLAYERS_FENTRY_SITE_SPAN or more away from
+ * every slot's address.
+ */
+VISIBLE_IF_KUNIT bool iolayers_fentry_slot_clear(const struct iolayers_fentry_slot *slot,
+						 unsigned int nr, unsigned long ip)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (ip - slot[i].ip < IOLAYERS_FENTRY_SITE_SPAN ||
+		    slot[i].ip - ip < IOLAYERS_FENTRY_SITE_SPAN)
+			return false;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_fentry_slot_clear);
+
+/* The probe a callback ran for: its own ftrace_ops, or its group's slot. */
+static struct iolayers_probe *iolayers_fentry_probe(struct ftrace_ops *op, unsigned long ip)
+{
+	const struct iolayers_fentry_group *g = op->private;
+	const struct iolayers_fentry_slot *s;
+
+	if (!g)
+		return container_of(op, struct iolayers_probe, ops);
+	s = iolayers_fentry_slot_of(g->slot, g->nr, ip);
+	return s ? s->probe : NULL;
+}
+
+/*
+ * The group's ftrace callback: the probe's own callback, by the address.
+ * Its probes are in table order; the functions it is used for are the
+ * ones a typical read does not meet (&iolayers_probe.grouped).
+ */
+static void notrace iolayers_fentry_dispatch(unsigned long ip, unsigned long parent_ip,
+					     struct ftrace_ops *op,
+					     struct iolayers_fregs *fregs)
+{
+	const struct iolayers_fentry_group *g = op->private;
+	const struct iolayers_fentry_slot *s = iolayers_fentry_slot_of(g->slot, g->nr, ip);
+	ftrace_func_t fn;
+
+	if (unlikely(!s)) {
+		/* An event lost: counted, and said in the read in flight. */
+		atomic_long_inc(&iolayers_fentry_unmatched);
+		if (g->missed_layer)
+			iolayers_flow_missed(g->missed_layer);
+		return;
+	}
+	/* The probe's own callback (IOLAYERS_DEFINE_FENTRY()). */
+	fn = s->probe->func;
+	fn(ip, parent_ip, op, fregs);
+}
+
+/* A grouped entry that could not join its group: attached alone. */
+static void iolayers_fentry_alone(struct iolayers_probe *p, const char *why)
+{
+	pr_info("function entry %s %s: it gets an ftrace_ops of its own\n", p->name, why);
+	iolayers_fentry_attach(p);
+}
+
+/*
+ * Attach a layer's grouped function entries: each found by its address
+ * into the group's filter; one that is not (ftrace knows it only by name,
+ * its address is too close to another's, or the group cannot be made)
+ * goes the ungrouped way, alone, and one that is nowhere is missing. The
+ * group registers once.
+ */
+static void iolayers_fentry_group_attach(struct iolayers_layer_probes *l)
+{
+	struct iolayers_fentry_group *g;
+	struct iolayers_probe *p;
+	unsigned long addr;
+	unsigned int n = 0, i;
+	int ret;
+
+	for (p = l->probes; p < l->probes + l->nr_probes; p++)
+		n += p->kind == IOLAYERS_FENTRY && p->grouped;
+	if (!n)
+		return;
+	g = kzalloc(struct_size(g, slot, n), GFP_KERNEL);
+	if (!g) {
+		for (p = l->probes; p < l->probes + l->nr_probes; p++)
+			if (p->kind == IOLAYERS_FENTRY && p->grouped)
+				iolayers_fentry_alone(p, "has no group (no memory)");
+		return;
+	}
+	g->ops.func = iolayers_fentry_dispatch;
+	g->ops.flags = IOLAYERS_FTRACE_OPS_FLAGS;
+	g->ops.private = g;
+	for (p = l->probes; p < l->probes + l->nr_probes; p++) {
+		if (p->kind != IOLAYERS_FENTRY || !p->grouped)
+			continue;
+		addr = iolayers_fentry_addr(p->name, &ret);
+		if (ret == -ENOENT) {
+			iolayers_probe_missing(p, ret);
+			continue;
+		}
+		if (!addr || !iolayers_fentry_slot_clear(g->slot, g->nr, addr)) {
+			iolayers_fentry_alone(p, addr ? "lies too close to another of its group" :
+					      "has no address for its group");
+			continue;
+		}
+		ret = ftrace_set_filter_ip(&g->ops, addr, 0, 0);
+		if (ret) {
+			iolayers_fentry_alone(p, "is no ftrace site at its address");
+			continue;
+		}
+		g->slot[g->nr].ip = addr;
+		g->slot[g->nr++].probe = p;
+		if (!g->missed_layer)
+			g->missed_layer = p->missed_layer;
+	}
+	if (!g->nr) {
+		kfree(g);
+		return;
+	}
+	ret = register_ftrace_function(&g->ops);
+	if (ret) {
+		iolayers_ftrace_free_filter(&g->ops);
+		for (i = 0; i < g->nr; i++)
+			iolayers_fentry_alone(g->slot[i].probe,
+					      "lost its group (registration failed)");
+		kfree(g);
+		return;
+	}
+	for (i = 0; i < g->nr; i++) {
+		g->slot[i].probe->err = 0;
+		g->slot[i].probe->state = IOLAYERS_PROBE_ATTACHED;
+	}
+	iolayers_fentry_nr_grouped += g->nr;
+	l->group = g;
+}
+
+/* Once unregister_ftrace_function() returns, no CPU runs the callback. */
+static void iolayers_fentry_group_detach(struct iolayers_layer_probes *l)
+{
+	struct iolayers_fentry_group *g = l->group;
+	unsigned int i;
+	int ret;
+
+	if (!g)
+		return;
+	ret = unregister_ftrace_function(&g->ops);
+	for (i = 0; i < g->nr; i++)
+		g->slot[i].probe->state = IOLAYERS_PROBE_DETACHED;
+	iolayers_fentry_nr_grouped -= g->nr;
+	l->group = NULL;
+	if (ret) {
+		/* ftrace may still call it: kept, not freed. */
+		pr_err("%s layer's function entries: unregistration failed (%d)\n", l->name, ret);
+		return;
+	}
+	iolayers_ftrace_free_filter(&g->ops);
+	kfree(g);
+}
+
+/**
+ * iolayers_fentry_unmatched_count() - Grouped function entry callbacks
+ *	whose address was none of their group's (each an event lost).
+ *
+ * Return: the count since load.
+ */
+u64 iolayers_fentry_unmatched_count(void)
+{
+	return atomic_long_read(&iolayers_fentry_unmatched);
+}
+
+/**
+ * iolayers_fentry_grouped() - Function entries attached through their
+ *	layer's group (one ftrace_ops for them all).
+ *
+ * Return: how many are attached so.
+ */
+unsigned int iolayers_fentry_grouped(void)
+{
+	return READ_ONCE(iolayers_fentry_nr_grouped);
+}
+
 /**
  * iolayers_fentry_refused() - Count a function entry ftrace's recursion
  *	guard refused, and tell the read in flight what it lost.
- * @op: the callback's ftrace_ops, a probe's
+ * @op: the callback's ftrace_ops, a probe's or a group's
+ * @ip: the traced function, as passed to the callback
  *
  * Context: any (a probe callback), in the traced function's caller's.
  */
-void iolayers_fentry_refused(struct ftrace_ops *op)
+void iolayers_fentry_refused(struct ftrace_ops *op, unsigned long ip)
 {
-	struct iolayers_probe *p = container_of(op, struct iolayers_probe, ops);
+	struct iolayers_probe *p = iolayers_fentry_probe(op, ip);
 
+	if (!p)
+		return;
 	atomic_long_inc(&p->missed);
 	if (p->missed_layer)
 		iolayers_flow_missed(p->missed_layer);
@@ -487,10 +739,17 @@ void iolayers_probes_attach(struct iolayers_layer_probes *const *layers, unsigne
 	mutex_lock(&iolayers_probe_lock);
 	for (i = n - 1; i >= 0; i--) {
 		l = layers[i];
+		/*
+		 * The grouped function entries first: they only mark the
+		 * reads the layer's other probes (and the layers above)
+		 * start.
+		 */
+		iolayers_fentry_group_attach(l);
 		for (k = l->nr_probes - 1; k >= 0; k--) {
 			p = &l->probes[k];
-			if (p->state == IOLAYERS_PROBE_ATTACHED)
-				continue;	/* a module's, attached above */
+			if (p->state == IOLAYERS_PROBE_ATTACHED ||
+			    (p->kind == IOLAYERS_FENTRY && p->grouped))
+				continue;	/* a module's, or the group's, attached above */
 			if (p->kind == IOLAYERS_FENTRY)
 				iolayers_fentry_attach(p);
 			else if (p->kind == IOLAYERS_KRETPROBE)
@@ -526,6 +785,7 @@ void iolayers_probes_detach(void)
 		l = iolayers_layers[i];
 		if (l->stop)
 			l->stop();
+		iolayers_fentry_group_detach(l);
 		for (p = l->probes; p < l->probes + l->nr_probes; p++)
 			iolayers_probe_detach(p);
 	}
@@ -562,6 +822,7 @@ void iolayers_probes_reset(void)
 	unsigned int li;
 	int cpu;
 
+	atomic_long_set(&iolayers_fentry_unmatched, 0);
 	for (p = iolayers_probe_next(&li, NULL); p; p = iolayers_probe_next(&li, p)) {
 		atomic_long_set(&p->missed, 0);
 		if (p->kind == IOLAYERS_KRETPROBE)

@@ -849,6 +849,8 @@ static const struct {
 } prom_losses[] = {
 	{ "reads_missed", "iolayers_reads_missed_events_total", NULL,
 	  "Reads a layer's probe skipped an event of (ftrace's recursion guard); their flows name the layer." },
+	{ "fentry_unmatched", "iolayers_fentry_unmatched_events_total", NULL,
+	  "Function entry callbacks of a probe group that matched none of its functions: events lost (none expected)." },
 	{ "requests_late", "iolayers_requests_late_total", NULL,
 	  "Requests that completed after their read had returned (async readahead); in no read's time." },
 	{ "late_bytes", "iolayers_requests_late_bytes_total", "bytes", "Bytes of the late requests." },

@@ -124,16 +124,18 @@ IOLAYERS_DEFINE_FENTRY(iolayers_dax_fentry, iolayers_pc_dax_rw, iolayers_fs_dax)
  * its shutdown and zero-length checks), and it was a second callback on
  * every cached ext4 read, about 130 instructions (Documentation/
  * benchmarks.rst). A read's layer starts at the first it enters.
+ * filemap_read has an ftrace_ops of its own; the others, which a cached
+ * read does not meet, share one (grouped: a faster rmmod).
  */
 static struct iolayers_probe iolayers_fs_probes[] = {
 	IOLAYERS_FENTRY("shmem_file_read_iter", iolayers_shmem_fentry, iolayers_pc_shmem_read,
-			.optional = true, .missed_layer = IOLAYERS_MISSED_FS),
+			.optional = true, .missed_layer = IOLAYERS_MISSED_FS, .grouped = true),
 	IOLAYERS_FENTRY(IOLAYERS_FILEMAP_READ, iolayers_filemap_fentry, iolayers_pc_filemap_read,
 			.missed_layer = IOLAYERS_MISSED_FS),
 	IOLAYERS_FENTRY("iomap_dio_rw", iolayers_iomap_dio_fentry, iolayers_pc_iomap_dio,
-			.optional = true, .missed_layer = IOLAYERS_MISSED_FS),
+			.optional = true, .missed_layer = IOLAYERS_MISSED_FS, .grouped = true),
 	IOLAYERS_FENTRY("dax_iomap_rw", iolayers_dax_fentry, iolayers_pc_dax_rw,
-			.optional = true, .missed_layer = IOLAYERS_MISSED_FS),
+			.optional = true, .missed_layer = IOLAYERS_MISSED_FS, .grouped = true),
 };
 
 /* The FS layer: from the outermost FS call's entry to sys_exit. */

@@ -143,6 +143,17 @@ done
 echo "summary:"
 cat "$IOLAYERS_D/summary"
 check "stats: no drops" test "$(drops_total)" = 0
+# The Unix, IPv6 and datagram-wait entries share one ftrace_ops
+# (design.rst): each of their calls found its probe, and the datagram
+# wait (grouped) saw the last kind's waits (reset zeroes the hits before
+# each kind; a family's recvmsg counts no hit after sock_recvmsg's).
+check "stats: function entries attached in groups ($(stats_value fentry_grouped))" \
+	test "$(stats_value fentry_grouped)" -gt 0
+check "stats: every grouped function entry's call found its probe ($(stats_value fentry_unmatched))" \
+	test "$(stats_value fentry_unmatched)" = 0
+waited=$(awk '$1 == "WAITED" { print $2 }' "$IOLAYERS_D/summary")
+check "stats: the grouped __skb_wait_for_more_packets saw unix-dgram's waits ($(stats_hits __skb_wait_for_more_packets) hits, ${waited:-no} WAITED)" \
+	test "$(stats_hits __skb_wait_for_more_packets)" -ge "${waited:-1}" -a "${waited:-0}" -gt 0
 # Every TCP socket the servers read has closed: the module forgot them.
 check "sock table empty once the sockets closed ($(table_col sock entries))" \
 	test "$(table_col sock entries)" = 0

@@ -137,6 +137,7 @@ if got != tables:
 for stat, metric in (("requests_late", "iolayers_requests_late_total"),
                      ("late_bytes", "iolayers_requests_late_bytes_total"),
                      ("reads_missed", "iolayers_reads_missed_events_total"),
+                     ("fentry_unmatched", "iolayers_fentry_unmatched_events_total"),
                      ("stream_lost", "iolayers_stream_lost_records_total"),
                      ("flow_overflow", "iolayers_request_flow_overflow_total"),
                      ("disk_overflow", "iolayers_disk_overflow_total")):
