@@ -14,8 +14,9 @@
 #    allocation fails, so that no fallback, such as kvmalloc()'s vmalloc
 #    after its kmalloc, gets around it): the load fails cleanly or, with
 #    budget enough, works and unloads; a load with nothing injected works
-#    after each; small budgets make loads fail; kmemleak's scan after the
-#    script finds nothing left behind.
+#    after each; small budgets make loads fail; kmemleak's scan (after the
+#    script, or by kmemleak.sh at the end of make check's boot) finds
+#    nothing left behind.
 # 2. While following: every third allocation of the module in the
 #    reader's context fails, 200 in all (preadcheck, 2000 reads of a file
 #    half in the page cache): the module's `nomem` drops are the
