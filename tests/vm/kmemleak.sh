@@ -21,6 +21,7 @@ echo scan >$kml
 echo scan >$kml
 n=$(grep -c "unreferenced object" $kml || true)
 echo "# two scans took $((SECONDS - t)) s"
-check "kmemleak: no leak in the boot ($n unreferenced objects)" test "$n" = 0
+# (Not the words kmemleak reports with: run-vm fails a part holding them.)
+check "kmemleak: no leak in the boot ($n suspects)" test "$n" = 0
 [ "$n" = 0 ] || cat $kml
 finish
