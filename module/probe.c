@@ -228,7 +228,7 @@ static unsigned int iolayers_fentry_nr_grouped;
  *
  * Context: any (a probe callback); notrace, it runs before the recursion
  * guard.
- * Return: the slot whose window [ip, ip + %IOLAYERS_FENTRY_SITE_SPAN)
+ * Return: the slot whose window [slot ip, slot ip + %IOLAYERS_FENTRY_SITE_SPAN)
  * holds @ip (at most one: iolayers_fentry_slot_clear()), or NULL.
  */
 VISIBLE_IF_KUNIT notrace const struct iolayers_fentry_slot *
