@@ -312,14 +312,17 @@ wait_stream_reader() {
 }
 
 # end_within SECONDS PID SIGNAL: send SIGNAL to PID (a child of this shell)
-# and wait at most SECONDS for it to end (gone or a zombie).
+# and wait at most SECONDS for it to end (gone or a zombie); its exit
+# status in END_STATUS.
 end_within() {
 	local i st
+	END_STATUS=
 	kill -"$3" "$2" 2>/dev/null
 	for i in $(seq $(($1 * 10))); do
 		st=$(task_state "$2")
 		if [ -z "$st" ] || [ "$st" = Z ]; then
 			wait "$2" 2>/dev/null
+			END_STATUS=$?
 			return 0
 		fi
 		sleep 0.1

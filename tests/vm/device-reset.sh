@@ -9,8 +9,8 @@
 # reader of a file on it (preadcheck, O_DIRECT, its own log of each
 # read): its read fails, the module labels it ERROR, counts every read
 # made, leaves none in flight, and the tables empty again. rmmod after
-# each. The last test of its boot
-# (the SCSI disk is gone after it).
+# each.
+# vm-last: it deletes the SCSI disk for the rest of the boot
 # vm-modules: virtio_blk xfs btrfs bfq dm_mod dm_delay dm_crypt md_mod raid0 raid1 virtio_scsi sd_mod
 # vm-virtio-disk: 512
 # vm-scsi-disk: 512
