@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* KUnit: folding a completed request into a flow (module/flow.c). */
+/* KUnit: flows (module/flow.c): folding a completed request, refused layers, forgetting. */
 
 #include <kunit/test.h>
 #include <linux/mm.h>
@@ -9,6 +9,7 @@
 #include <iolayers/flow.h>
 #include <iolayers/request.h>
 #include <iolayers/stream.h>
+#include <iolayers/table.h>
 
 static void iolayers_flow_test_fold(struct kunit *test)
 {
@@ -110,9 +111,59 @@ static void iolayers_flow_test_missed(struct kunit *test)
 	iolayers_flow_exit(current->pid);
 }
 
+/*
+ * A filter change's sweep (iolayers_flows_forget_idle()) against a task
+ * starting reads: an entry in flight stays; an idle one goes, and the
+ * task's next read starts in a new entry; a task whose claim of its idle
+ * entry loses to the sweep's mark (made here by hand, as the sweep would
+ * between the task's look-up and its claim) starts over in a new entry,
+ * which its later probes find, and never in the one marked gone.
+ */
+static void iolayers_flow_test_forget(struct kunit *test)
+{
+	struct iolayers_task_flow *f, *g;
+	pid_t tid = current->pid;
+	u8 old;
+
+	rcu_read_lock();
+	f = iolayers_flow_start(tid);
+	rcu_read_unlock();
+	if (!f)
+		kunit_skip(test, "no task entry (table full)");
+	iolayers_flows_forget_idle();
+	rcu_read_lock();
+	KUNIT_EXPECT_PTR_EQ(test, iolayers_flow_find(tid), f);
+	iolayers_flow_finish(f, 0);
+	KUNIT_EXPECT_NULL(test, iolayers_flow_find(tid));
+	old = cmpxchg(&f->state, IOLAYERS_FLOW_ENDED, IOLAYERS_FLOW_ENDED | IOLAYERS_FLOW_GONE);
+	KUNIT_EXPECT_EQ(test, old, (u8)IOLAYERS_FLOW_ENDED);
+	g = iolayers_flow_start(tid);
+	KUNIT_EXPECT_NOT_NULL(test, g);
+	KUNIT_EXPECT_PTR_NE(test, g, f);
+	KUNIT_EXPECT_EQ(test, f->state, (u8)(IOLAYERS_FLOW_ENDED | IOLAYERS_FLOW_GONE));
+	KUNIT_EXPECT_PTR_EQ(test, iolayers_flow_find(tid), g);
+	if (g)
+		iolayers_flow_finish(g, 0);
+	rcu_read_unlock();
+	/* What the sweep would have done with the marked one. */
+	KUNIT_EXPECT_TRUE(test, iolayers_table_del(IOLAYERS_T_TASK, f));
+	/* Idle now: the sweep removes it, and the next read starts anew. */
+	KUNIT_EXPECT_GE(test, iolayers_flows_forget_idle(), 1);
+	rcu_read_lock();
+	KUNIT_EXPECT_NULL(test, iolayers_flow_find(tid));
+	f = iolayers_flow_start(tid);
+	KUNIT_EXPECT_NOT_NULL(test, f);
+	KUNIT_EXPECT_PTR_EQ(test, iolayers_flow_find(tid), f);
+	if (f)
+		iolayers_flow_finish(f, 0);
+	rcu_read_unlock();
+	iolayers_flow_exit(tid);
+}
+
 static struct kunit_case iolayers_flow_cases[] = {
 	KUNIT_CASE(iolayers_flow_test_fold),
 	KUNIT_CASE(iolayers_flow_test_missed),
+	KUNIT_CASE(iolayers_flow_test_forget),
 	{}
 };
 

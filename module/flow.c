@@ -75,8 +75,9 @@ struct iolayers_task_flow *iolayers_flow_find(pid_t tid)
 {
 	struct iolayers_task_flow *f = iolayers_flow_current(tid);
 
-	return f && !f->ended ? f : NULL;
+	return f && !READ_ONCE(f->state) ? f : NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_find);
 
 /**
  * iolayers_flow_get() - Find a flow named from an async context.
@@ -94,6 +95,31 @@ struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref
 	struct iolayers_task_flow *f = iolayers_table_find(IOLAYERS_T_TASK, ref->tid);
 
 	return f && READ_ONCE(f->seq) == ref->seq ? f : NULL;
+}
+
+/*
+ * A new flow @seq in @f, idle or stale: no BLOCK part yet. @rd is the
+ * caller's to zero.
+ */
+static void iolayers_flow_renew(struct iolayers_task_flow *f, u64 seq)
+{
+	WRITE_ONCE(f->seq, seq);
+	f->blk_lost = false;
+	f->bound = false;
+	/* Left zero by a read that had no bio and no request (every cached one). */
+	if (f->blk.nr_bios || f->blk.nr_rqs)
+		memset(&f->blk, 0, sizeof(f->blk));
+}
+
+/*
+ * Is @f the read() @seq, still in flight? Under @f's lock. @state first,
+ * then @seq: a claim (iolayers_flow_start()) writes them in the other
+ * order, so a flow in flight is never seen with its previous read's id.
+ */
+static bool iolayers_flow_is(const struct iolayers_task_flow *f, u64 seq)
+{
+	/* Pairs with the claim's cmpxchg: @seq is read after @state. */
+	return !smp_load_acquire(&f->state) && f->seq == seq;
 }
 
 /**
@@ -116,43 +142,50 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 	u64 seq;
 	int cpu;
 
-	if (f && !f->ended)
+	cpu = get_cpu();
+	seq = (this_cpu_inc_return(iolayers_seq) << IOLAYERS_SEQ_CPU_BITS) | cpu;
+	if (f)
+		this_cpu_write(iolayers_flow_cur, f);
+	put_cpu();
+	if (f && unlikely(!READ_ONCE(f->state))) {
+		/*
+		 * Still in flight: its exit was not seen. Counted stale, and
+		 * renewed under the lock: late completions of its bios may be
+		 * folding into it.
+		 */
 		iolayers_table_drop(IOLAYERS_T_TASK, IOLAYERS_DROP_STALE);
-again:
+		spin_lock_irqsave(&f->lock, flags);
+		iolayers_flow_renew(f, seq);
+		spin_unlock_irqrestore(&f->lock, flags);
+	} else if (f) {
+		/*
+		 * Idle: nothing folds into it (a completion checks @state
+		 * first, and the end of a read with a bio bound waited for
+		 * the folds under the lock). Renewed, then claimed, unless
+		 * iolayers_flows_forget_idle() marked it gone first: the
+		 * hand-off set above may then have missed that sweep's
+		 * clearing, so this task clears it and starts over in a new
+		 * entry. The claim orders the new @seq before @state, which a
+		 * completion reads first.
+		 */
+		iolayers_flow_renew(f, seq);
+		if (unlikely(cmpxchg(&f->state, IOLAYERS_FLOW_ENDED, 0) != IOLAYERS_FLOW_ENDED)) {
+			cmpxchg(per_cpu_ptr(&iolayers_flow_cur, cpu), f, NULL);
+			f = NULL;
+		}
+	}
 	if (!f) {
+		/* In flight at once (@state 0): it is never forgotten. */
 		f = iolayers_table_alloc(IOLAYERS_T_TASK);
 		if (!f)
 			return NULL;
 		spin_lock_init(&f->lock);
 		f->tid = tid;
 		f->task = current;
+		f->seq = seq;
 		iolayers_table_insert(IOLAYERS_T_TASK, f, tid);
+		this_cpu_write(iolayers_flow_cur, f);
 	}
-	cpu = get_cpu();
-	seq = (this_cpu_inc_return(iolayers_seq) << IOLAYERS_SEQ_CPU_BITS) | cpu;
-	this_cpu_write(iolayers_flow_cur, f);
-	put_cpu();
-	spin_lock_irqsave(&f->lock, flags);
-	if (unlikely(f->gone)) {
-		/*
-		 * Forgotten since it was found (iolayers_flows_forget_idle()):
-		 * the hand-off set above may have missed that sweep, so this
-		 * task clears it, and starts over in a new entry (a new entry
-		 * is in flight at once: it is never forgotten).
-		 */
-		spin_unlock_irqrestore(&f->lock, flags);
-		cmpxchg(per_cpu_ptr(&iolayers_flow_cur, cpu), f, NULL);
-		f = NULL;
-		goto again;
-	}
-	WRITE_ONCE(f->seq, seq);
-	f->ended = false;
-	f->blk_lost = false;
-	f->bound = false;
-	/* Left zero by a read that had no bio and no request (every cached one). */
-	if (f->blk.nr_bios || f->blk.nr_rqs)
-		memset(&f->blk, 0, sizeof(f->blk));
-	spin_unlock_irqrestore(&f->lock, flags);
 	/* @rd.sock is a socket read's: its SOCK entry zeroes it (sock.c). */
 	memset(&f->rd, 0, offsetof(struct iolayers_read_state, sock));
 	f->rd.sock.start = 0;
@@ -182,11 +215,11 @@ static void iolayers_flow_end(struct iolayers_task_flow *f)
 	unsigned long flags;
 
 	if (!f->bound) {
-		WRITE_ONCE(f->ended, true);
+		WRITE_ONCE(f->state, IOLAYERS_FLOW_ENDED);
 		return;
 	}
 	spin_lock_irqsave(&f->lock, flags);
-	f->ended = true;
+	WRITE_ONCE(f->state, IOLAYERS_FLOW_ENDED);
 	spin_unlock_irqrestore(&f->lock, flags);
 }
 
@@ -206,7 +239,7 @@ void iolayers_flow_add_bio(struct iolayers_task_flow *f, u64 seq, u32 bytes, u64
 	unsigned long flags;
 
 	spin_lock_irqsave(&f->lock, flags);
-	if (f->seq == seq && !f->ended) {
+	if (iolayers_flow_is(f, seq)) {
 		f->blk.nr_bios++;
 		f->blk.bio_bytes += bytes;
 		if (!f->blk.queue_at || queue_ns < f->blk.queue_at)
@@ -273,7 +306,7 @@ bool iolayers_flow_fold_rq(const struct iolayers_rq *r, unsigned int i, u64 now,
 	if (!f)
 		return false;
 	spin_lock_irqsave(&f->lock, flags);
-	if (f->seq == r->flows[i].seq && !f->ended) {
+	if (iolayers_flow_is(f, r->flows[i].seq)) {
 		iolayers_blk_fold(&f->blk, r, i, now, error);
 		folded = true;
 	}
@@ -307,7 +340,7 @@ void iolayers_flow_exit(pid_t tid)
 	f = iolayers_table_find(IOLAYERS_T_TASK, tid);
 	if (f) {
 		iolayers_flow_unhand(f);
-		if (iolayers_table_del(IOLAYERS_T_TASK, f) && !f->ended)
+		if (iolayers_table_del(IOLAYERS_T_TASK, f) && !READ_ONCE(f->state))
 			iolayers_table_drop(IOLAYERS_T_TASK, IOLAYERS_DROP_STALE);
 	}
 	rcu_read_unlock();
@@ -315,21 +348,20 @@ void iolayers_flow_exit(pid_t tid)
 EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_exit);
 
 /*
- * An idle entry is marked gone under its lock, so that its task, starting
- * a read in it now, either sees the mark or has set its hand-off before
- * the sweep below runs (its store precedes its unlock; this lock follows).
+ * An idle entry is marked gone by a cmpxchg that its task's claim at
+ * sys_enter loses or wins: its task, starting a read in it now, either
+ * sees the mark (and clears its own hand-off) or claimed it first (not
+ * idle). A hand-off its task set before an earlier claim is visible to
+ * the sweep below: the claim is a full barrier, and the mark reads the
+ * end that followed it.
  */
 static bool iolayers_flow_forget(void *entry, void *arg)
 {
 	struct iolayers_task_flow *f = entry;
-	unsigned long flags;
 	bool idle;
 
-	spin_lock_irqsave(&f->lock, flags);
-	idle = READ_ONCE(f->ended);	/* also set without the lock */
-	if (idle)
-		f->gone = true;
-	spin_unlock_irqrestore(&f->lock, flags);
+	idle = cmpxchg(&f->state, IOLAYERS_FLOW_ENDED,
+		       IOLAYERS_FLOW_ENDED | IOLAYERS_FLOW_GONE) == IOLAYERS_FLOW_ENDED;
 	if (idle)
 		iolayers_flow_unhand(f);
 	return idle;
@@ -349,12 +381,13 @@ int iolayers_flows_forget_idle(void)
 {
 	return iolayers_table_prune(IOLAYERS_T_TASK, iolayers_flow_forget, NULL);
 }
+EXPORT_SYMBOL_IF_KUNIT(iolayers_flows_forget_idle);
 
 static bool iolayers_flow_in_flight(const void *entry)
 {
 	const struct iolayers_task_flow *f = entry;
 
-	return !READ_ONCE(f->ended);
+	return !READ_ONCE(f->state);
 }
 
 /**
@@ -417,7 +450,7 @@ void iolayers_flow_lost_blk(const struct iolayers_flow_ref *ref)
 	if (!f)
 		return;
 	spin_lock_irqsave(&f->lock, flags);
-	if (f->seq == ref->seq && !f->ended)
+	if (iolayers_flow_is(f, ref->seq))
 		f->blk_lost = true;
 	spin_unlock_irqrestore(&f->lock, flags);
 }

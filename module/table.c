@@ -255,6 +255,7 @@ bool iolayers_table_del(enum iolayers_table_id t, void *entry)
 	}
 	return removed;
 }
+EXPORT_SYMBOL_IF_KUNIT(iolayers_table_del);
 
 /**
  * iolayers_table_drop() - Count a dropped event of a table.

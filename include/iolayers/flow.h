@@ -210,17 +210,24 @@ struct iolayers_read_state {
 	struct iolayers_read_sock sock;
 };
 
+/* struct iolayers_task_flow's @state: no read() in flight; removed. */
+#define IOLAYERS_FLOW_ENDED	BIT(0)
+#define IOLAYERS_FLOW_GONE	BIT(1)
+
 /**
  * struct iolayers_task_flow - A followed thread's read-family syscall.
  * @e: table entry, keyed by the thread id
- * @lock: protects @seq, @ended, @gone, @blk_lost and @blk against
- *	completions and filter changes on other CPUs
- *	(taken in flow.c only; a read with no bio bound ends without it)
+ * @lock: serialises the completions that fold into @blk (and set
+ *	@blk_lost) with the end of a read that had a bio bound to it, and
+ *	with the renewal of a flow whose exit was not seen (taken in flow.c
+ *	only)
  * @seq: unique id of the flow (also of its record in `flows`)
- * @ended: no read() in flight: sys_exit has taken the flow's final state
- *	(later completions are counted as late)
- * @gone: removed while idle (iolayers_flows_forget_idle()): its task must
- *	not start a read in it
+ * @state: 0 while a read() is in flight; IOLAYERS_FLOW_ENDED once sys_exit
+ *	has taken the flow's final state (later completions are late); with
+ *	IOLAYERS_FLOW_GONE too once removed while idle
+ *	(iolayers_flows_forget_idle()): its task must not start a read in
+ *	it. An idle entry leaves ENDED only by its task's cmpxchg at
+ *	sys_enter, and becomes GONE only by the sweep's: one of them wins
  * @blk_lost: a bio or request entry of the read could not be made: it
  *	ends saying it missed the BLOCK layer (iolayers_flow_lost_blk())
  * @bound: the read in flight had a bio bound to it (iolayers_bio_bind(),
@@ -237,17 +244,16 @@ struct iolayers_read_state {
  * @rd: the read()'s own state, written by the reader's context only
  *
  * The entry is added at the thread's first followed read() and kept
- * between reads (idle while @ended): each sys_enter starts a new flow in
+ * between reads (idle while @state is not 0): each sys_enter starts a new flow in
  * it, and it is removed when the thread exits (or execs from a thread that
  * is not the leader: it then has another id), or while idle when a filter
  * changes.
  */
 struct iolayers_task_flow {
 	struct iolayers_entry e;
-	spinlock_t lock;	/* @seq, @ended, @gone, @blk_lost and @blk, against other CPUs */
+	spinlock_t lock;	/* @blk and @blk_lost, against other CPUs */
 	u64 seq;
-	bool ended;
-	bool gone;
+	u8 state;
 	bool blk_lost;
 	bool bound;
 	struct iolayers_blk_acc blk;

@@ -180,7 +180,7 @@ static noinline void iolayers_read_start(struct pt_regs *regs, long id)
 /*
  * Prototype of TRACE_EVENT_FN(sys_enter), include/trace/events/syscalls.h.
  * From 6.13 on these probes run preemptible: only RCU and this_cpu_* here,
- * and an RCU reader only by iolayers_sys_tp_lock() (compat.h).
+ * and preemption disabled only by iolayers_sys_tp_lock() (compat.h).
  */
 static void iolayers_sys_enter(void *data, struct pt_regs *regs, long id)
 {
