@@ -33,7 +33,8 @@ IOLAYERS_PROBE_COUNTERS(iolayers_pc_process_exec);
 /* Writers of the filters, one at a time (a comm is written in two words). */
 static DEFINE_MUTEX(iolayers_filter_mutex);
 
-static pid_t iolayers_target_tgid;
+/* The pid= process (iolayers_follows(), inline). */
+pid_t iolayers_target_tgid;
 /* Times the process pid= named exited, and the setting was cleared. */
 static atomic64_t iolayers_target_exits = ATOMIC64_INIT(0);
 /*
@@ -112,19 +113,16 @@ VISIBLE_IF_KUNIT int iolayers_parse_comm(const char *val, char *out)
 EXPORT_SYMBOL_IF_KUNIT(iolayers_parse_comm);
 
 /**
- * iolayers_follows() - Is a task followed?
- * @task: the task (current in syscall probes, the parent at fork)
+ * iolayers_follows_other() - Is a task that is not of the pid= process
+ *	followed?
+ * @task: the task
  *
- * Context: any task context, under rcu_read_lock().
- * Return: true when its process is the pid= one, has the comm= name, or
- * was forked by a followed one while children=1.
+ * Context: as iolayers_follows().
+ * Return: true when its process has the comm= name, or was forked by a
+ * followed one while children=1.
  */
-bool iolayers_follows(struct task_struct *task)
+bool iolayers_follows_other(struct task_struct *task)
 {
-	pid_t target = READ_ONCE(iolayers_target_tgid);
-
-	if (target && task->tgid == target)
-		return true;
 	if (iolayers_comm_match(task))
 		return true;
 	return !iolayers_table_empty(IOLAYERS_T_TGID) &&

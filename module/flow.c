@@ -47,35 +47,34 @@ static DEFINE_PER_CPU(u64, iolayers_seq);
  * exit clears every CPU's pointer to its entry before the entry is
  * removed, and only the task itself sets a pointer to it.
  */
-static DEFINE_PER_CPU(struct iolayers_task_flow *, iolayers_flow_cur);
+DEFINE_PER_CPU(struct iolayers_task_flow *, iolayers_flow_cur);
 
-/* current's entry, by the hand-off or by the table. */
-static struct iolayers_task_flow *iolayers_flow_current(pid_t tid)
+/**
+ * iolayers_flow_lookup() - A task's entry, from the task table.
+ * @tid: the thread id
+ *
+ * Where the CPU's hand-off does not hold it (iolayers_flow_current()).
+ *
+ * Context: in an RCU read-side critical section.
+ * Return: the entry, or NULL.
+ */
+struct iolayers_task_flow *iolayers_flow_lookup(pid_t tid)
 {
-	struct iolayers_task_flow *f = this_cpu_read(iolayers_flow_cur);
-
-	/* The tid too: an entry left by a thread that exec'd has another. */
-	if (likely(f && f->task == current && f->tid == tid))
-		return f;
 	return iolayers_table_find(IOLAYERS_T_TASK, tid);
 }
 
 /**
- * iolayers_flow_find() - Find the read() in flight of a task.
+ * iolayers_flow_find() - Find the read() in flight of a task (for KUnit;
+ *	the probes inline iolayers_flow_here()).
  * @tid: the thread id
  *
- * Context: the task itself (or the scheduler switching it out), in an RCU
- * read-side critical section (rcu_read_lock(), or preemption disabled);
- * the entry stays valid until it ends, and for the task itself until it
- * exits.
+ * Context: as iolayers_flow_here().
  * Return: the entry, or NULL when the task has no followed read() in
  * flight.
  */
 struct iolayers_task_flow *iolayers_flow_find(pid_t tid)
 {
-	struct iolayers_task_flow *f = iolayers_flow_current(tid);
-
-	return f && !READ_ONCE(f->state) ? f : NULL;
+	return iolayers_flow_here(tid);
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_find);
 
@@ -101,7 +100,7 @@ struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref
  * A new flow @seq in @f, idle or stale: no BLOCK part yet. @rd is the
  * caller's to zero.
  */
-static void iolayers_flow_renew(struct iolayers_task_flow *f, u64 seq)
+static __always_inline void iolayers_flow_renew(struct iolayers_task_flow *f, u64 seq)
 {
 	WRITE_ONCE(f->seq, seq);
 	f->blk_lost = false;
@@ -422,7 +421,7 @@ void iolayers_flow_missed(u8 layers)
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
 	rcu_read_lock();
-	f = iolayers_flow_find(current->pid);
+	f = iolayers_flow_here(current->pid);
 	if (f)
 		f->rd.missed |= layers;
 	rcu_read_unlock();
@@ -560,23 +559,45 @@ static u64 iolayers_flow_times(struct iolayers_read_state *rd)
 	return now;
 }
 
+/* A socket read's SOCK, TCP and wait samples (preemption disabled). */
+static noinline void iolayers_flow_sock_hist(const struct iolayers_read_state *rd,
+					     enum iolayers_cache cache, u64 bytes)
+{
+	const struct iolayers_read_sock *sk = &rd->sock;
+
+	iolayers_hist_note(IOLAYERS_L_SOCK, cache, rd->sys.ns - sk->off, bytes);
+	if (sk->tcp_start)
+		iolayers_hist_note(IOLAYERS_L_TCP, cache, rd->sys.ns - sk->tcp_off, bytes);
+	if (sk->waited)
+		iolayers_hist_note(IOLAYERS_L_WAIT, cache, sk->wait_ns, bytes);
+}
+
+/* A read's BLOCK and DEVICE samples, its requests' (preemption disabled). */
+static noinline void iolayers_flow_blk_hist(const struct iolayers_blk_acc *blk,
+					    enum iolayers_cache cache)
+{
+	iolayers_hist_note(IOLAYERS_L_QUEUE, cache, blk->queue_ns, blk->rq_bytes);
+	iolayers_hist_note(IOLAYERS_L_SERVICE, cache, blk->service_ns, blk->rq_bytes);
+	if (blk->device_at)
+		iolayers_hist_note(IOLAYERS_L_DEVICE, cache, blk->device_ns, blk->rq_bytes);
+}
+
 /**
  * iolayers_flow_finish() - A flow's read() has returned: record it.
  * @f: the flow
  * @ret: what the syscall returned
  *
  * Ends the flow, takes its layer times, asks the cache layer for its cache
- * state, adds every layer it went through to the histograms and keeps its
- * record. The task's entry stays for its next read().
+ * state, adds every layer it went through to this CPU's histograms and
+ * keeps its record, both with preemption disabled once. The task's entry
+ * stays for its next read().
  *
  * Context: the task itself (sys_exit), under rcu_read_lock().
  */
 void iolayers_flow_finish(struct iolayers_task_flow *f, long ret)
 {
-	const struct iolayers_blk_acc *blk = &f->blk;
+	const struct iolayers_read_state *rd = &f->rd;
 	enum iolayers_cache cache;
-	struct iolayers_sample s[IOLAYERS_NR_LAYERS];
-	unsigned int n = 0;
 	/* Every layer's value is the syscall's: VFS and FS end at sys_exit. */
 	u64 bytes = ret > 0 ? ret : 0;
 	u64 now;
@@ -592,35 +613,23 @@ void iolayers_flow_finish(struct iolayers_task_flow *f, long ret)
 	if (unlikely(f->blk_lost))
 		f->rd.missed |= IOLAYERS_MISSED_BLOCK;
 	now = iolayers_flow_times(&f->rd);
-	if (unlikely(f->rd.sock.start)) {
-		const struct iolayers_read_sock *sk = &f->rd.sock;
-
+	if (unlikely(rd->sock.start))
 		cache = iolayers_sock_state(f, ret);
-		s[n++] = (struct iolayers_sample){ IOLAYERS_L_SOCK, f->rd.sys.ns - sk->off, bytes };
-		if (sk->tcp_start)
-			s[n++] = (struct iolayers_sample){ IOLAYERS_L_TCP,
-							   f->rd.sys.ns - sk->tcp_off, bytes };
-		if (sk->waited)
-			s[n++] = (struct iolayers_sample){ IOLAYERS_L_WAIT, sk->wait_ns, bytes };
-	} else {
+	else
 		cache = iolayers_cache_state(f, ret);
-	}
-	s[n++] = (struct iolayers_sample){ IOLAYERS_L_SYSCALL, f->rd.sys.ns, bytes };
-	if (f->rd.vfs.start)
-		s[n++] = (struct iolayers_sample){ IOLAYERS_L_VFS, f->rd.vfs.ns, bytes };
-	if (f->rd.fs.reached)
-		s[n++] = (struct iolayers_sample){ IOLAYERS_L_FS, f->rd.fs.ns, bytes };
-	if (blk->nr_rqs) {
-		s[n++] = (struct iolayers_sample){ IOLAYERS_L_QUEUE, blk->queue_ns, blk->rq_bytes };
-		s[n++] = (struct iolayers_sample){ IOLAYERS_L_SERVICE, blk->service_ns,
-						   blk->rq_bytes };
-		if (blk->device_at)
-			s[n++] = (struct iolayers_sample){ IOLAYERS_L_DEVICE, blk->device_ns,
-							   blk->rq_bytes };
-	}
-	iolayers_hist_record(cache, s, n);
+	preempt_disable();
+	if (unlikely(rd->sock.start))
+		iolayers_flow_sock_hist(rd, cache, bytes);
+	iolayers_hist_note(IOLAYERS_L_SYSCALL, cache, rd->sys.ns, bytes);
+	if (rd->vfs.start)
+		iolayers_hist_note(IOLAYERS_L_VFS, cache, rd->vfs.ns, bytes);
+	if (rd->fs.reached)
+		iolayers_hist_note(IOLAYERS_L_FS, cache, rd->fs.ns, bytes);
+	if (f->blk.nr_rqs)
+		iolayers_flow_blk_hist(&f->blk, cache);
 	iolayers_stream_store(f, ret, now, cache);
-	if (unlikely(f->rd.missed))
+	preempt_enable();
+	if (unlikely(rd->missed))
 		this_cpu_inc(iolayers_missed_reads);
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_finish);

@@ -15,16 +15,8 @@
 #include <iolayers/compat.h>
 #include <iolayers/hist.h>
 
-/*
- * Too big for a module's static per-CPU area: allocated at load, one
- * layer at a time (the whole matrix is more than one per-CPU allocation
- * may take, 32 KiB).
- */
-struct iolayers_hist_cpu {
-	struct iolayers_hist h[IOLAYERS_NR_CACHE];
-};
-
-static struct iolayers_hist_cpu __percpu *iolayers_hists[IOLAYERS_NR_LAYERS];
+/* Per layer, per CPU, per cache state (iolayers_hist_note()). */
+struct iolayers_hist_cpu __percpu *iolayers_hists[IOLAYERS_NR_LAYERS];
 
 static const char * const iolayers_layer_names[IOLAYERS_NR_LAYERS] = IOLAYERS_LAYER_NAMES;
 static const char * const iolayers_cache_names[IOLAYERS_NR_CACHE] = IOLAYERS_CACHE_NAMES;
@@ -49,33 +41,6 @@ const char *iolayers_cache_name(enum iolayers_cache cache)
 const char *iolayers_layer_name(enum iolayers_layer layer)
 {
 	return iolayers_layer_names[layer];
-}
-
-/**
- * iolayers_hist_record() - Add one read's samples to this CPU's histograms.
- * @cache: the cache state of the read
- * @s: one sample per layer the read reached
- * @n: how many
- *
- * One pass with preemption disabled, with plain additions: the only
- * writers are reads ending in their own task (sys_exit), and preemption
- * is disabled here, so nothing else writes this CPU's histograms while
- * they are updated (no interrupt records). Readers sum them unlocked.
- *
- * Context: task context (the read's sys_exit), preemptible or not.
- */
-void iolayers_hist_record(enum iolayers_cache cache, const struct iolayers_sample *s,
-			  unsigned int n)
-{
-	unsigned int i;
-
-	preempt_disable();
-	for (i = 0; i < n; i++) {
-		struct iolayers_hist *h = &this_cpu_ptr(iolayers_hists[s[i].layer])->h[cache];
-
-		iolayers_hist_add(h, s[i].ns, s[i].bytes);
-	}
-	preempt_enable();
 }
 
 /**

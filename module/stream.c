@@ -329,10 +329,10 @@ static struct iolayers_flow_rec *iolayers_ring_put(struct iolayers_ring *rg, u32
  * The record is filled in place in this CPU's ring; a read at least
  * slow_us slow is also copied to the ring of slow reads.
  *
- * Context: task context (sys_exit); preemption off from the ring's
- * reservation to the record's last byte, so that its readers, which run
- * on this CPU with preemption off, never see half a record (from 6.13
- * on, sys_exit's handlers are preemptible).
+ * Context: task context (sys_exit), preemption disabled by the caller
+ * from the ring's reservation to the record's last byte, so that its
+ * readers, which run on this CPU with preemption off, never see half a
+ * record (from 6.13 on, sys_exit's handlers are preemptible).
  */
 void iolayers_stream_store(const struct iolayers_task_flow *f, long ret, u64 now, int cache)
 {
@@ -342,11 +342,10 @@ void iolayers_stream_store(const struct iolayers_task_flow *f, long ret, u64 now
 	if (!iolayers_ring_size[0])
 		return;
 	blk = f->blk.nr_bios || f->blk.nr_rqs;
-	preempt_disable();
 	r = iolayers_ring_put(this_cpu_ptr(&iolayers_rings[0]),
 			      blk ? IOLAYERS_REC_FULL : IOLAYERS_REC_SHORT);
 	if (unlikely(!r))
-		goto out;
+		return;
 	iolayers_flow_fill(r, f, ret, now, cache, blk);
 	if (r->sys_ns >= READ_ONCE(iolayers_slow_ns)) {
 		size_t hdr = offsetof(typeof(*r), end_ns);
@@ -358,8 +357,6 @@ void iolayers_stream_store(const struct iolayers_task_flow *f, long ret, u64 now
 	if (unlikely(READ_ONCE(iolayers_stream_waiting)) &&
 	    xchg(&iolayers_stream_waiting, false))
 		irq_work_queue(&iolayers_stream_iw);
-out:
-	preempt_enable();
 }
 
 static const char * const iolayers_syscall_names[] = IOLAYERS_SYSCALL_NAMES;

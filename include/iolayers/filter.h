@@ -6,7 +6,29 @@
 #include <linux/types.h>
 #include <linux/sched.h>
 
-bool iolayers_follows(struct task_struct *task);
+extern pid_t iolayers_target_tgid;
+bool iolayers_follows_other(struct task_struct *task);
+
+/**
+ * iolayers_follows() - Is a task followed?
+ * @task: the task (current in syscall probes, the parent at fork)
+ *
+ * Inline: every read-family syscall of every task asks, and the pid=
+ * process's answer needs no call.
+ *
+ * Context: any task context, under rcu_read_lock() (or preemption
+ * disabled).
+ * Return: true when its process is the pid= one, has the comm= name, or
+ * was forked by a followed one while children=1.
+ */
+static __always_inline bool iolayers_follows(struct task_struct *task)
+{
+	pid_t target = READ_ONCE(iolayers_target_tgid);
+
+	if (target && task->tgid == target)
+		return true;
+	return iolayers_follows_other(task);
+}
 bool iolayers_filter_any(void);
 int iolayers_filter_set_pid(const char *val);
 int iolayers_filter_set_comm(const char *val);

@@ -8,6 +8,7 @@
 #define _IOLAYERS_FLOW_H
 
 #include <linux/types.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <iolayers/table.h>
@@ -356,6 +357,55 @@ struct iolayers_flow_rec {
 
 struct iolayers_task_flow *iolayers_flow_start(pid_t tid);
 struct iolayers_task_flow *iolayers_flow_find(pid_t tid);
+struct iolayers_task_flow *iolayers_flow_lookup(pid_t tid);
+
+/*
+ * The hand-off (flow.c): the entry of the task whose read() last started
+ * on this CPU, so that the probes that follow in the same read() (VFS,
+ * FS, the cache's, sys_exit) find it without a hash lookup.
+ */
+DECLARE_PER_CPU(struct iolayers_task_flow *, iolayers_flow_cur);
+
+/**
+ * iolayers_flow_current() - current's entry, by the hand-off or by the
+ *	table.
+ * @tid: current's thread id
+ *
+ * The hand-off is one pointer, read and written whole (the task may
+ * migrate between probes on kernels where syscall tracepoints are
+ * preemptible): the entry it names is current's only if its task and tid
+ * are (an entry left by a thread that exec'd has another tid).
+ *
+ * Context: in an RCU read-side critical section.
+ * Return: the entry, or NULL.
+ */
+static __always_inline struct iolayers_task_flow *iolayers_flow_current(pid_t tid)
+{
+	struct iolayers_task_flow *f = this_cpu_read(iolayers_flow_cur);
+
+	if (likely(f && f->task == current && f->tid == tid))
+		return f;
+	return iolayers_flow_lookup(tid);
+}
+
+/**
+ * iolayers_flow_here() - Find the read() in flight of the current task,
+ *	inline in every probe of a read's own context.
+ * @tid: current's thread id
+ *
+ * Context: the task itself (or the scheduler switching it out), in an RCU
+ * read-side critical section (rcu_read_lock(), or preemption disabled);
+ * the entry stays valid until it ends, and for the task itself until it
+ * exits.
+ * Return: the entry, or NULL when the task has no followed read() in
+ * flight.
+ */
+static __always_inline struct iolayers_task_flow *iolayers_flow_here(pid_t tid)
+{
+	struct iolayers_task_flow *f = iolayers_flow_current(tid);
+
+	return f && !READ_ONCE(f->state) ? f : NULL;
+}
 struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref);
 void iolayers_flow_finish(struct iolayers_task_flow *f, long ret);
 void iolayers_flow_add_bio(struct iolayers_task_flow *f, u64 seq, u32 bytes, u64 queue_ns);

@@ -44,7 +44,7 @@ static void iolayers_bio_queue(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *bio
 	if (iolayers_table_empty(IOLAYERS_T_TASK) || bio_op(bio) != REQ_OP_READ)
 		return;
 	rcu_read_lock();
-	f = iolayers_flow_find(current->pid);
+	f = iolayers_flow_here(current->pid);
 	if (!f)
 		goto out;
 	iolayers_hit(&iolayers_pc_bio_queue);
@@ -80,7 +80,7 @@ static void iolayers_throtl_entry(struct iolayers_fregs *fregs,
 	if (bio_op(bio) != REQ_OP_READ)
 		return;
 	/* An RCU reader already (iolayers_fentry_run()). */
-	f = iolayers_flow_find(current->pid);
+	f = iolayers_flow_here(current->pid);
 	if (!f)
 		return;
 	iolayers_hit(pcpu);

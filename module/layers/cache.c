@@ -37,7 +37,7 @@ static void iolayers_add_to_page_cache(void *data, struct iolayers_pcmem *folio)
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
 	rcu_read_lock();
-	f = iolayers_flow_find(current->pid);
+	f = iolayers_flow_here(current->pid);
 	if (f)
 		iolayers_hit(&iolayers_pc_add_to_page_cache);
 	if (f && f->rd.fs.reached && !f->rd.fs.direct && folio->mapping == f->rd.fs.mapping) {
@@ -63,7 +63,7 @@ static void iolayers_sched_switch(void *data, IOLAYERS_TP_SWITCH_ARGS)
 	if (!prev->in_iowait || iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
 	rcu_read_lock();
-	f = iolayers_flow_find(prev->pid);
+	f = iolayers_flow_here(prev->pid);
 	if (f && f->rd.fs.reached) {
 		iolayers_hit(&iolayers_pc_sched_switch);
 		f->rd.cache.iowait = true;

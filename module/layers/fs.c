@@ -55,7 +55,7 @@ static __always_inline void iolayers_fs_entry(struct iolayers_fregs *fregs,
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
 	/* An RCU reader already (iolayers_fentry_run()). */
-	f = iolayers_flow_find(current->pid);
+	f = iolayers_flow_here(current->pid);
 	if (!f)
 		return;
 	iolayers_hit(pcpu);

@@ -315,7 +315,7 @@ static void iolayers_sock_entry(struct iolayers_fregs *fregs,
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
 	/* An RCU reader already (iolayers_fentry_run()). */
-	f = iolayers_flow_find(current->pid);
+	f = iolayers_flow_here(current->pid);
 	if (!f || f->rd.sock.start)
 		return;
 	iolayers_hit(pcpu);
@@ -339,7 +339,7 @@ static struct iolayers_task_flow *iolayers_sock_flow(const void *sk)
 
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return NULL;
-	f = iolayers_flow_find(current->pid);
+	f = iolayers_flow_here(current->pid);
 	return f && f->rd.sock.start && (!sk || f->rd.sock.sk == sk) ? f : NULL;
 }
 
@@ -404,7 +404,7 @@ static void iolayers_copy_entry(struct iolayers_fregs *fregs,
 
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
-	f = iolayers_flow_find(current->pid);
+	f = iolayers_flow_here(current->pid);
 	if (!f || !f->rd.sock.start || !f->rd.sock.wait_start)
 		return;
 	iolayers_hit(pcpu);

@@ -214,7 +214,7 @@ static void iolayers_sys_exit(void *data, struct pt_regs *regs, long ret)
 	    !iolayers_read_syscall(syscall_get_nr(current, regs)))
 		return;
 	iolayers_sys_tp_lock();
-	f = iolayers_flow_find(current->pid);
+	f = iolayers_flow_here(current->pid);
 	if (f) {
 		iolayers_hit(&iolayers_pc_sys_exit);
 		/* VFS and FS end here too (vfs.c, fs.c). */

@@ -28,8 +28,8 @@ IOLAYERS_PROBE_COUNTERS(iolayers_pc_vfs_readv);
  * functions take (struct file *, the buffer or iovecs, a count,
  * loff_t *pos), pos NULL for a stream (a pipe, a socket).
  */
-static void iolayers_vfs_entry(struct iolayers_fregs *fregs,
-			       struct iolayers_probe_pcpu __percpu *pcpu)
+static __always_inline void iolayers_vfs_entry(struct iolayers_fregs *fregs,
+					       struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	IOLAYERS_COST_SCOPE(pcpu);
 	struct iolayers_task_flow *f;
@@ -40,7 +40,7 @@ static void iolayers_vfs_entry(struct iolayers_fregs *fregs,
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
 	/* An RCU reader already (iolayers_fentry_run()). */
-	f = iolayers_flow_find(current->pid);
+	f = iolayers_flow_here(current->pid);
 	if (!f || f->rd.vfs.start)	/* not a followed read(), or nested */
 		return;
 	iolayers_hit(pcpu);
