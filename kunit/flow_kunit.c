@@ -117,13 +117,14 @@ static void iolayers_flow_test_missed(struct kunit *test)
  * task's next read starts in a new entry; a task whose claim of its idle
  * entry loses to the sweep's mark (made here by hand, as the sweep would
  * between the task's look-up and its claim) starts over in a new entry,
- * which its later probes find, and never in the one marked gone.
+ * which its later probes find, and never in the one marked gone (whose
+ * hand-offs it clears on every CPU, so that freeing it below leaves none).
  */
 static void iolayers_flow_test_forget(struct kunit *test)
 {
 	struct iolayers_task_flow *f, *g;
 	pid_t tid = current->pid;
-	u8 old;
+	u32 old;
 
 	rcu_read_lock();
 	f = iolayers_flow_start(tid);
@@ -136,11 +137,11 @@ static void iolayers_flow_test_forget(struct kunit *test)
 	iolayers_flow_finish(f, 0);
 	KUNIT_EXPECT_NULL(test, iolayers_flow_find(tid));
 	old = cmpxchg(&f->state, IOLAYERS_FLOW_ENDED, IOLAYERS_FLOW_ENDED | IOLAYERS_FLOW_GONE);
-	KUNIT_EXPECT_EQ(test, old, (u8)IOLAYERS_FLOW_ENDED);
+	KUNIT_EXPECT_EQ(test, old, (u32)IOLAYERS_FLOW_ENDED);
 	g = iolayers_flow_start(tid);
 	KUNIT_EXPECT_NOT_NULL(test, g);
 	KUNIT_EXPECT_PTR_NE(test, g, f);
-	KUNIT_EXPECT_EQ(test, f->state, (u8)(IOLAYERS_FLOW_ENDED | IOLAYERS_FLOW_GONE));
+	KUNIT_EXPECT_EQ(test, f->state, (u32)(IOLAYERS_FLOW_ENDED | IOLAYERS_FLOW_GONE));
 	KUNIT_EXPECT_PTR_EQ(test, iolayers_flow_find(tid), g);
 	if (g)
 		iolayers_flow_finish(g, 0);
@@ -160,10 +161,61 @@ static void iolayers_flow_test_forget(struct kunit *test)
 	iolayers_flow_exit(tid);
 }
 
+/*
+ * A read that reaches no layer, after one of the same thread that reached
+ * VFS and FS and added pages: its record carries nothing of the earlier
+ * read (sys_enter zeroes only what says a layer was reached and what adds
+ * up; struct iolayers_read_state).
+ */
+static void iolayers_flow_test_fresh(struct kunit *test)
+{
+	struct iolayers_flow_rec rec;
+	struct iolayers_task_flow *f;
+	u64 seq;
+
+	rcu_read_lock();
+	f = iolayers_flow_start(current->pid);
+	if (!f) {
+		rcu_read_unlock();
+		kunit_skip(test, "no task entry (table full)");
+	}
+	f->rd.sys.pos = -1;
+	f->rd.vfs.start = f->rd.sys.start;
+	f->rd.vfs.pos = 8192;
+	f->rd.file.ino = 42;
+	f->rd.file.dev = 7;
+	f->rd.file.block_fs = true;
+	f->rd.fs.reached = true;
+	f->rd.fs.start = f->rd.sys.start;
+	f->rd.fs.pos = 8192;
+	f->rd.cache.added_pages = 1;
+	f->rd.cache.ra_pages = 3;
+	f->rd.foreign = true;
+	iolayers_flow_finish(f, 4096);
+	f = iolayers_flow_start(current->pid);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->rd.sys.pos = -1;
+	seq = f->seq;
+	iolayers_flow_finish(f, -EBADF);
+	rcu_read_unlock();
+	KUNIT_ASSERT_TRUE(test, iolayers_flow_test_record(seq, &rec));
+	KUNIT_EXPECT_EQ(test, rec.vfs_off, -1LL);
+	KUNIT_EXPECT_EQ(test, rec.vfs_ns, 0ULL);
+	KUNIT_EXPECT_EQ(test, rec.fs_off, -1LL);
+	KUNIT_EXPECT_EQ(test, rec.fs_ns, 0ULL);
+	KUNIT_EXPECT_EQ(test, rec.pos, -1LL);
+	KUNIT_EXPECT_EQ(test, rec.ino, 0ULL);
+	KUNIT_EXPECT_EQ(test, rec.fs_dev, (dev_t)0);
+	KUNIT_EXPECT_EQ(test, rec.ra_bytes, 0ULL);
+	KUNIT_EXPECT_EQ(test, rec.cache, (int)IOLAYERS_C_OTHER);
+	iolayers_flow_exit(current->pid);
+}
+
 static struct kunit_case iolayers_flow_cases[] = {
 	KUNIT_CASE(iolayers_flow_test_fold),
 	KUNIT_CASE(iolayers_flow_test_missed),
 	KUNIT_CASE(iolayers_flow_test_forget),
+	KUNIT_CASE(iolayers_flow_test_fresh),
 	{}
 };
 

@@ -118,7 +118,16 @@ static __always_inline void iolayers_flow_renew(struct iolayers_task_flow *f, u6
 static bool iolayers_flow_is(const struct iolayers_task_flow *f, u64 seq)
 {
 	/* Pairs with the claim's cmpxchg: @seq is read after @state. */
-	return !smp_load_acquire(&f->state) && f->seq == seq;
+	return !smp_load_acquire(&f->state) && READ_ONCE(f->seq) == seq;
+}
+
+/* No CPU's hand-off may outlive an entry (see iolayers_flow_cur). */
+static void iolayers_flow_unhand(struct iolayers_task_flow *f)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		cmpxchg(per_cpu_ptr(&iolayers_flow_cur, cpu), f, NULL);
 }
 
 /**
@@ -130,9 +139,11 @@ static bool iolayers_flow_is(const struct iolayers_task_flow *f, u64 seq)
  * replaced and counted as stale. A full table or a failed allocation is
  * counted and returns NULL.
  *
- * Context: the task itself, under rcu_read_lock().
+ * Context: the task itself, in an RCU read-side critical section
+ * (rcu_read_lock(), or preemption disabled).
  * Return: the entry with a new flow id, its clock and start stamp set and
- * every other per-read field zeroed, or NULL.
+ * the per-read fields struct iolayers_read_state says are zeroed (the
+ * caller writes the syscall's arguments), or NULL.
  */
 struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 {
@@ -162,14 +173,15 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 		 * first, and the end of a read with a bio bound waited for
 		 * the folds under the lock). Renewed, then claimed, unless
 		 * iolayers_flows_forget_idle() marked it gone first: the
-		 * hand-off set above may then have missed that sweep's
-		 * clearing, so this task clears it and starts over in a new
-		 * entry. The claim orders the new @seq before @state, which a
-		 * completion reads first.
+		 * hand-offs of this task on any CPU may then have missed that
+		 * sweep's clearing (the one set above, and one of a CPU it
+		 * left), so this task clears them all and starts over in a
+		 * new entry. The claim orders the new @seq before @state,
+		 * which a completion reads first.
 		 */
 		iolayers_flow_renew(f, seq);
 		if (unlikely(cmpxchg(&f->state, IOLAYERS_FLOW_ENDED, 0) != IOLAYERS_FLOW_ENDED)) {
-			cmpxchg(per_cpu_ptr(&iolayers_flow_cur, cpu), f, NULL);
+			iolayers_flow_unhand(f);
 			f = NULL;
 		}
 	}
@@ -185,8 +197,13 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 		iolayers_table_insert(IOLAYERS_T_TASK, f, tid);
 		this_cpu_write(iolayers_flow_cur, f);
 	}
-	/* @rd.sock is a socket read's: its SOCK entry zeroes it (sock.c). */
-	memset(&f->rd, 0, offsetof(struct iolayers_read_state, sock));
+	/* What is zeroed per read: struct iolayers_read_state. */
+	f->rd.vfs.start = 0;
+	f->rd.fs.reached = false;
+	f->rd.file = (struct iolayers_read_file){ 0 };
+	f->rd.cache = (struct iolayers_read_cache){ 0 };
+	f->rd.missed = 0;
+	f->rd.foreign = false;
 	f->rd.sock.start = 0;
 	f->rd.sys.tsc = READ_ONCE(iolayers_clock_tsc);
 	f->rd.sys.start = iolayers_stamp(f->rd.sys.tsc);
@@ -207,18 +224,21 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_start);
  * set and read in its context only (a bio is bound where it is
  * submitted, which may sleep: never in an interrupt).
  *
- * Context: the task itself, under rcu_read_lock().
+ * Context: the task itself, in an RCU read-side critical section
+ * (rcu_read_lock(), or preemption disabled).
  */
 static void iolayers_flow_end(struct iolayers_task_flow *f)
 {
 	unsigned long flags;
 
 	if (!f->bound) {
-		WRITE_ONCE(f->state, IOLAYERS_FLOW_ENDED);
+		/* Orders this task's hand-off before the end a sweep reads. */
+		smp_store_release(&f->state, IOLAYERS_FLOW_ENDED);
 		return;
 	}
 	spin_lock_irqsave(&f->lock, flags);
-	WRITE_ONCE(f->state, IOLAYERS_FLOW_ENDED);
+	/* As above (iolayers_flow_forget() does not take the lock). */
+	smp_store_release(&f->state, IOLAYERS_FLOW_ENDED);
 	spin_unlock_irqrestore(&f->lock, flags);
 }
 
@@ -313,15 +333,6 @@ bool iolayers_flow_fold_rq(const struct iolayers_rq *r, unsigned int i, u64 now,
 	return folded;
 }
 
-/* No CPU's hand-off may outlive an entry (see iolayers_flow_cur). */
-static void iolayers_flow_unhand(struct iolayers_task_flow *f)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		cmpxchg(per_cpu_ptr(&iolayers_flow_cur, cpu), f, NULL);
-}
-
 /**
  * iolayers_flow_exit() - Remove an exiting thread's entry.
  * @tid: the thread id (its entry is the caller's own)
@@ -349,10 +360,10 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_exit);
 /*
  * An idle entry is marked gone by a cmpxchg that its task's claim at
  * sys_enter loses or wins: its task, starting a read in it now, either
- * sees the mark (and clears its own hand-off) or claimed it first (not
- * idle). A hand-off its task set before an earlier claim is visible to
- * the sweep below: the claim is a full barrier, and the mark reads the
- * end that followed it.
+ * sees the mark (and clears its hand-offs) or claimed it first (not
+ * idle). A hand-off its task set at an earlier sys_enter is visible to
+ * the sweep below: the end that followed it is a release, which the
+ * mark reads, and the mark is a full barrier.
  */
 static bool iolayers_flow_forget(void *entry, void *arg)
 {
@@ -592,7 +603,8 @@ static noinline void iolayers_flow_blk_hist(const struct iolayers_blk_acc *blk,
  * keeps its record, both with preemption disabled once. The task's entry
  * stays for its next read().
  *
- * Context: the task itself (sys_exit), under rcu_read_lock().
+ * Context: the task itself (sys_exit), in an RCU read-side critical
+ * section (rcu_read_lock(), or preemption disabled).
  */
 void iolayers_flow_finish(struct iolayers_task_flow *f, long ret)
 {

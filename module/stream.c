@@ -281,7 +281,7 @@ static void iolayers_flow_fill(struct iolayers_flow_rec *r, const struct iolayer
 	r->cache = cache;
 	r->sys_ns = f->rd.sys.ns;
 	r->vfs_off = f->rd.vfs.start ? f->rd.vfs.off : -1;
-	r->vfs_ns = f->rd.vfs.ns;
+	r->vfs_ns = f->rd.vfs.start ? f->rd.vfs.ns : 0;
 	/* @rd.sock holds an earlier read's unless this one's SOCK entry came. */
 	r->sock = f->rd.sock.start ? f->rd.sock.kind : IOLAYERS_SK_NONE;
 	if (unlikely(r->sock)) {
@@ -290,7 +290,7 @@ static void iolayers_flow_fill(struct iolayers_flow_rec *r, const struct iolayer
 		r->wait_ns = f->rd.sock.waited ? max_t(u64, f->rd.sock.wait_ns, 1) : 0;
 	} else {
 		r->fs_off = f->rd.fs.reached ? f->rd.fs.off : -1;
-		r->fs_ns = f->rd.fs.ns;
+		r->fs_ns = f->rd.fs.reached ? f->rd.fs.ns : 0;
 		r->ra_bytes = f->rd.cache.ra_pages << PAGE_SHIFT;
 	}
 	r->missed = f->rd.missed;
@@ -332,7 +332,7 @@ static struct iolayers_flow_rec *iolayers_ring_put(struct iolayers_ring *rg, u32
  * Context: task context (sys_exit), preemption disabled by the caller
  * from the ring's reservation to the record's last byte, so that its
  * readers, which run on this CPU with preemption off, never see half a
- * record (from 6.13 on, sys_exit's handlers are preemptible).
+ * record (from 6.13 on, sys_exit's handlers are called preemptible).
  */
 void iolayers_stream_store(const struct iolayers_task_flow *f, long ret, u64 now, int cache)
 {

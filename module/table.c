@@ -149,7 +149,8 @@ void iolayers_tables_exit(void)
  * @t: the table
  * @key: the key
  *
- * Context: any, under rcu_read_lock(); the entry stays valid until the
+ * Context: any, in an RCU read-side critical section (rcu_read_lock(), or
+ * preemption disabled); the entry stays valid until the
  * caller unlocks.
  * Return: the entry (its struct iolayers_entry first), or NULL.
  */

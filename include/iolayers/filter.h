@@ -29,6 +29,7 @@ static __always_inline bool iolayers_follows(struct task_struct *task)
 		return true;
 	return iolayers_follows_other(task);
 }
+
 bool iolayers_filter_any(void);
 int iolayers_filter_set_pid(const char *val);
 int iolayers_filter_set_comm(const char *val);
