@@ -50,20 +50,6 @@ static DEFINE_PER_CPU(u64, iolayers_seq);
 DEFINE_PER_CPU(struct iolayers_task_flow *, iolayers_flow_cur);
 
 /**
- * iolayers_flow_lookup() - A task's entry, from the task table.
- * @tid: the thread id
- *
- * Where the CPU's hand-off does not hold it (iolayers_flow_current()).
- *
- * Context: in an RCU read-side critical section.
- * Return: the entry, or NULL.
- */
-struct iolayers_task_flow *iolayers_flow_lookup(pid_t tid)
-{
-	return iolayers_table_find(IOLAYERS_T_TASK, tid);
-}
-
-/**
  * iolayers_flow_find() - Find the read() in flight of a task (for KUnit;
  *	the probes inline iolayers_flow_here()).
  * @tid: the thread id

@@ -361,7 +361,6 @@ struct iolayers_flow_rec {
 
 struct iolayers_task_flow *iolayers_flow_start(pid_t tid);
 struct iolayers_task_flow *iolayers_flow_find(pid_t tid);
-struct iolayers_task_flow *iolayers_flow_lookup(pid_t tid);
 
 /*
  * The hand-off (flow.c): the entry of the task whose read() last started
@@ -389,7 +388,7 @@ static __always_inline struct iolayers_task_flow *iolayers_flow_current(pid_t ti
 
 	if (likely(f && f->task == current && f->tid == tid))
 		return f;
-	return iolayers_flow_lookup(tid);
+	return iolayers_table_find(IOLAYERS_T_TASK, tid);
 }
 
 /**
