@@ -227,10 +227,15 @@ run() {
 	case $tr in
 	iolayers|iolayers-noflows|iolayers-stream)
 		seen=$(awk '$1 == "syscall" { print $2 }' "$IOLAYERS_D/summary")
-		rcv=$(awk '$1 == "layer" && $2 == "tcp_rcv" { print $4 }' "$IOLAYERS_D/rcv") ;;
+		rcv=$(awk '$1 == "layer" && $2 == "tcp_rcv" { print $4 }' "$IOLAYERS_D/rcv")
+		# What it measured, beside the twin's (BENCH_TWIN), for the log.
+		[ "$tr" != iolayers ] || sed "s/^/BENCH_MODULE $w $r /" "$IOLAYERS_D/summary" ;;
 	esac
 	eval "$DETACH" >/dev/null 2>&1
+	[ "$tr" != libbpf ] || sed "s/^/BENCH_TWIN $w $r /" /tmp/tw.out /tmp/tw.err
 	case $tr in
+	libbpf|libbpf-stream)
+		rcv=$(awk '$1 == "layer" && $2 == "tcp_rcv" { print $4 }' /tmp/tw.out) ;;
 	bpftrace|bpftrace-fast|bpftrace-stream)
 		rcv=$(awk '/^@rcv:/ { f = 1; next } f && !NF { f = 0 }
 			f && match($0, /[])] +[0-9]+ /) { s += substr($0, RSTART + 1, RLENGTH - 1) }

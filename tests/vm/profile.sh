@@ -1,14 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# In-guest part of `make profile`: where a cached 4 KiB read's added
-# instructions go. fio (from a tmpfs) makes IOLAYERS_PROFILE_READS cached
-# 4 KiB reads under each tracer of IOLAYERS_PROFILE_TRACERS, between two
+# In-guest part of `make profile`: where a read's added instructions go.
+# fio (from a tmpfs) makes IOLAYERS_PROFILE_READS 4 KiB reads, cached
+# (IOLAYERS_PROFILE_WORKLOAD 4k-cached, the default) or not (4k-uncached),
+# or tools/tcpload as many recv() calls over loopback TCP (tcp), under each
+# tracer of IOLAYERS_PROFILE_TRACERS, between two
 # markers of the instruction counter (run-vm -I -P counts per block
 # address). While each tracer is attached, the guest's /proc/kallsyms
 # (with the module's and the BPF programs' symbols) goes to the counter's
 # directory; scripts/_profile-report.py maps the counts to functions.
 # Tracers: none, iolayers, iolayers-noflows (flows=0), floor (empty=1),
-# fprobe-floor (tools/mechfloor, kernels with fprobe), bpftrace*. Prints
+# fprobe-floor (tools/mechfloor, kernels with fprobe), bpftrace*, libbpf
+# and libbpf-floor (tools/bpftwin). Prints
 # per run: PROFILE_RUN tracer reads first_marker last_marker, and the
 # module's self-accounting (stats) after the iolayers run.
 # vm-files: data:64
@@ -18,17 +21,37 @@ set -u
 ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 reads=${IOLAYERS_PROFILE_READS:-20000}
 tracers=${IOLAYERS_PROFILE_TRACERS:-none,iolayers,floor,bpftrace-fast,bpftrace-floor}
+workload=${IOLAYERS_PROFILE_WORKLOAD:-4k-cached}
 echo none >/sys/block/nvme0n1/queue/scheduler
 echo 0 >/proc/sys/kernel/kptr_restrict
 cat /mnt/data >/dev/null
 fio_tmpfs
+ip link set lo up
+cp "$IOLAYERS_MODULE_DIR/tcpload" /tmp/tcpload
+
+# uncache FILE: drop FILE's clean pages from the page cache (bench.sh).
+uncache() {
+	python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
+}
 
 # run TRACER: one fio run, stopped until the tracer is attached.
 run() {
-	local p a b
-	FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=p --ioengine=sync --invalidate=0 --thread \
-		--eta=never --output-format=json --output=/tmp/p.json --filename=/mnt/data \
-		--size=64m --rw=randread --bs=4k --number_ios='"$reads --io_size=$((reads * 4))k" &
+	local p a b n
+	rm -f /tmp/p.json
+	case $workload in
+	tcp)
+		# Connects, then stops itself before its first read.
+		/tmp/tcpload "$reads" 4096 >/tmp/p.json &
+		;;
+	*)
+		if [ "$workload" = 4k-uncached ]; then uncache /mnt/data; else cat /mnt/data >/dev/null; fi
+		FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=p --ioengine=sync --invalidate=0 --thread \
+			--eta=never --output-format=json --output=/tmp/p.json --filename=/mnt/data \
+			--size=64m --rw=randread --bs=4k --number_ios='"$reads --io_size=$((reads * 4))k" &
+		;;
+	esac
 	p=$!
 	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.05; done
 	case $1 in
@@ -38,6 +61,7 @@ run() {
 	floor) insmod "$ko" pid=$p empty=1 || return 1 ;;
 	fprobe-floor) insmod "$IOLAYERS_MODULE_DIR/iolayers_mechfloor.ko" || return 1 ;;
 	bpftrace*) bpftrace_start "$1" $p || return 1 ;;
+	libbpf*) twin_start "$1" $p || return 1 ;;
 	esac
 	sleep 1	# let a new tracer settle (bench.sh)
 	cat /proc/kallsyms >"$IOLAYERS_COUNT_DIR/kallsyms-$1"
@@ -45,7 +69,10 @@ run() {
 	kill -CONT $p
 	wait $p
 	read -r b _ <<<"$(insn_totals)"
-	echo "PROFILE_RUN $1 $(python3 -c 'import json; print(json.load(open("/tmp/p.json"))["jobs"][0]["read"]["total_ios"])') $a $b"
+	n=$(python3 -c 'import json
+j = json.load(open("/tmp/p.json"))
+print(j["calls"] if "calls" in j else j["jobs"][0]["read"]["total_ios"])')
+	echo "PROFILE_RUN $1 $n $a $b"
 	case $1 in
 	iolayers)
 		echo "IOLAYERS_PROFILE_STATS"
@@ -55,6 +82,7 @@ run() {
 	iolayers-noflows | floor) rmmod iolayers ;;
 	fprobe-floor) rmmod iolayers_mechfloor ;;
 	bpftrace*) kill -INT $BT; wait $BT ;;
+	libbpf*) kill -INT $TW; wait $TW ;;
 	esac
 }
 

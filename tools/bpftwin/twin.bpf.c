@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The libbpf twin of iolayers: the module's measurement of a followed
- * process's file reads written as a careful eBPF engineer would, for make
+ * process's reads written as a careful eBPF engineer would, for make
  * bench's comparison (Documentation/benchmarks.rst). CO-RE, one object for
  * every kernel with BTF.
  *
@@ -14,20 +14,40 @@
  *    which trampolines before 6.6 cannot take: the loader falls back to a
  *    kprobe there;
  *  - the page cache's mm_filemap_add_to_page_cache and sched_switch (the
- *    pages a read added and whether it waited for I/O: its cache state).
- * Per-read state lives in task local storage; histograms of layer x state
- * x log2 bucket (count, sum, min, max, bytes, as the module's) in a per-CPU
- * array, one entry per state holding every layer's; every read's record
- * (the module's struct iolayers_flow_rec, byte for byte) goes to a BPF ring
- * buffer without a wakeup (the module's short record: no BLOCK part),
- * drained by the loader every 10 ms; records the buffer had no room for
- * are counted.
+ *    pages a read added and whether it waited for I/O: its cache state);
+ *  - BLOCK: block_bio_queue binds a followed read's bios to it (in its
+ *    own context), block_rq_insert, block_rq_issue and NVMe's
+ *    nvme_setup_cmd bind a request through its bios wherever they run,
+ *    block_rq_requeue, block_rq_complete (in the completion interrupt)
+ *    folds the request's queue, service and device times into its reads;
+ *    DEVICE: nvme_setup_cmd to nvme_complete_rq (tracepoints of the
+ *    nvme_core module, found in its BTF);
+ *  - SOCK and TCP: the entries of sock_recvmsg and of the protocols'
+ *    recvmsg (inet, inet6, Unix), of tcp_recvmsg, of the waits for data
+ *    (sk_wait_data, __skb_wait_for_more_packets, schedule_timeout) and of
+ *    skb_copy_datagram_iter (the wait's end); tcp_v4_do_rcv and
+ *    tcp_v6_do_rcv timed (fentry and fexit) for the TCP sockets followed
+ *    reads read, until inet_sock_set_state says they closed or
+ *    tcp_v4_destroy_sock destroys them.
+ * Per-read state lives in task local storage; what completions add to a
+ * read (in an interrupt, where the reader's task is not at hand) in a hash
+ * of thread ids; bios, requests and sockets in hashes by address (LRU: an
+ * entry whose end was missed is evicted, not kept). Histograms of layer x
+ * state x log2 bucket (count, sum, min, max, bytes, as the module's) in a
+ * per-CPU array, one entry per state holding every layer's; every read's
+ * record (the module's struct iolayers_flow_rec, byte for byte: the short
+ * one without BLOCK part when the read queued no bio) goes to a BPF ring
+ * buffer without a wakeup, drained by the loader every 10 ms; records the
+ * buffer had no room for, and entries a map could not take, are counted.
  *
  * The floor (empty=1): the same programs, attached the same way, each
  * returning at once.
  *
- * Not yet here (the module has them): BLOCK and DEVICE (bios, requests,
- * the drivers' commands), socket reads, the file table of paths.
+ * Not here (the module has them): the file table of paths; stacked
+ * devices' remaps, bio splits and request merges (make bench's NVMe
+ * namespace has none); SCSI's dispatch and completion; a request's disk.
+ * BPF has no lock a tracing program may take: a completion folding into a
+ * read as it returns may be torn, where the module takes the read's lock.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -51,6 +71,11 @@ const volatile bool empty;
 #define NR_preadv2	327
 
 #define TWIN_PAGE_SHIFT	12
+/* Defines, so not in BTF: linux/socket.h, linux/blk_types.h. */
+#define TWIN_AF_UNIX	1
+#define TWIN_AF_INET	2
+#define TWIN_AF_INET6	10
+#define TWIN_REQ_OP_MASK	0xff
 /* include/linux/fs.h; a define, so not in BTF. */
 #define TWIN_IOCB_DIRECT	(1 << 17)
 
@@ -76,6 +101,11 @@ struct twin_read {
 	__u64 mapping;		/* compared only, never followed */
 	__u64 added_pages;
 	__u64 ra_pages;
+	__u64 sk;		/* the socket read, compared only */
+	__u64 sock_start;
+	__u64 tcp_start;
+	__u64 wait_start;	/* a wait for data in progress */
+	__u64 wait_ns;
 	__u32 dev;
 	__s32 nr;
 	__s32 fd;
@@ -83,7 +113,96 @@ struct twin_read {
 	__u8 fs_reached;
 	__u8 direct;
 	__u8 iowait;
+	__u8 bound;		/* a bio was bound: its twin_acc is this read's */
+	__u8 sock_kind;		/* enum iolayers_sock_kind */
+	__u8 waited;
 };
+
+/* The kinds of socket (enum iolayers_sock_kind). */
+#define TWIN_SK_TCP		1
+#define TWIN_SK_TCP6		2
+#define TWIN_SK_UDP		3
+#define TWIN_SK_UDP6		4
+#define TWIN_SK_UNIX_STREAM	5
+#define TWIN_SK_UNIX_DGRAM	6
+#define TWIN_SK_OTHER		7
+
+/* What the BLOCK and DEVICE layers add to one thread's read in flight. */
+struct twin_acc {
+	__u64 seq;		/* the read's */
+	__u8 open;		/* until its sys_exit */
+	struct twin_blk blk;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);	/* thread id */
+	__type(value, struct twin_acc);
+} accs SEC(".maps");
+
+/* A followed read's bio, until a request takes it. */
+struct twin_bio {
+	__u64 seq;
+	__u64 queue_ns;
+	__u32 tid;
+	__u32 bytes;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);	/* struct bio * */
+	__type(value, struct twin_bio);
+} bios SEC(".maps");
+
+/* The reads a request carries (as the module's struct iolayers_rq). */
+#define TWIN_RQ_FLOWS	4
+struct twin_rq {
+	__u64 seq[TWIN_RQ_FLOWS];
+	__u32 tid[TWIN_RQ_FLOWS];
+	__u32 bytes[TWIN_RQ_FLOWS];
+	__u32 nr_flows;
+	__u32 requeues;
+	__u64 queue_ns;		/* its first bio's queueing */
+	__u64 insert_ns;
+	__u64 first_issue_ns;
+	__u64 issue_ns;
+	__u64 queue_lat;
+	__u64 setup_ns;
+	__u64 devdone_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);	/* struct request * */
+	__type(value, struct twin_rq);
+} rqs SEC(".maps");
+
+/* TCP sockets a followed read read, until they close. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);	/* struct sock * */
+	__type(value, __u8);
+} socks SEC(".maps");
+
+/* A followed socket's segment in tcp_v4_do_rcv/tcp_v6_do_rcv: its start. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);	/* struct sk_buff * */
+	__type(value, __u64);
+} segs SEC(".maps");
+
+/* The receive path's time per segment of followed TCP sockets. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct twin_hist);
+} rcv SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -203,6 +322,13 @@ int BPF_PROG(twin_sys_enter, struct pt_regs *regs, long id)
 	r->ino = 0;
 	r->dev = 0;
 	r->pos = -1;
+	r->bound = 0;
+	r->sock_start = 0;
+	r->tcp_start = 0;
+	r->wait_start = 0;
+	r->wait_ns = 0;
+	r->waited = 0;
+	r->sock_kind = 0;
 	switch (id) {
 	case NR_pread64:
 		r->pos = regs->r10;
@@ -422,6 +548,13 @@ static __always_inline int twin_cache_state(const struct twin_read *r, long ret)
 {
 	__u64 range;
 
+	if (r->sock_start) {
+		if (r->sock_kind == TWIN_SK_OTHER)
+			return TWIN_C_OTHER;
+		if (r->waited)
+			return TWIN_C_WAITED;
+		return ret > 0 ? TWIN_C_READY : TWIN_C_EMPTY;
+	}
 	if (!r->fs_reached)
 		return TWIN_C_OTHER;
 	if (ret < 0)
@@ -475,16 +608,506 @@ static __always_inline void twin_hist_add(struct twin_hist *h, __u64 ns, __u64 b
 	h->bytes += bytes;
 }
 
+/*
+ * BLOCK. A bio a followed read queues, in its own context: bound to the
+ * read (its thread and sequence number), counted into the read's twin_acc,
+ * made afresh at the read's first bio.
+ */
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(twin_bio_queue, struct bio *bio)
+{
+	struct twin_bio b = {};
+	struct twin_read *r;
+	struct twin_acc *a;
+	__u32 tid;
+	__u64 key = (__u64)bio;
+
+	if (empty || !twin_followed())
+		return 0;
+	r = twin_read_of_current();
+	if (!r || !bio || (bio->bi_opf & TWIN_REQ_OP_MASK) != REQ_OP_READ)
+		return 0;
+	tid = (__u32)bpf_get_current_pid_tgid();
+	b.seq = r->seq;
+	b.tid = tid;
+	b.bytes = bio->bi_iter.bi_size;
+	b.queue_ns = bpf_ktime_get_ns();
+	if (!r->bound) {
+		struct twin_acc fresh = { .seq = r->seq, .open = 1 };
+
+		if (bpf_map_update_elem(&accs, &tid, &fresh, BPF_ANY)) {
+			twin_count(TWIN_N_NO_ENTRY);
+			return 0;
+		}
+		r->bound = 1;
+	}
+	a = bpf_map_lookup_elem(&accs, &tid);
+	if (!a || a->seq != r->seq)
+		return 0;
+	if (bpf_map_update_elem(&bios, &key, &b, BPF_ANY)) {
+		twin_count(TWIN_N_NO_ENTRY);
+		return 0;
+	}
+	a->blk.nr_bios++;
+	a->blk.bio_bytes += b.bytes;
+	if (!a->blk.queue_at || b.queue_ns < a->blk.queue_at)
+		a->blk.queue_at = b.queue_ns;
+	return 0;
+}
+
+/* A bound bio's read into a request's entry (its bytes added to it). */
+static __always_inline void twin_rq_take(struct twin_rq *q, const struct twin_bio *b)
+{
+	__u32 i;
+
+	if (!q->queue_ns || b->queue_ns < q->queue_ns)
+		q->queue_ns = b->queue_ns;
+	for (i = 0; i < TWIN_RQ_FLOWS; i++) {
+		if (i >= q->nr_flows)
+			break;
+		if (q->tid[i] == b->tid && q->seq[i] == b->seq) {
+			q->bytes[i] += b->bytes;
+			return;
+		}
+	}
+	if (q->nr_flows >= TWIN_RQ_FLOWS) {
+		twin_count(TWIN_N_RQ_OVERFLOW);
+		return;
+	}
+	i = q->nr_flows++;
+	/* The verifier sees the bound again. */
+	if (i < TWIN_RQ_FLOWS) {
+		q->tid[i] = b->tid;
+		q->seq[i] = b->seq;
+		q->bytes[i] = b->bytes;
+	}
+}
+
+/*
+ * A request's entry, found, or made from its bios that are bound (each
+ * taken out of the bio hash): the first 8 of its chain, again at each
+ * event (a bio merged in since). NULL: it carries no followed read's bio.
+ */
+static __always_inline struct twin_rq *twin_rq_bind(struct request *rq)
+{
+	__u64 key = (__u64)rq, bkey;
+	struct twin_rq fresh = {}, *q;
+	struct twin_bio *b;
+	struct bio *bio;
+	int i;
+
+	/* 7.x's verifier takes some tracepoints' arguments as maybe NULL. */
+	if (!rq)
+		return 0;
+	q = bpf_map_lookup_elem(&rqs, &key);
+	bio = rq->bio;
+	for (i = 0; i < 8 && bio; i++) {
+		bkey = (__u64)bio;
+		b = bpf_map_lookup_elem(&bios, &bkey);
+		if (b) {
+			twin_rq_take(q ? q : &fresh, b);
+			bpf_map_delete_elem(&bios, &bkey);
+		}
+		bio = bio->bi_next;
+	}
+	if (q || !fresh.nr_flows)
+		return q;
+	if (bpf_map_update_elem(&rqs, &key, &fresh, BPF_NOEXIST)) {
+		twin_count(TWIN_N_NO_ENTRY);
+		return 0;
+	}
+	return bpf_map_lookup_elem(&rqs, &key);
+}
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(twin_rq_insert, struct request *rq)
+{
+	struct twin_rq *q;
+
+	if (empty)
+		return 0;
+	q = twin_rq_bind(rq);
+	if (q && !q->first_issue_ns)
+		q->insert_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(twin_rq_issue, struct request *rq)
+{
+	struct twin_rq *q;
+	__u64 now;
+
+	if (empty)
+		return 0;
+	q = twin_rq_bind(rq);
+	if (!q)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (!q->first_issue_ns) {
+		q->first_issue_ns = now;
+		q->queue_lat = now - (q->insert_ns ? q->insert_ns : q->queue_ns);
+	}
+	q->issue_ns = now;
+	return 0;
+}
+
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(twin_rq_requeue, struct request *rq)
+{
+	__u64 key = (__u64)rq;
+	struct twin_rq *q;
+
+	if (empty)
+		return 0;
+	q = bpf_map_lookup_elem(&rqs, &key);
+	if (q) {
+		q->requeues++;
+		q->setup_ns = 0;
+	}
+	return 0;
+}
+
+/* DEVICE: NVMe sets the command up before the issue, so it binds too. */
+SEC("tp_btf/nvme_setup_cmd")
+int BPF_PROG(twin_nvme_setup, struct request *rq)
+{
+	struct twin_rq *q;
+
+	if (empty)
+		return 0;
+	q = twin_rq_bind(rq);
+	if (q) {
+		q->setup_ns = bpf_ktime_get_ns();
+		q->devdone_ns = 0;
+	}
+	return 0;
+}
+
+SEC("tp_btf/nvme_complete_rq")
+int BPF_PROG(twin_nvme_done, struct request *rq)
+{
+	__u64 key = (__u64)rq;
+	struct twin_rq *q;
+
+	if (empty)
+		return 0;
+	q = bpf_map_lookup_elem(&rqs, &key);
+	if (q && q->setup_ns)
+		q->devdone_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* A completed request into one read it carried, if still in flight. */
+static __always_inline void twin_rq_fold(const struct twin_rq *q, __u32 i, __u64 now, bool error)
+{
+	struct twin_acc *a;
+	struct twin_blk *k;
+	__u32 tid;
+
+	if (i >= TWIN_RQ_FLOWS)
+		return;
+	tid = q->tid[i];
+	a = bpf_map_lookup_elem(&accs, &tid);
+	if (!a || !a->open || a->seq != q->seq[i]) {
+		twin_count(TWIN_N_RQ_LATE);
+		return;
+	}
+	k = &a->blk;
+	k->nr_rqs++;
+	k->rq_bytes += q->bytes[i];
+	k->requeues += q->requeues;
+	k->errors += error;
+	if (q->queue_lat > k->queue_ns)
+		k->queue_ns = q->queue_lat;
+	if (now - q->issue_ns > k->service_ns)
+		k->service_ns = now - q->issue_ns;
+	if (q->setup_ns && q->devdone_ns) {
+		if (q->devdone_ns - q->setup_ns > k->device_ns)
+			k->device_ns = q->devdone_ns - q->setup_ns;
+		if (q->devdone_ns > k->device_at)
+			k->device_at = q->devdone_ns;
+	}
+	if (!k->issue_at || q->first_issue_ns < k->issue_at)
+		k->issue_at = q->first_issue_ns;
+	if (now > k->done_at)
+		k->done_at = now;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(twin_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+{
+	__u64 key = (__u64)rq, now;
+	struct twin_rq *q;
+	__u32 i;
+
+	if (empty)
+		return 0;
+	q = bpf_map_lookup_elem(&rqs, &key);
+	if (!q || !q->issue_ns || !rq)
+		return 0;
+	if (nr_bytes < rq->__data_len) {
+		/* More completions of this request follow. */
+		twin_count(TWIN_N_RQ_PARTIAL);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	for (i = 0; i < TWIN_RQ_FLOWS; i++) {
+		if (i >= q->nr_flows)
+			break;
+		twin_rq_fold(q, i, now, error != 0);
+	}
+	bpf_map_delete_elem(&rqs, &key);
+	return 0;
+}
+
+/* SOCK: what a socket is, from its family, type and protocol. */
+static __always_inline __u8 twin_sock_kind(struct socket *sock, struct sock *sk)
+{
+	bool stream = sock->type == SOCK_STREAM;
+	__u16 family = sk->__sk_common.skc_family;
+	__u16 proto = sk->sk_protocol;
+
+	switch (family) {
+	case TWIN_AF_INET:
+	case TWIN_AF_INET6:
+		if (stream && proto == IPPROTO_TCP)
+			return family == TWIN_AF_INET ? TWIN_SK_TCP : TWIN_SK_TCP6;
+		if (sock->type == SOCK_DGRAM && proto == IPPROTO_UDP)
+			return family == TWIN_AF_INET ? TWIN_SK_UDP : TWIN_SK_UDP6;
+		return TWIN_SK_OTHER;
+	case TWIN_AF_UNIX:
+		return stream ? TWIN_SK_UNIX_STREAM : TWIN_SK_UNIX_DGRAM;
+	default:
+		return TWIN_SK_OTHER;
+	}
+}
+
+/* A followed read's first sock_recvmsg (or protocol recvmsg) entry. */
+static __always_inline void twin_sock_entry(struct socket *sock)
+{
+	struct twin_read *r;
+	struct sock *sk;
+	__u64 key;
+	__u8 one = 1;
+
+	if (empty || !twin_followed())
+		return;
+	r = twin_read_of_current();
+	if (!r || r->sock_start)
+		return;
+	sk = sock->sk;
+	if (!sk)
+		return;
+	r->sk = (__u64)sk;
+	r->sock_kind = twin_sock_kind(sock, sk);
+	if ((r->sock_kind == TWIN_SK_TCP || r->sock_kind == TWIN_SK_TCP6) &&
+	    sk->__sk_common.skc_state != TCP_CLOSE) {
+		key = (__u64)sk;
+		if (!bpf_map_lookup_elem(&socks, &key) &&
+		    bpf_map_update_elem(&socks, &key, &one, BPF_NOEXIST))
+			twin_count(TWIN_N_NO_ENTRY);
+	}
+	r->sock_start = bpf_ktime_get_ns();
+}
+
+SEC("fentry/sock_recvmsg")
+int BPF_PROG(twin_sock_recvmsg, struct socket *sock)
+{
+	twin_sock_entry(sock);
+	return 0;
+}
+
+SEC("fentry/inet_recvmsg")
+int BPF_PROG(twin_inet_recvmsg, struct socket *sock)
+{
+	twin_sock_entry(sock);
+	return 0;
+}
+
+SEC("fentry/inet6_recvmsg")
+int BPF_PROG(twin_inet6_recvmsg, struct socket *sock)
+{
+	twin_sock_entry(sock);
+	return 0;
+}
+
+SEC("fentry/unix_stream_recvmsg")
+int BPF_PROG(twin_unix_stream_recvmsg, struct socket *sock)
+{
+	twin_sock_entry(sock);
+	return 0;
+}
+
+SEC("fentry/unix_dgram_recvmsg")
+int BPF_PROG(twin_unix_dgram_recvmsg, struct socket *sock)
+{
+	twin_sock_entry(sock);
+	return 0;
+}
+
+SEC("fentry/unix_seqpacket_recvmsg")
+int BPF_PROG(twin_unix_seqpacket_recvmsg, struct socket *sock)
+{
+	twin_sock_entry(sock);
+	return 0;
+}
+
+/* The socket read of current, if its socket is @sk (0: any). */
+static __always_inline struct twin_read *twin_sock_read(__u64 sk)
+{
+	struct twin_read *r;
+
+	if (empty || !twin_followed())
+		return 0;
+	r = twin_read_of_current();
+	return r && r->sock_start && (!sk || r->sk == sk) ? r : 0;
+}
+
+SEC("fentry/tcp_recvmsg")
+int BPF_PROG(twin_tcp_recvmsg, struct sock *sk)
+{
+	struct twin_read *r = twin_sock_read((__u64)sk);
+
+	if (r && !r->tcp_start)
+		r->tcp_start = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline void twin_wait_begin(struct twin_read *r)
+{
+	if (!r || r->wait_start)
+		return;
+	r->waited = 1;
+	r->wait_start = bpf_ktime_get_ns();
+}
+
+SEC("fentry/sk_wait_data")
+int BPF_PROG(twin_sk_wait, struct sock *sk)
+{
+	twin_wait_begin(twin_sock_read((__u64)sk));
+	return 0;
+}
+
+SEC("fentry/__skb_wait_for_more_packets")
+int BPF_PROG(twin_dgram_wait, struct sock *sk)
+{
+	twin_wait_begin(twin_sock_read((__u64)sk));
+	return 0;
+}
+
+SEC("fentry/schedule_timeout")
+int BPF_PROG(twin_sleep)
+{
+	twin_wait_begin(twin_sock_read(0));
+	return 0;
+}
+
+/* Data is copied to the reader: a wait in progress has ended. */
+SEC("fentry/skb_copy_datagram_iter")
+int BPF_PROG(twin_skb_copy)
+{
+	struct twin_read *r = twin_sock_read(0);
+
+	if (r && r->wait_start) {
+		r->wait_ns += bpf_ktime_get_ns() - r->wait_start;
+		r->wait_start = 0;
+	}
+	return 0;
+}
+
+/* A followed TCP socket closes (its address may be another's next). */
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(twin_sock_state, struct sock *sk, int oldstate, int newstate)
+{
+	__u64 key = (__u64)sk;
+
+	if (empty || newstate != TCP_CLOSE)
+		return 0;
+	bpf_map_delete_elem(&socks, &key);
+	return 0;
+}
+
+SEC("fentry/tcp_v4_destroy_sock")
+int BPF_PROG(twin_sock_destroy, struct sock *sk)
+{
+	__u64 key = (__u64)sk;
+
+	if (empty)
+		return 0;
+	bpf_map_delete_elem(&socks, &key);
+	return 0;
+}
+
+/* A segment of a followed TCP socket enters the receive path. */
+static __always_inline void twin_rcv_entry(struct sock *sk, struct sk_buff *skb)
+{
+	__u64 key = (__u64)sk, now;
+
+	if (empty || !bpf_map_lookup_elem(&socks, &key))
+		return;
+	key = (__u64)skb;
+	now = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&segs, &key, &now, BPF_ANY))
+		twin_count(TWIN_N_NO_ENTRY);
+}
+
+static __always_inline void twin_rcv_exit(struct sk_buff *skb)
+{
+	__u64 key = (__u64)skb, *start;
+	struct twin_hist *h;
+	__u32 zero = 0;
+
+	if (empty)
+		return;
+	start = bpf_map_lookup_elem(&segs, &key);
+	if (!start)
+		return;
+	h = bpf_map_lookup_elem(&rcv, &zero);
+	if (h)
+		twin_hist_add(h, bpf_ktime_get_ns() - *start, 0);
+	bpf_map_delete_elem(&segs, &key);
+}
+
+SEC("fentry/tcp_v4_do_rcv")
+int BPF_PROG(twin_rcv4, struct sock *sk, struct sk_buff *skb)
+{
+	twin_rcv_entry(sk, skb);
+	return 0;
+}
+
+SEC("fexit/tcp_v4_do_rcv")
+int BPF_PROG(twin_rcv4_exit, struct sock *sk, struct sk_buff *skb)
+{
+	twin_rcv_exit(skb);
+	return 0;
+}
+
+SEC("fentry/tcp_v6_do_rcv")
+int BPF_PROG(twin_rcv6, struct sock *sk, struct sk_buff *skb)
+{
+	twin_rcv_entry(sk, skb);
+	return 0;
+}
+
+SEC("fexit/tcp_v6_do_rcv")
+int BPF_PROG(twin_rcv6_exit, struct sock *sk, struct sk_buff *skb)
+{
+	twin_rcv_exit(skb);
+	return 0;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(twin_sys_exit, struct pt_regs *regs, long ret)
 {
 	struct twin_state_hists *h;
+	struct twin_acc *a = 0;
 	struct twin_read *r;
 	struct twin_rec *e;
 	struct twin_cpu *c;
-	__u32 zero = 0;
+	__u32 zero = 0, tid;
 	__u32 state;
-	__u64 now, bytes = ret > 0 ? ret : 0;
+	__u64 now, sock_ns = 0, bytes = ret > 0 ? ret : 0;
 
 	if (empty || !twin_followed())
 		return 0;
@@ -492,7 +1115,22 @@ int BPF_PROG(twin_sys_exit, struct pt_regs *regs, long ret)
 	if (!r)
 		return 0;
 	now = bpf_ktime_get_ns();
+	tid = (__u32)bpf_get_current_pid_tgid();
 	r->active = 0;
+	if (r->bound) {
+		a = bpf_map_lookup_elem(&accs, &tid);
+		if (a && a->seq == r->seq)
+			a->open = 0;
+		else
+			a = 0;
+	}
+	if (r->sock_start) {
+		sock_ns = now - r->sock_start;
+		if (r->wait_start)	/* still waiting: a signal, a timeout */
+			r->wait_ns += now - r->wait_start;
+		if (r->wait_ns > sock_ns)
+			r->wait_ns = sock_ns;
+	}
 	state = twin_cache_state(r, ret);
 	h = bpf_map_lookup_elem(&hists, &state);
 	if (h) {
@@ -501,12 +1139,30 @@ int BPF_PROG(twin_sys_exit, struct pt_regs *regs, long ret)
 			twin_hist_add(&h->layer[TWIN_L_VFS], now - r->vfs_start, bytes);
 		if (r->fs_reached)
 			twin_hist_add(&h->layer[TWIN_L_FS], now - r->fs_start, bytes);
+		if (a && a->blk.nr_rqs) {
+			twin_hist_add(&h->layer[TWIN_L_QUEUE], a->blk.queue_ns, a->blk.rq_bytes);
+			twin_hist_add(&h->layer[TWIN_L_SERVICE], a->blk.service_ns,
+				      a->blk.rq_bytes);
+			if (a->blk.device_at)
+				twin_hist_add(&h->layer[TWIN_L_DEVICE], a->blk.device_ns,
+					      a->blk.rq_bytes);
+		}
+		if (r->sock_start) {
+			twin_hist_add(&h->layer[TWIN_L_SOCK], sock_ns, bytes);
+			if (r->tcp_start)
+				twin_hist_add(&h->layer[TWIN_L_TCP], now - r->tcp_start, bytes);
+			if (r->waited)
+				twin_hist_add(&h->layer[TWIN_L_WAIT], r->wait_ns, bytes);
+		}
 	}
 	c = bpf_map_lookup_elem(&cpus, &zero);
 	if (!c)
 		return 0;
-	/* No BLOCK part yet: the module's short record (IOLAYERS_REC_SHORT). */
-	e = bpf_ringbuf_reserve(&events, offsetof(struct twin_rec, blk), 0);
+	/* The module's short record (IOLAYERS_REC_SHORT) without a bio. */
+	if (a)
+		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	else
+		e = bpf_ringbuf_reserve(&events, offsetof(struct twin_rec, blk), 0);
 	if (!e) {
 		c->n[TWIN_N_LOST]++;
 		return 0;
@@ -515,7 +1171,7 @@ int BPF_PROG(twin_sys_exit, struct pt_regs *regs, long ret)
 	e->wseq = c->wseq++;
 	e->end_ns = now;
 	e->seq = r->seq;
-	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->tid = tid;
 	e->tgid = targ_tgid;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	e->nr = r->nr;
@@ -529,11 +1185,19 @@ int BPF_PROG(twin_sys_exit, struct pt_regs *regs, long ret)
 	e->sys_ns = now - r->start_ns;
 	e->vfs_off = r->vfs_start ? (__s64)(r->vfs_start - r->start_ns) : -1;
 	e->vfs_ns = r->vfs_start ? now - r->vfs_start : 0;
-	e->fs_off = r->fs_reached ? (__s64)(r->fs_start - r->start_ns) : -1;
-	e->fs_ns = r->fs_reached ? now - r->fs_start : 0;
-	e->ra_bytes = r->ra_pages << TWIN_PAGE_SHIFT;
+	if (r->sock_start) {
+		e->sock_off = r->sock_start - r->start_ns;
+		e->tcp_off = r->tcp_start ? (__s64)(r->tcp_start - r->start_ns) : -1;
+		e->wait_ns = r->waited ? r->wait_ns : 0;
+	} else {
+		e->fs_off = r->fs_reached ? (__s64)(r->fs_start - r->start_ns) : -1;
+		e->fs_ns = r->fs_reached ? now - r->fs_start : 0;
+		e->ra_bytes = r->ra_pages << TWIN_PAGE_SHIFT;
+	}
 	e->missed = 0;
-	e->sock = 0;
+	e->sock = r->sock_kind;
+	if (a)
+		__builtin_memcpy(&e->blk, &a->blk, sizeof(e->blk));
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 	return 0;
 }

@@ -74,14 +74,25 @@ static char *put_lat(char *p, const char *key, __u64 ns, bool reached)
 	return reached ? il_put_u64(p, ns) : il_put(p, "null");
 }
 
+static char *put_off(char *p, const char *key, __u64 at, __u64 start)
+{
+	p = il_put(p, key);
+	return at ? il_put_i64(p, at > start ? (__s64)(at - start) : 0) : il_put(p, "null");
+}
+
 static const char *const layer_names[IOLAYERS_NR_LAYERS] = IOLAYERS_LAYER_NAMES;
 static const char *const cache_names[IOLAYERS_NR_CACHE] = IOLAYERS_CACHE_NAMES;
+static const char *const sock_names[] = IOLAYERS_SOCK_NAMES;
 
-/* One read as `iolayers record` writes it (its fields the twin has). */
+/* One read as `iolayers record` writes it (the fields the twin has). */
 static int on_record(void *ctx, void *data, size_t size)
 {
+	static const struct twin_blk none;
 	struct twin_out *o = ctx;
 	const struct twin_rec *r = data;
+	const struct twin_blk *b = size >= sizeof(*r) ? &r->blk : &none;
+	bool sock = r->sock && r->sock < sizeof(sock_names) / sizeof(sock_names[0]);
+	__u64 start = r->end_ns - r->sys_ns;
 	char line[1024 + IL_JSON_STR_MAX(sizeof(r->comm))];
 	char *p = line;
 
@@ -101,13 +112,29 @@ static int on_record(void *ctx, void *data, size_t size)
 	p = il_put_i64(il_put(p, ", \"ret\": "), r->ret);
 	p = il_put(il_put(p, ", \"cache\": \""),
 		   r->cache >= 0 && r->cache < IOLAYERS_NR_CACHE ? cache_names[r->cache] : "?");
-	p = il_put_u64(il_put(p, "\", \"start_ns\": "), r->end_ns - r->sys_ns);
+	p = il_put_u64(il_put(p, "\", \"start_ns\": "), start);
 	p = il_put_u64(il_put(p, ", \"syscall_ns\": "), r->sys_ns);
 	p = put_lat(p, ", \"vfs_ns\": ", r->vfs_ns, r->vfs_off >= 0);
-	p = put_lat(p, ", \"fs_ns\": ", r->fs_ns, r->fs_off >= 0);
+	p = put_lat(p, ", \"fs_ns\": ", r->fs_ns, !sock && r->fs_off >= 0);
+	p = put_lat(p, ", \"queue_ns\": ", b->queue_ns, b->nr_rqs);
+	p = put_lat(p, ", \"service_ns\": ", b->service_ns, b->nr_rqs);
+	p = put_lat(p, ", \"device_ns\": ", b->device_ns, b->device_at);
+	p = put_lat(p, ", \"sock_ns\": ", r->sys_ns - r->sock_off, sock);
+	p = put_lat(p, ", \"tcp_ns\": ", r->sys_ns - r->tcp_off, sock && r->tcp_off >= 0);
+	p = put_lat(p, ", \"wait_ns\": ", r->wait_ns, sock && r->cache == TWIN_C_WAITED);
 	p = il_put_i64(il_put(p, ", \"vfs_off\": "), r->vfs_off);
-	p = il_put_i64(il_put(p, ", \"fs_off\": "), r->fs_off);
-	p = il_put_u64(il_put(p, ", \"ra_bytes\": "), r->ra_bytes);
+	p = il_put_i64(il_put(p, ", \"fs_off\": "), sock ? -1 : r->fs_off);
+	p = put_off(p, ", \"queue_off\": ", b->queue_at, start);
+	p = put_off(p, ", \"issue_off\": ", b->issue_at, start);
+	p = put_off(p, ", \"device_off\": ", b->device_at, start);
+	p = put_off(p, ", \"done_off\": ", b->done_at, start);
+	p = il_put_u64(il_put(p, ", \"bios\": "), b->nr_bios);
+	p = il_put_u64(il_put(p, ", \"rqs\": "), b->nr_rqs);
+	p = il_put_u64(il_put(p, ", \"bio_bytes\": "), b->bio_bytes);
+	p = il_put_u64(il_put(p, ", \"rq_bytes\": "), b->rq_bytes);
+	p = il_put_u64(il_put(p, ", \"ra_bytes\": "), sock ? 0 : r->ra_bytes);
+	p = il_put_u64(il_put(p, ", \"requeues\": "), b->requeues);
+	p = il_put_u64(il_put(p, ", \"errors\": "), b->errors);
 	if (r->ino) {
 		p = il_put_u64(il_put(p, ", \"ino\": "), r->ino);
 		p = il_put_u64(il_put(p, ", \"fs_dev\": \""), r->fs_dev >> 20);
@@ -116,37 +143,90 @@ static int on_record(void *ctx, void *data, size_t size)
 	} else {
 		p = il_put(p, ", \"ino\": null, \"fs_dev\": null");
 	}
+	if (sock) {
+		p = il_put(il_put(il_put(p, ", \"sock\": \""), sock_names[r->sock]), "\"");
+		p = il_put_i64(il_put(p, ", \"sock_off\": "), r->sock_off);
+		p = il_put_i64(il_put(p, ", \"tcp_off\": "), r->tcp_off);
+	} else {
+		p = il_put(p, ", \"sock\": null, \"sock_off\": null, \"tcp_off\": null");
+	}
 	p = il_put(p, "}\n");
 	fwrite(line, 1, (size_t)(p - line), o->f);
 	return 0;
 }
 
-/* Is a kernel function in the running kernel's BTF (fentry can find it)? */
-static bool kernel_has_func(const struct btf *vmlinux, const char *name)
-{
-	return vmlinux && btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) > 0;
-}
-
-/* Optional probe points: a kernel may not have them, or not in BTF. */
-static const char *const optional_funcs[] = {
-	"vfs_readv", "shmem_file_read_iter", "dax_iomap_rw", "iomap_dio_rw",
+/*
+ * Optional probe points: a kernel may not have them, or not in BTF (a
+ * static function inlined), or in a module's BTF that is not loaded.
+ */
+struct twin_optional {
+	struct bpf_program *prog;
+	const char *name;	/* a function, or a tracepoint's btf_trace_ typedef */
+	const char *module;	/* whose BTF has it (NULL: the kernel's) */
 };
 
-static struct bpf_program *optional_prog(struct twin_bpf *skel, size_t i)
-{
-	struct bpf_program *progs[] = {
-		skel->progs.twin_vfs_readv, skel->progs.twin_shmem_read,
-		skel->progs.twin_dax_rw, skel->progs.twin_iomap_dio,
-	};
+#define TWIN_MAX_OPTIONAL	16
 
-	return progs[i];
+static size_t twin_optionals(struct twin_bpf *skel, struct twin_optional *o)
+{
+	const struct twin_optional all[] = {
+		{ skel->progs.twin_vfs_readv, "vfs_readv", NULL },
+		{ skel->progs.twin_shmem_read, "shmem_file_read_iter", NULL },
+		{ skel->progs.twin_dax_rw, "dax_iomap_rw", NULL },
+		{ skel->progs.twin_iomap_dio, "iomap_dio_rw", NULL },
+		{ skel->progs.twin_iomap_dio_kp, "iomap_dio_rw", NULL },
+		{ skel->progs.twin_inet6_recvmsg, "inet6_recvmsg", NULL },
+		{ skel->progs.twin_unix_stream_recvmsg, "unix_stream_recvmsg", NULL },
+		{ skel->progs.twin_unix_dgram_recvmsg, "unix_dgram_recvmsg", NULL },
+		{ skel->progs.twin_unix_seqpacket_recvmsg, "unix_seqpacket_recvmsg", NULL },
+		{ skel->progs.twin_dgram_wait, "__skb_wait_for_more_packets", NULL },
+		{ skel->progs.twin_rcv6, "tcp_v6_do_rcv", NULL },
+		{ skel->progs.twin_rcv6_exit, "tcp_v6_do_rcv", NULL },
+		{ skel->progs.twin_nvme_setup, "btf_trace_nvme_setup_cmd", "nvme_core" },
+		{ skel->progs.twin_nvme_done, "btf_trace_nvme_complete_rq", "nvme_core" },
+	};
+	size_t n = sizeof(all) / sizeof(all[0]);
+
+	_Static_assert(sizeof(all) / sizeof(all[0]) <= TWIN_MAX_OPTIONAL, "optional points");
+	memcpy(o, all, sizeof(all));
+	return n;
+}
+
+/* Is @o's point in the BTF that fentry or tp_btf would find it in? */
+static bool twin_has(const struct btf *vmlinux, const struct twin_optional *o)
+{
+	struct btf *mod;
+	bool found;
+
+	if (!vmlinux)
+		return false;
+	if (!o->module)
+		return btf__find_by_name_kind(vmlinux, o->name, BTF_KIND_FUNC) > 0;
+	mod = btf__load_module_btf(o->module, (struct btf *)vmlinux);
+	if (!mod)
+		return false;
+	found = btf__find_by_name_kind(mod, o->name, BTF_KIND_TYPEDEF) > 0;
+	btf__free(mod);
+	return found;
+}
+
+static bool twin_is_optional(struct twin_bpf *skel, const struct bpf_program *p)
+{
+	struct twin_optional o[TWIN_MAX_OPTIONAL];
+	size_t i, n = twin_optionals(skel, o);
+
+	for (i = 0; i < n; i++)
+		if (o[i].prog == p)
+			return true;
+	return false;
 }
 
 static struct twin_bpf *twin_load(pid_t pid, bool floor)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct twin_bpf *skel = twin_bpf__open();
-	size_t i;
+	struct twin_optional o[TWIN_MAX_OPTIONAL];
+	size_t i, n;
 	int err;
 
 	if (!skel) {
@@ -156,14 +236,14 @@ static struct twin_bpf *twin_load(pid_t pid, bool floor)
 	}
 	skel->rodata->targ_tgid = pid;
 	skel->rodata->empty = floor;
-	for (i = 0; i < sizeof(optional_funcs) / sizeof(optional_funcs[0]); i++) {
-		if (!kernel_has_func(vmlinux, optional_funcs[i])) {
-			fprintf(stderr, "iolayers-twin: %s is not in the kernel's BTF: not probed\n",
-				optional_funcs[i]);
-			bpf_program__set_autoload(optional_prog(skel, i), false);
-			if (!strcmp(optional_funcs[i], "iomap_dio_rw"))
-				bpf_program__set_autoload(skel->progs.twin_iomap_dio_kp, false);
-		}
+	n = twin_optionals(skel, o);
+	for (i = 0; i < n; i++) {
+		if (twin_has(vmlinux, &o[i]))
+			continue;
+		fprintf(stderr, "iolayers-twin: %s is not in %s's BTF: %s not attached\n",
+			o[i].name, o[i].module ? o[i].module : "the kernel",
+			bpf_program__name(o[i].prog));
+		bpf_program__set_autoload(o[i].prog, false);
 	}
 	btf__free(vmlinux);
 	err = twin_bpf__load(skel);
@@ -176,7 +256,7 @@ static struct twin_bpf *twin_load(pid_t pid, bool floor)
 }
 
 /* Links of the attached programs, destroyed at the end. */
-static struct bpf_link *links[32];
+static struct bpf_link *links[64];
 static int nr_links;
 
 static bool attach_one(struct bpf_program *p)
@@ -198,15 +278,12 @@ static bool attach_one(struct bpf_program *p)
 static int twin_attach(struct twin_bpf *skel)
 {
 	struct bpf_program *p;
-	size_t i;
 
 	bpf_object__for_each_program(p, skel->obj) {
-		bool optional = false;
+		bool optional = twin_is_optional(skel, p);
 
 		if (!bpf_program__autoload(p) || p == skel->progs.twin_iomap_dio_kp)
 			continue;
-		for (i = 0; i < sizeof(optional_funcs) / sizeof(optional_funcs[0]); i++)
-			optional |= p == optional_prog(skel, i);
 		if (attach_one(p))
 			continue;
 		if (p == skel->progs.twin_iomap_dio) {
@@ -223,48 +300,53 @@ static int twin_attach(struct twin_bpf *skel)
 	return 0;
 }
 
+/* Sums @h into @sum (a histogram's count, sum, min, max and bytes). */
+static void twin_hist_merge(struct twin_hist *sum, const struct twin_hist *h)
+{
+	if (!h->count)
+		return;
+	if (!sum->count || h->min_ns < sum->min_ns)
+		sum->min_ns = h->min_ns;
+	if (h->max_ns > sum->max_ns)
+		sum->max_ns = h->max_ns;
+	sum->count += h->count;
+	sum->sum_ns += h->sum_ns;
+	sum->bytes += h->bytes;
+}
+
 static void print_summary(struct twin_bpf *skel, unsigned long long records)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	struct twin_hist sum;
-	unsigned long long reads[TWIN_NR_STATES] = { 0 }, total = 0, lost = 0, nostore = 0;
+	unsigned long long reads[TWIN_NR_STATES] = { 0 }, total = 0, n[TWIN_N_COUNTERS] = { 0 };
+	struct twin_hist *rh, seg = { 0 };
 	struct { struct twin_hist layer[TWIN_NR_LAYERS]; } *v;
 	struct { __u64 wseq; __u64 n[TWIN_N_COUNTERS]; } *c;
 	__u32 key, zero = 0;
-	int cpu, l;
+	int cpu, l, i;
 
 	v = calloc(ncpu, sizeof(*v));
 	c = calloc(ncpu, sizeof(*c));
-	if (!v || !c) {
+	rh = calloc(ncpu, sizeof(*rh));
+	if (!v || !c || !rh) {
 		fprintf(stderr, "iolayers-twin: out of memory\n");
-		free(v);
-		free(c);
-		return;
+		goto out;
 	}
 	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.cpus), &zero, c))
-		for (cpu = 0; cpu < ncpu; cpu++) {
-			lost += c[cpu].n[TWIN_N_LOST];
-			nostore += c[cpu].n[TWIN_N_NO_STORAGE];
-		}
+		for (cpu = 0; cpu < ncpu; cpu++)
+			for (i = 0; i < TWIN_N_COUNTERS; i++)
+				n[i] += c[cpu].n[i];
+	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.rcv), &zero, rh))
+		for (cpu = 0; cpu < ncpu; cpu++)
+			twin_hist_merge(&seg, &rh[cpu]);
 	printf("layer state count sum_ns min_ns max_ns bytes\n");
 	for (key = 0; key < TWIN_NR_STATES; key++) {
 		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.hists), &key, v))
 			continue;
 		for (l = 0; l < TWIN_NR_LAYERS; l++) {
 			memset(&sum, 0, sizeof(sum));
-			for (cpu = 0; cpu < ncpu; cpu++) {
-				const struct twin_hist *h = &v[cpu].layer[l];
-
-				if (!h->count)
-					continue;
-				if (!sum.count || h->min_ns < sum.min_ns)
-					sum.min_ns = h->min_ns;
-				if (h->max_ns > sum.max_ns)
-					sum.max_ns = h->max_ns;
-				sum.count += h->count;
-				sum.sum_ns += h->sum_ns;
-				sum.bytes += h->bytes;
-			}
+			for (cpu = 0; cpu < ncpu; cpu++)
+				twin_hist_merge(&sum, &v[cpu].layer[l]);
 			if (!sum.count)
 				continue;
 			if (l == TWIN_L_SYSCALL) {
@@ -281,9 +363,18 @@ static void print_summary(struct twin_bpf *skel, unsigned long long records)
 	for (key = 0; key < TWIN_NR_STATES; key++)
 		if (reads[key])
 			printf(" %s %llu", cache_names[key], reads[key]);
-	printf("\nrecords %llu lost %llu no_storage %llu\n", records, lost, nostore);
+	printf("\nrecords %llu lost %llu no_storage %llu\n", records, n[TWIN_N_LOST],
+	       n[TWIN_N_NO_STORAGE]);
+	printf("block late %llu overflow %llu partial %llu no_entry %llu\n", n[TWIN_N_RQ_LATE],
+	       n[TWIN_N_RQ_OVERFLOW], n[TWIN_N_RQ_PARTIAL], n[TWIN_N_NO_ENTRY]);
+	/* As the module's `rcv` file's first line. */
+	printf("layer tcp_rcv count %llu sum_ns %llu min_ns %llu max_ns %llu\n",
+	       (unsigned long long)seg.count, (unsigned long long)seg.sum_ns,
+	       (unsigned long long)seg.min_ns, (unsigned long long)seg.max_ns);
+out:
 	free(v);
 	free(c);
+	free(rh);
 }
 
 int main(int argc, char **argv)

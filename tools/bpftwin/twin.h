@@ -16,12 +16,21 @@
 #define TWIN_L_SYSCALL		0
 #define TWIN_L_VFS		1
 #define TWIN_L_FS		2
+#define TWIN_L_QUEUE		3
+#define TWIN_L_SERVICE		4
+#define TWIN_L_DEVICE		5
+#define TWIN_L_SOCK		6
+#define TWIN_L_TCP		7
+#define TWIN_L_WAIT		8
 #define TWIN_C_HIT		0
 #define TWIN_C_MISS		1
 #define TWIN_C_PARTIAL		2
 #define TWIN_C_DIRECT		3
 #define TWIN_C_OTHER		4
 #define TWIN_C_ERROR		6
+#define TWIN_C_READY		7
+#define TWIN_C_WAITED		8
+#define TWIN_C_EMPTY		9
 #define TWIN_EV_READ		1
 
 /* One layer x state histogram, per CPU. */
@@ -73,9 +82,18 @@ struct twin_rec {
 	__u64 sys_ns;
 	__s64 vfs_off;
 	__u64 vfs_ns;
-	__s64 fs_off;
-	__u64 fs_ns;
-	__u64 ra_bytes;
+	union {
+		struct {		/* file reads */
+			__s64 fs_off;
+			__u64 fs_ns;
+			__u64 ra_bytes;
+		};
+		struct {		/* socket reads */
+			__s64 sock_off;
+			__s64 tcp_off;
+			__u64 wait_ns;
+		};
+	};
 	__u8 missed;
 	__u8 sock;
 	struct twin_blk blk;
@@ -85,6 +103,10 @@ struct twin_rec {
 enum twin_counter {
 	TWIN_N_LOST,		/* records the ring buffer had no room for */
 	TWIN_N_NO_STORAGE,	/* reads whose task storage could not be made */
+	TWIN_N_NO_ENTRY,	/* bios, requests, sockets, segments whose map entry could not be made */
+	TWIN_N_RQ_LATE,		/* (request, read) pairs completed after the read returned */
+	TWIN_N_RQ_OVERFLOW,	/* bios of more reads than a request entry holds */
+	TWIN_N_RQ_PARTIAL,	/* partial completions */
 	TWIN_N_COUNTERS,
 };
 
