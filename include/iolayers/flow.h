@@ -246,6 +246,9 @@ struct iolayers_read_state {
  * @last_inode: the inode of the thread's last read at VFS, whose path is
  *	known (file.c; never dereferenced)
  * @last_ino: and its number
+ * @last_sk: the TCP socket the thread last read, known to have its entry
+ *	in the socket table (sock.c; never dereferenced)
+ * @last_sk_gen: the socket table's removals then (iolayers_sock_forget())
  * @rd: the read()'s own state, written by the reader's context only
  *
  * The entry is added at the thread's first followed read() and kept
@@ -266,6 +269,8 @@ struct iolayers_task_flow {
 	const struct task_struct *task;
 	const void *last_inode;
 	u64 last_ino;
+	const void *last_sk;
+	u64 last_sk_gen;
 	struct iolayers_read_state rd;
 };
 
@@ -368,6 +373,7 @@ struct iolayers_task_flow *iolayers_flow_find(pid_t tid);
  * FS, the cache's, sys_exit) find it without a hash lookup.
  */
 DECLARE_PER_CPU(struct iolayers_task_flow *, iolayers_flow_cur);
+struct iolayers_task_flow *iolayers_flow_table_find(pid_t tid);
 
 /**
  * iolayers_flow_current() - current's entry, by the hand-off or by the
@@ -388,7 +394,7 @@ static __always_inline struct iolayers_task_flow *iolayers_flow_current(pid_t ti
 
 	if (likely(f && f->task == current && f->tid == tid))
 		return f;
-	return iolayers_table_find(IOLAYERS_T_TASK, tid);
+	return iolayers_flow_table_find(tid);
 }
 
 /**

@@ -16,16 +16,23 @@
 /**
  * struct iolayers_entry - Head of every table entry.
  * @node: link in its bucket
- * @rcu: for kfree_rcu()
+ * @rcu: for call_rcu(), which recycles it after a grace period (table.c)
  * @key: what the entry is found by (thread id, bio, request or inode
  *	address)
+ * @free_next: once removed and past its grace period, the next entry of
+ *	its CPU's list of entries to reuse
  * @born_ns: ktime_get_ns() when it was added, for expiry
+ * @table: its table (enum iolayers_table_id), for the recycling
  */
 struct iolayers_entry {
 	struct hlist_node node;
 	struct rcu_head rcu;
-	unsigned long key;
+	union {
+		unsigned long key;
+		struct iolayers_entry *free_next;
+	};
 	u64 born_ns;
+	unsigned int table;
 };
 
 /**

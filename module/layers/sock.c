@@ -50,6 +50,13 @@ IOLAYERS_PROBE_COUNTERS(iolayers_pc_sock_destroy);
 /* The receive path's time per segment of a followed TCP socket. */
 static DEFINE_PER_CPU(struct iolayers_hist, iolayers_rcv_hist);
 
+/*
+ * Entries of the socket table removed so far: a reader that knows its
+ * socket's entry is there (iolayers_task_flow.last_sk) looks again only
+ * after a removal, not at every read.
+ */
+static atomic64_t iolayers_sock_forgets __read_mostly;
+
 static struct iolayers_probe iolayers_sock_probes[];
 
 /* Indexes in iolayers_sock_probes[], for the waits' states. */
@@ -133,8 +140,12 @@ static void iolayers_sock_forget(const struct sock *sk, struct iolayers_probe_pc
 
 	rcu_read_lock();
 	while ((s = iolayers_table_find(IOLAYERS_T_SOCK, (unsigned long)sk)) &&
-	       iolayers_table_del(IOLAYERS_T_SOCK, s))
+	       iolayers_table_del(IOLAYERS_T_SOCK, s)) {
 		iolayers_hit(pcpu);
+		/* After the removal: a reader's knowledge of it is void. */
+		smp_mb__before_atomic();
+		atomic64_inc(&iolayers_sock_forgets);
+	}
 	rcu_read_unlock();
 }
 
@@ -144,15 +155,24 @@ static void iolayers_sock_forget(const struct sock *sk, struct iolayers_probe_pc
  * both add it: its close removes every entry. A socket already closed
  * (reset before this read, or never connected) is not added: no segment
  * comes for it, and its end may pass no transition to TCP_CLOSE (tcp_close()
- * of a reset socket goes straight to its destruction).
+ * of a reset socket goes straight to its destruction). Nor is a listening
+ * one (a read of it fails with ENOTCONN): what it receives is connection
+ * requests.
  */
-static void iolayers_sock_learn(const struct sock *sk)
+static void iolayers_sock_learn(struct iolayers_task_flow *f, const struct sock *sk)
 {
+	/* Read before the lookup: a removal after it voids what is learnt. */
+	u64 gen = atomic64_read_acquire(&iolayers_sock_forgets);
+	u8 state = READ_ONCE(sk->sk_state);
 	struct iolayers_sockent *s;
 
-	if (READ_ONCE(sk->sk_state) == TCP_CLOSE ||
-	    iolayers_table_find(IOLAYERS_T_SOCK, (unsigned long)sk))
+	if (f->last_sk == sk && f->last_sk_gen == gen)
+		return;	/* its entry is there: none was removed since */
+	/* A listener's segments are connection requests, not its data. */
+	if (state == TCP_CLOSE || state == TCP_LISTEN)
 		return;
+	if (iolayers_table_find(IOLAYERS_T_SOCK, (unsigned long)sk))
+		goto known;
 	s = iolayers_table_alloc(IOLAYERS_T_SOCK);	/* a failure is counted */
 	if (!s)
 		return;
@@ -164,8 +184,13 @@ static void iolayers_sock_learn(const struct sock *sk)
 	 * else at the socket's destruction (tcp_v4_destroy_sock).
 	 */
 	smp_mb();
-	if (READ_ONCE(sk->sk_state) == TCP_CLOSE)
+	if (READ_ONCE(sk->sk_state) == TCP_CLOSE) {
 		iolayers_sock_forget(sk, &iolayers_pc_sock_close);
+		return;
+	}
+known:
+	f->last_sk = sk;
+	f->last_sk_gen = gen;
 }
 
 /*
@@ -200,6 +225,12 @@ static void iolayers_sock_destroy_entry(struct iolayers_fregs *fregs,
 	iolayers_sock_forget((const struct sock *)iolayers_fregs_arg(fregs, 0), pcpu);
 }
 
+/* A segment's start in the receive path, in the clock the reads use. */
+struct iolayers_rcv_stamp {
+	u64 start;
+	bool tsc;
+};
+
 /*
  * tcp_v4_do_rcv() and tcp_v6_do_rcv() (struct sock *, struct sk_buff *):
  * a segment's processing by TCP, in softirq on whatever CPU, or from the
@@ -212,13 +243,15 @@ static __always_inline int iolayers_rcv_entry(struct kretprobe_instance *ri,
 					      struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	IOLAYERS_COST_SCOPE(pcpu);
+	struct iolayers_rcv_stamp *st = (struct iolayers_rcv_stamp *)ri->data;
 	unsigned long sk = regs_get_kernel_argument(regs, 0);
 
 	if (iolayers_empty || iolayers_table_empty(IOLAYERS_T_SOCK) ||
 	    !iolayers_table_find(IOLAYERS_T_SOCK, sk))
 		return 1;
 	iolayers_hit(pcpu);
-	*(u64 *)ri->data = ktime_get_ns();
+	st->tsc = READ_ONCE(iolayers_clock_tsc);
+	st->start = iolayers_stamp(st->tsc);
 	return 0;
 }
 
@@ -235,7 +268,8 @@ static int iolayers_rcv6_entry(struct kretprobe_instance *ri, struct pt_regs *re
 /* The segment's time into this CPU's histogram (irqs off: softirq nests). */
 static int iolayers_rcv_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	u64 ns = ktime_get_ns() - *(u64 *)ri->data;
+	const struct iolayers_rcv_stamp *st = (const struct iolayers_rcv_stamp *)ri->data;
+	u64 ns = iolayers_stamp_ns(st->tsc, st->start, iolayers_stamp(st->tsc));
 	unsigned long flags;
 
 	local_irq_save(flags);
@@ -247,13 +281,13 @@ static int iolayers_rcv_return(struct kretprobe_instance *ri, struct pt_regs *re
 static struct kretprobe iolayers_rcv4_krp = {
 	.entry_handler = iolayers_rcv4_entry,
 	.handler = iolayers_rcv_return,
-	.data_size = sizeof(u64),
+	.data_size = sizeof(struct iolayers_rcv_stamp),
 };
 
 static struct kretprobe iolayers_rcv6_krp = {
 	.entry_handler = iolayers_rcv6_entry,
 	.handler = iolayers_rcv_return,
-	.data_size = sizeof(u64),
+	.data_size = sizeof(struct iolayers_rcv_stamp),
 };
 
 /**
@@ -327,7 +361,7 @@ static void iolayers_sock_entry(struct iolayers_fregs *fregs,
 	f->rd.sock.sk = sk;
 	f->rd.sock.kind = iolayers_sock_kind(sock, sk);
 	if (f->rd.sock.kind == IOLAYERS_SK_TCP || f->rd.sock.kind == IOLAYERS_SK_TCP6)
-		iolayers_sock_learn(sk);
+		iolayers_sock_learn(f, sk);
 	f->rd.sock.waitable = iolayers_sock_waitable(f->rd.sock.kind);
 	f->rd.sock.start = iolayers_stamp(f->rd.sys.tsc);
 }

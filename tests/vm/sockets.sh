@@ -185,6 +185,40 @@ check "RST: the table empty once they closed ($(table_col sock entries))" \
 kill -CONT $rst
 wait $rst
 check "rmmod (RST)" rmmod iolayers
+# A read of a listening socket (ENOTCONN) did not make the listener a
+# followed socket: its segments are connection requests, which the
+# receive path then timed (make bench's review, 2026-12-05). The same
+# process then connects to it and accepts 20 times, reading nothing.
+python3 - >/tmp/lst.out 2>&1 <<'PY' &
+import os, signal, socket
+l = socket.socket()
+l.bind(("127.0.0.1", 0))
+l.listen(64)
+port = l.getsockname()[1]
+os.kill(os.getpid(), signal.SIGSTOP)
+try:
+    l.recv(1)
+except OSError as e:
+    print("recv errno", e.errno)
+for _ in range(20):
+    c = socket.create_connection(("127.0.0.1", port))
+    a, _ = l.accept()
+    c.close()
+    a.close()
+print("accepted 20")
+PY
+lst=$!
+wait_stopped $lst
+insmod "$ko" pid=$lst || not_ok "insmod pid=$lst (listener)"
+insegs0=$(tcp_insegs)
+kill -CONT $lst
+wait $lst
+cat /tmp/lst.out
+check "listener: its read failed (ENOTCONN) and 20 connections were accepted" \
+	sh -c "grep -qx 'recv errno 107' /tmp/lst.out && grep -qx 'accepted 20' /tmp/lst.out"
+rcv=$(awk '$1 == "layer" { print $4 }' "$IOLAYERS_D/rcv")
+check "listener: no segment timed ($rcv; Tcp InSegs $(($(tcp_insegs) - insegs0)))" test "$rcv" = 0
+check "rmmod (listener)" rmmod iolayers
 # sockets=0: the SOCK layer is not attached at all.
 insmod "$ko" pid=$$ sockets=0 || not_ok "insmod sockets=0"
 check "sockets=0: no SOCK probe point in layers" sh -c "! grep -q ' SOCK ' $IOLAYERS_D/layers"
