@@ -45,7 +45,10 @@
  *
  * Not here (the module has them): the file table of paths; stacked
  * devices' remaps, bio splits and request merges (make bench's NVMe
- * namespace has none); SCSI's dispatch and completion; a request's disk.
+ * namespace has none); SCSI's dispatch and completion; a request's disk;
+ * the check that a bio a read queues is its own file's (the module looks
+ * at the bio's first page: a swap-in or another file's page is not bound);
+ * a request reused while its entry lived (the module's "other life").
  * BPF has no lock a tracing program may take: a completion folding into a
  * read as it returns may be torn, where the module takes the read's lock.
  */
@@ -56,6 +59,14 @@
 #include "twin.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+/*
+ * Removals from socks (a reader that knows its socket is there looks again
+ * only after one), and bios bound and requests made not yet completed (no
+ * request is looked at while there are none: the module's empty tables).
+ */
+__u64 sock_forgets;
+__s64 blk_live;
 
 /* Set by the loader before the load: the verifier prunes on them. */
 const volatile __u32 targ_tgid;
@@ -102,6 +113,8 @@ struct twin_read {
 	__u64 added_pages;
 	__u64 ra_pages;
 	__u64 sk;		/* the socket read, compared only */
+	__u64 last_sk;		/* a TCP socket known in socks (kept across reads) */
+	__u64 last_sk_gen;	/* sock_forgets then */
 	__u64 sock_start;
 	__u64 tcp_start;
 	__u64 wait_start;	/* a wait for data in progress */
@@ -180,21 +193,17 @@ struct {
 	__type(value, struct twin_rq);
 } rqs SEC(".maps");
 
-/* TCP sockets a followed read read, until they close. */
+/*
+ * TCP sockets a followed read read, until they close; the value is the
+ * start of the segment in tcp_v4_do_rcv/tcp_v6_do_rcv (the socket's lock
+ * keeps them one at a time).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u64);	/* struct sock * */
-	__type(value, __u8);
-} socks SEC(".maps");
-
-/* A followed socket's segment in tcp_v4_do_rcv/tcp_v6_do_rcv: its start. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u64);	/* struct sk_buff * */
 	__type(value, __u64);
-} segs SEC(".maps");
+} socks SEC(".maps");
 
 /* The receive path's time per segment of followed TCP sockets. */
 struct {
@@ -223,9 +232,10 @@ struct {
 	__type(value, struct twin_state_hists);
 } hists SEC(".maps");
 
-/* Per CPU: records written (a record's wseq), and the counters. */
+/* Per CPU: records written (a record's wseq), reads begun, the counters. */
 struct twin_cpu {
 	__u64 wseq;
+	__u64 reads;
 	__u64 n[TWIN_N_COUNTERS];
 };
 
@@ -260,6 +270,21 @@ static __always_inline struct twin_read *twin_read_of_current(void)
 	struct twin_read *r = bpf_task_storage_get(&reads, bpf_get_current_task_btf(), 0, 0);
 
 	return r && r->active ? r : 0;
+}
+
+/*
+ * A read's id, unique across threads as the module's (a late completion
+ * checks it): this CPU's reads begun, the CPU in the low 13 bits.
+ */
+static __always_inline __u64 twin_next_seq(void)
+{
+	struct twin_cpu *c;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&cpus, &zero);
+	if (!c)
+		return 0;
+	return (++c->reads << 13) | bpf_get_smp_processor_id();
 }
 
 static __always_inline void twin_count(int which)
@@ -309,7 +334,7 @@ int BPF_PROG(twin_sys_enter, struct pt_regs *regs, long id)
 		twin_count(TWIN_N_NO_STORAGE);
 		return 0;
 	}
-	r->seq++;
+	r->seq = twin_next_seq();
 	r->nr = id;
 	r->fd = regs->di;
 	r->vfs_start = 0;
@@ -632,22 +657,32 @@ int BPF_PROG(twin_bio_queue, struct bio *bio)
 	b.tid = tid;
 	b.bytes = bio->bi_iter.bi_size;
 	b.queue_ns = bpf_ktime_get_ns();
+	a = bpf_map_lookup_elem(&accs, &tid);
 	if (!r->bound) {
-		struct twin_acc fresh = { .seq = r->seq, .open = 1 };
+		/* The thread's accumulator, made once, renewed in place. */
+		if (!a) {
+			struct twin_acc fresh = {};
 
-		if (bpf_map_update_elem(&accs, &tid, &fresh, BPF_ANY)) {
-			twin_count(TWIN_N_NO_ENTRY);
-			return 0;
+			if (bpf_map_update_elem(&accs, &tid, &fresh, BPF_NOEXIST)) {
+				twin_count(TWIN_N_NO_ENTRY);
+				return 0;
+			}
+			a = bpf_map_lookup_elem(&accs, &tid);
+			if (!a)
+				return 0;
 		}
+		__builtin_memset(&a->blk, 0, sizeof(a->blk));
+		a->seq = r->seq;
+		a->open = 1;
 		r->bound = 1;
 	}
-	a = bpf_map_lookup_elem(&accs, &tid);
 	if (!a || a->seq != r->seq)
 		return 0;
 	if (bpf_map_update_elem(&bios, &key, &b, BPF_ANY)) {
 		twin_count(TWIN_N_NO_ENTRY);
 		return 0;
 	}
+	__sync_fetch_and_add(&blk_live, 1);
 	a->blk.nr_bios++;
 	a->blk.bio_bytes += b.bytes;
 	if (!a->blk.queue_at || b.queue_ns < a->blk.queue_at)
@@ -699,6 +734,8 @@ static __always_inline struct twin_rq *twin_rq_bind(struct request *rq)
 	/* 7.x's verifier takes some tracepoints' arguments as maybe NULL. */
 	if (!rq)
 		return 0;
+	if (*(volatile __s64 *)&blk_live <= 0)
+		return 0;
 	q = bpf_map_lookup_elem(&rqs, &key);
 	bio = rq->bio;
 	for (i = 0; i < 8 && bio; i++) {
@@ -706,7 +743,8 @@ static __always_inline struct twin_rq *twin_rq_bind(struct request *rq)
 		b = bpf_map_lookup_elem(&bios, &bkey);
 		if (b) {
 			twin_rq_take(q ? q : &fresh, b);
-			bpf_map_delete_elem(&bios, &bkey);
+			if (!bpf_map_delete_elem(&bios, &bkey))
+				__sync_fetch_and_add(&blk_live, -1);
 		}
 		bio = bio->bi_next;
 	}
@@ -716,6 +754,7 @@ static __always_inline struct twin_rq *twin_rq_bind(struct request *rq)
 		twin_count(TWIN_N_NO_ENTRY);
 		return 0;
 	}
+	__sync_fetch_and_add(&blk_live, 1);
 	return bpf_map_lookup_elem(&rqs, &key);
 }
 
@@ -758,7 +797,7 @@ int BPF_PROG(twin_rq_requeue, struct request *rq)
 	__u64 key = (__u64)rq;
 	struct twin_rq *q;
 
-	if (empty)
+	if (empty || *(volatile __s64 *)&blk_live <= 0)
 		return 0;
 	q = bpf_map_lookup_elem(&rqs, &key);
 	if (q) {
@@ -790,7 +829,7 @@ int BPF_PROG(twin_nvme_done, struct request *rq)
 	__u64 key = (__u64)rq;
 	struct twin_rq *q;
 
-	if (empty)
+	if (empty || *(volatile __s64 *)&blk_live <= 0)
 		return 0;
 	q = bpf_map_lookup_elem(&rqs, &key);
 	if (q && q->setup_ns)
@@ -841,7 +880,7 @@ int BPF_PROG(twin_rq_complete, struct request *rq, blk_status_t error, unsigned 
 	struct twin_rq *q;
 	__u32 i;
 
-	if (empty)
+	if (empty || *(volatile __s64 *)&blk_live <= 0)
 		return 0;
 	q = bpf_map_lookup_elem(&rqs, &key);
 	if (!q || !q->issue_ns || !rq)
@@ -857,7 +896,8 @@ int BPF_PROG(twin_rq_complete, struct request *rq, blk_status_t error, unsigned 
 			break;
 		twin_rq_fold(q, i, now, error != 0);
 	}
-	bpf_map_delete_elem(&rqs, &key);
+	if (!bpf_map_delete_elem(&rqs, &key))
+		__sync_fetch_and_add(&blk_live, -1);
 	return 0;
 }
 
@@ -888,8 +928,8 @@ static __always_inline void twin_sock_entry(struct socket *sock)
 {
 	struct twin_read *r;
 	struct sock *sk;
-	__u64 key;
-	__u8 one = 1;
+	__u64 key, gen, zero = 0;
+	__u8 state;
 
 	if (empty || !twin_followed())
 		return;
@@ -901,12 +941,20 @@ static __always_inline void twin_sock_entry(struct socket *sock)
 		return;
 	r->sk = (__u64)sk;
 	r->sock_kind = twin_sock_kind(sock, sk);
+	state = sk->__sk_common.skc_state;
+	gen = *(volatile __u64 *)&sock_forgets;
+	/* A listener's segments are connections, not data: not followed. */
 	if ((r->sock_kind == TWIN_SK_TCP || r->sock_kind == TWIN_SK_TCP6) &&
-	    sk->__sk_common.skc_state != TCP_CLOSE) {
+	    state != TCP_CLOSE && state != TCP_LISTEN &&
+	    (r->last_sk != (__u64)sk || r->last_sk_gen != gen)) {
 		key = (__u64)sk;
-		if (!bpf_map_lookup_elem(&socks, &key) &&
-		    bpf_map_update_elem(&socks, &key, &one, BPF_NOEXIST))
+		if (bpf_map_lookup_elem(&socks, &key) ||
+		    !bpf_map_update_elem(&socks, &key, &zero, BPF_NOEXIST)) {
+			r->last_sk = key;
+			r->last_sk_gen = gen;
+		} else {
 			twin_count(TWIN_N_NO_ENTRY);
+		}
 	}
 	r->sock_start = bpf_ktime_get_ns();
 }
@@ -1024,7 +1072,8 @@ int BPF_PROG(twin_sock_state, struct sock *sk, int oldstate, int newstate)
 
 	if (empty || newstate != TCP_CLOSE)
 		return 0;
-	bpf_map_delete_elem(&socks, &key);
+	if (!bpf_map_delete_elem(&socks, &key))
+		__sync_fetch_and_add(&sock_forgets, 1);
 	return 0;
 }
 
@@ -1035,65 +1084,78 @@ int BPF_PROG(twin_sock_destroy, struct sock *sk)
 
 	if (empty)
 		return 0;
-	bpf_map_delete_elem(&socks, &key);
+	if (!bpf_map_delete_elem(&socks, &key))
+		__sync_fetch_and_add(&sock_forgets, 1);
 	return 0;
 }
 
 /* A segment of a followed TCP socket enters the receive path. */
-static __always_inline void twin_rcv_entry(struct sock *sk, struct sk_buff *skb)
+static __always_inline void twin_rcv_entry(struct sock *sk)
 {
-	__u64 key = (__u64)sk, now;
+	__u64 key = (__u64)sk, *start;
 
-	if (empty || !bpf_map_lookup_elem(&socks, &key))
+	if (empty)
 		return;
-	key = (__u64)skb;
-	now = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&segs, &key, &now, BPF_ANY))
-		twin_count(TWIN_N_NO_ENTRY);
+	start = bpf_map_lookup_elem(&socks, &key);
+	if (start)
+		*start = bpf_ktime_get_ns();
 }
 
-static __always_inline void twin_rcv_exit(struct sk_buff *skb)
+static __always_inline void twin_rcv_exit(struct sock *sk)
 {
-	__u64 key = (__u64)skb, *start;
+	__u64 key = (__u64)sk, *start;
 	struct twin_hist *h;
 	__u32 zero = 0;
 
 	if (empty)
 		return;
-	start = bpf_map_lookup_elem(&segs, &key);
-	if (!start)
+	start = bpf_map_lookup_elem(&socks, &key);
+	if (!start || !*start)
 		return;
 	h = bpf_map_lookup_elem(&rcv, &zero);
 	if (h)
 		twin_hist_add(h, bpf_ktime_get_ns() - *start, 0);
-	bpf_map_delete_elem(&segs, &key);
+	*start = 0;
 }
 
 SEC("fentry/tcp_v4_do_rcv")
 int BPF_PROG(twin_rcv4, struct sock *sk, struct sk_buff *skb)
 {
-	twin_rcv_entry(sk, skb);
+	twin_rcv_entry(sk);
 	return 0;
 }
 
 SEC("fexit/tcp_v4_do_rcv")
 int BPF_PROG(twin_rcv4_exit, struct sock *sk, struct sk_buff *skb)
 {
-	twin_rcv_exit(skb);
+	twin_rcv_exit(sk);
 	return 0;
 }
 
 SEC("fentry/tcp_v6_do_rcv")
 int BPF_PROG(twin_rcv6, struct sock *sk, struct sk_buff *skb)
 {
-	twin_rcv_entry(sk, skb);
+	twin_rcv_entry(sk);
 	return 0;
 }
 
 SEC("fexit/tcp_v6_do_rcv")
 int BPF_PROG(twin_rcv6_exit, struct sock *sk, struct sk_buff *skb)
 {
-	twin_rcv_exit(skb);
+	twin_rcv_exit(sk);
+	return 0;
+}
+
+/* A followed thread exits: its accumulator goes (the module's entry too). */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(twin_thread_exit, struct task_struct *p)
+{
+	__u32 tid;
+
+	if (empty || !p || p->tgid != targ_tgid)
+		return 0;
+	tid = p->pid;
+	bpf_map_delete_elem(&accs, &tid);
 	return 0;
 }
 
@@ -1159,6 +1221,8 @@ int BPF_PROG(twin_sys_exit, struct pt_regs *regs, long ret)
 	if (!c)
 		return 0;
 	/* The module's short record (IOLAYERS_REC_SHORT) without a bio. */
+	if (a && !a->blk.nr_bios && !a->blk.nr_rqs)
+		a = 0;
 	if (a)
 		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	else

@@ -321,7 +321,7 @@ static void print_summary(struct twin_bpf *skel, unsigned long long records)
 	unsigned long long reads[TWIN_NR_STATES] = { 0 }, total = 0, n[TWIN_N_COUNTERS] = { 0 };
 	struct twin_hist *rh, seg = { 0 };
 	struct { struct twin_hist layer[TWIN_NR_LAYERS]; } *v;
-	struct { __u64 wseq; __u64 n[TWIN_N_COUNTERS]; } *c;
+	struct { __u64 wseq; __u64 reads; __u64 n[TWIN_N_COUNTERS]; } *c;
 	__u32 key, zero = 0;
 	int cpu, l, i;
 
