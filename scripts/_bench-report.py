@@ -17,7 +17,11 @@ import statistics
 import sys
 
 log, base = sys.argv[1], sys.argv[2]
-runs, info, fails = [], "", []
+runs, info, fails, misses, notes = [], "", [], {}, []
+for line in open(log, errors="replace"):
+    f = line.split()
+    if f[:1] == ["BENCH_MISSES"] and len(f) == 5 and f[4].isdigit():
+        misses[(f[1], f[2], f[3])] = int(f[4])
 for line in open(log, errors="replace"):
     f = line.split()
     if not f:
@@ -33,9 +37,16 @@ for line in open(log, errors="replace"):
                          seen=None if seen == "-" else int(seen),
                          kernel_insns=None if kins == "-" else int(kins),
                          user_insns=None if uins == "-" else int(uins)))
-        # A tracer that saw fewer reads than fio did measured nothing useful.
+        # A tracer that saw fewer reads than fio did measured nothing useful,
+        # unless it counted what it lost: the libbpf twin's runs that BPF's
+        # recursion guard skipped (two threads on one CPU, 7.x), shown.
+        lost = misses.get((w, t, r), 0)
         if seen != "-" and int(seen) < int(reads):
-            fails.append("%s %s round %s: the tracer saw %s of %s reads" % (w, t, r, seen, reads))
+            if int(seen) + lost >= int(reads):
+                notes.append("%s %s round %s: saw %s of %s reads; BPF skipped %d of its "
+                             "sys_enter/sys_exit runs (recursion guard)" % (w, t, r, seen, reads, lost))
+            else:
+                fails.append("%s %s round %s: the tracer saw %s of %s reads" % (w, t, r, seen, reads))
 # A counting boot whose runs lack counts, or count nothing, measured nothing.
 if "counting 1" in info:
     for r in runs:
@@ -149,4 +160,6 @@ for w, tracers in by.items():
             print("%-12s %s: %s - %s = %.0f per read" % (w, what, a, b,
                                                        rw[a][key] - rw[b][key]))
 json.dump(report, open(base + ".json", "w"), indent=1)
+for n in notes:
+    print("note: " + n)
 print("runs: %s-runs.csv, summary: %s.json" % (base, base))

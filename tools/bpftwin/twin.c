@@ -314,6 +314,43 @@ static void twin_hist_merge(struct twin_hist *sum, const struct twin_hist *h)
 	sum->bytes += h->bytes;
 }
 
+/*
+ * Runs of each program that BPF skipped: a program is not run again on a
+ * CPU where it is running already (its recursion guard), and since 6.13's
+ * preemptible syscall tracepoints another thread on that CPU may enter
+ * while it is preempted. A skipped sys_enter or sys_exit loses its read:
+ * "misses" sums those two, then each program with any.
+ */
+static void print_misses(struct twin_bpf *skel)
+{
+	struct bpf_program *p;
+	unsigned long long reads = 0;
+
+	bpf_object__for_each_program(p, skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_program__fd(p) < 0 || bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			continue;
+		if (p == skel->progs.twin_sys_enter || p == skel->progs.twin_sys_exit)
+			reads += info.recursion_misses;
+	}
+	printf("misses %llu", reads);
+	bpf_object__for_each_program(p, skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_program__fd(p) < 0 || bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			continue;
+		if (info.recursion_misses)
+			printf(" %s %llu", bpf_program__name(p),
+			       (unsigned long long)info.recursion_misses);
+	}
+	printf("\n");
+}
+
 static void print_summary(struct twin_bpf *skel, unsigned long long records)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -371,6 +408,7 @@ static void print_summary(struct twin_bpf *skel, unsigned long long records)
 	printf("layer tcp_rcv count %llu sum_ns %llu min_ns %llu max_ns %llu\n",
 	       (unsigned long long)seg.count, (unsigned long long)seg.sum_ns,
 	       (unsigned long long)seg.min_ns, (unsigned long long)seg.max_ns);
+	print_misses(skel);
 out:
 	free(v);
 	free(c);
