@@ -473,3 +473,43 @@ spread() {
 		END { if (NR == 0 || v[int((NR + 1) / 2)] == 0) { print "inf"; exit }
 		      printf "%.4f\n", (v[NR] - v[1]) / v[int((NR + 1) / 2)] * 100 }'
 }
+
+# uncache FILE: drop FILE's clean pages from the page cache, nothing else.
+uncache() {
+	python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
+}
+
+# stopped_workload WORKLOAD READS OUT [DIRECT]: make ab's and make
+# profile's run, stopped before its first read; its pid in WL_PID, its
+# JSON in OUT. 4k-cached and 4k-uncached: fio's READS random 4 KiB reads
+# of /mnt/data (64 MiB; uncached: dropped from the page cache first;
+# DIRECT=1: O_DIRECT), from the tmpfs copy of fio (fio_tmpfs); tcp:
+# /tmp/tcpload's READS requests of 4 KiB.
+stopped_workload() {
+	local w=$1 n=$2 out=$3 direct=${4:-0}
+	rm -f "$out"
+	case $w in
+	tcp)
+		# Connects, then stops itself before its first read.
+		/tmp/tcpload "$n" 4096 >"$out" &
+		;;
+	*)
+		if [ "$w" = 4k-uncached ]; then uncache /mnt/data; else cat /mnt/data >/dev/null; fi
+		FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=w --ioengine=sync --invalidate=0 --thread \
+			--eta=never --output-format=json --output='"$out"' --filename=/mnt/data \
+			--size=64m --rw=randread --bs=4k --direct='"$direct --number_ios=$n --io_size=$((n * 4))k" &
+		;;
+	esac
+	WL_PID=$!
+	while [ "$(awk '{ print $3 }' /proc/$WL_PID/stat 2>/dev/null)" != T ]; do sleep 0.05; done
+}
+
+# workload_calls OUT: the reads a stopped_workload made (fio's total_ios,
+# tcpload's recv() calls).
+workload_calls() {
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+print(j["calls"] if "calls" in j else j["jobs"][0]["read"]["total_ios"])' "$1"
+}

@@ -29,13 +29,6 @@ cat /mnt/data >/dev/null
 fio_tmpfs
 ip link set lo up
 cp "$IOLAYERS_MODULE_DIR/tcpload" /tmp/tcpload
-
-# uncache FILE: drop FILE's clean pages from the page cache (bench.sh).
-uncache() {
-	python3 -c 'import os, sys
-fd = os.open(sys.argv[1], os.O_RDONLY)
-os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
-}
 echo "AB_INFO workload $workload kernel $(uname -r) cpus $(nproc) clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 
 # run ROUND MODE: one fio run, stopped until the module is loaded.
@@ -45,21 +38,8 @@ run() {
 	base) ko=$IOLAYERS_AB_BASE/iolayers.ko ;;
 	floor) arg=empty=1 ;;
 	esac
-	rm -f /tmp/ab.json
-	case $workload in
-	tcp)
-		# Connects, then stops itself before its first read.
-		/tmp/tcpload "$reads_n" 4096 >/tmp/ab.json &
-		;;
-	*)
-		if [ "$workload" = 4k-uncached ]; then uncache /mnt/data; else cat /mnt/data >/dev/null; fi
-		FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=ab --ioengine=sync --invalidate=0 --thread \
-			--eta=never --output-format=json --output=/tmp/ab.json --filename=/mnt/data \
-			--size=64m --rw=randread --bs=4k --direct='"$direct --number_ios=$reads_n --io_size=$((reads_n * 4))k" &
-		;;
-	esac
-	p=$!
-	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.05; done
+	stopped_workload "$workload" "$reads_n" /tmp/ab.json "$direct"
+	p=$WL_PID
 	if [ "$2" != none ]; then
 		check "round $1: insmod $2" insmod "$ko" pid=$p $arg
 	fi
@@ -68,9 +48,7 @@ run() {
 	kill -CONT $p
 	wait $p
 	read -r s1 k1 u1 <<<"$(insn_totals)"
-	reads=$(python3 -c 'import json
-j = json.load(open("/tmp/ab.json"))
-print(j["calls"] if "calls" in j else j["jobs"][0]["read"]["total_ios"])')
+	reads=$(workload_calls /tmp/ab.json)
 	case $2 in
 	base | new)
 		seen=$(awk '$1 == "syscall" { print $2; exit }' "$IOLAYERS_D/summary")

@@ -127,12 +127,6 @@ attach() {
 	ATTACH_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 }
 
-# uncache FILE: drop FILE's clean pages from the page cache, nothing else.
-uncache() {
-	python3 -c 'import os, sys
-fd = os.open(sys.argv[1], os.O_RDONLY)
-os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
-}
 
 # lines_caught_up GREP_ARGS...: until grep -c counts at least the
 # workload's reads (at most a minute).

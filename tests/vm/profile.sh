@@ -29,31 +29,11 @@ fio_tmpfs
 ip link set lo up
 cp "$IOLAYERS_MODULE_DIR/tcpload" /tmp/tcpload
 
-# uncache FILE: drop FILE's clean pages from the page cache (bench.sh).
-uncache() {
-	python3 -c 'import os, sys
-fd = os.open(sys.argv[1], os.O_RDONLY)
-os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
-}
-
 # run TRACER: one fio run, stopped until the tracer is attached.
 run() {
 	local p a b n
-	rm -f /tmp/p.json
-	case $workload in
-	tcp)
-		# Connects, then stops itself before its first read.
-		/tmp/tcpload "$reads" 4096 >/tmp/p.json &
-		;;
-	*)
-		if [ "$workload" = 4k-uncached ]; then uncache /mnt/data; else cat /mnt/data >/dev/null; fi
-		FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=p --ioengine=sync --invalidate=0 --thread \
-			--eta=never --output-format=json --output=/tmp/p.json --filename=/mnt/data \
-			--size=64m --rw=randread --bs=4k --number_ios='"$reads --io_size=$((reads * 4))k" &
-		;;
-	esac
-	p=$!
-	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.05; done
+	stopped_workload "$workload" "$reads" /tmp/p.json
+	p=$WL_PID
 	case $1 in
 	none) ;;
 	iolayers) insmod "$ko" pid=$p || return 1 ;;
@@ -69,9 +49,7 @@ run() {
 	kill -CONT $p
 	wait $p
 	read -r b _ <<<"$(insn_totals)"
-	n=$(python3 -c 'import json
-j = json.load(open("/tmp/p.json"))
-print(j["calls"] if "calls" in j else j["jobs"][0]["read"]["total_ios"])')
+	n=$(workload_calls /tmp/p.json)
 	echo "PROFILE_RUN $1 $n $a $b"
 	case $1 in
 	iolayers)

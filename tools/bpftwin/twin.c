@@ -321,33 +321,27 @@ static void twin_hist_merge(struct twin_hist *sum, const struct twin_hist *h)
  * while it is preempted. A skipped sys_enter or sys_exit loses its read:
  * "misses" sums those two, then each program with any.
  */
+/* A program's skipped runs (0 when its info cannot be had). */
+static unsigned long long prog_misses(const struct bpf_program *p)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_program__fd(p) < 0 || bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
 static void print_misses(struct twin_bpf *skel)
 {
 	struct bpf_program *p;
-	unsigned long long reads = 0;
 
-	bpf_object__for_each_program(p, skel->obj) {
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info);
-
-		memset(&info, 0, sizeof(info));
-		if (bpf_program__fd(p) < 0 || bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
-			continue;
-		if (p == skel->progs.twin_sys_enter || p == skel->progs.twin_sys_exit)
-			reads += info.recursion_misses;
-	}
-	printf("misses %llu", reads);
-	bpf_object__for_each_program(p, skel->obj) {
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info);
-
-		memset(&info, 0, sizeof(info));
-		if (bpf_program__fd(p) < 0 || bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
-			continue;
-		if (info.recursion_misses)
-			printf(" %s %llu", bpf_program__name(p),
-			       (unsigned long long)info.recursion_misses);
-	}
+	printf("misses %llu", prog_misses(skel->progs.twin_sys_enter) +
+	       prog_misses(skel->progs.twin_sys_exit));
+	bpf_object__for_each_program(p, skel->obj)
+		if (prog_misses(p))
+			printf(" %s %llu", bpf_program__name(p), prog_misses(p));
 	printf("\n");
 }
 
