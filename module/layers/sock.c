@@ -163,11 +163,12 @@ static void iolayers_sock_learn(struct iolayers_task_flow *f, const struct sock 
 {
 	/* Read before the lookup: a removal after it voids what is learnt. */
 	u64 gen = atomic64_read_acquire(&iolayers_sock_forgets);
-	u8 state = READ_ONCE(sk->sk_state);
 	struct iolayers_sockent *s;
+	u8 state;
 
 	if (f->last_sk == sk && f->last_sk_gen == gen)
 		return;	/* its entry is there: none was removed since */
+	state = READ_ONCE(sk->sk_state);
 	/* A listener's segments are connection requests, not its data. */
 	if (state == TCP_CLOSE || state == TCP_LISTEN)
 		return;

@@ -336,12 +336,15 @@ static unsigned long long prog_misses(const struct bpf_program *p)
 static void print_misses(struct twin_bpf *skel)
 {
 	struct bpf_program *p;
+	unsigned long long n;
 
 	printf("misses %llu", prog_misses(skel->progs.twin_sys_enter) +
 	       prog_misses(skel->progs.twin_sys_exit));
-	bpf_object__for_each_program(p, skel->obj)
-		if (prog_misses(p))
-			printf(" %s %llu", bpf_program__name(p), prog_misses(p));
+	bpf_object__for_each_program(p, skel->obj) {
+		n = prog_misses(p);
+		if (n)
+			printf(" %s %llu", bpf_program__name(p), n);
+	}
 	printf("\n");
 }
 
