@@ -25,6 +25,8 @@
  */
 /* sockets=: the SOCK layer is attached (settings.c). */
 bool iolayers_sockets = true;
+/* rcv=: the TCP receive path is timed (with the SOCK layer). */
+bool iolayers_rcv;
 
 static struct iolayers_layer_probes *iolayers_all_layers[] = {
 	&iolayers_syscall_layer,
@@ -32,19 +34,29 @@ static struct iolayers_layer_probes *iolayers_all_layers[] = {
 	&iolayers_fs_layer,
 	&iolayers_cache_layer,
 	&iolayers_sock_layer,
+	&iolayers_rcv_layer,
 	&iolayers_block_layer,
 	&iolayers_device_layer,
 	&iolayers_filter_layer,
 };
 
-/* The layers to attach: all, less SOCK with sockets=0. */
+/*
+ * The layers to attach: all, less SOCK and the receive path with
+ * sockets=0, less the receive path unless rcv=1.
+ */
 static unsigned int iolayers_layers_wanted(void)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; i < ARRAY_SIZE(iolayers_all_layers); i++)
-		if (iolayers_sockets || iolayers_all_layers[i] != &iolayers_sock_layer)
-			iolayers_all_layers[n++] = iolayers_all_layers[i];
+	for (i = 0; i < ARRAY_SIZE(iolayers_all_layers); i++) {
+		const struct iolayers_layer_probes *l = iolayers_all_layers[i];
+
+		if ((l == &iolayers_sock_layer || l == &iolayers_rcv_layer) && !iolayers_sockets)
+			continue;
+		if (l == &iolayers_rcv_layer && !iolayers_rcv)
+			continue;
+		iolayers_all_layers[n++] = iolayers_all_layers[i];
+	}
 	return n;
 }
 

@@ -102,6 +102,7 @@ enum {
 	IOLAYERS_S_MAX_FLOWS,
 	IOLAYERS_S_EMPTY,
 	IOLAYERS_S_SOCKETS,
+	IOLAYERS_S_RCV,
 	IOLAYERS_S_COST,
 	IOLAYERS_S_RESET,
 	IOLAYERS_NR_SETTINGS,
@@ -150,6 +151,9 @@ const struct iolayers_setting iolayers_settings[] = {
 	},
 	[IOLAYERS_S_SOCKETS] = {
 		.name = "sockets", .kind = IOLAYERS_SET_BOOL, .var = &iolayers_sockets,
+	},
+	[IOLAYERS_S_RCV] = {
+		.name = "rcv", .kind = IOLAYERS_SET_BOOL, .var = &iolayers_rcv,
 	},
 	[IOLAYERS_S_COST] = {
 		.name = "cost", .kind = IOLAYERS_SET_BOOL, .var = &iolayers_cost,
@@ -304,6 +308,15 @@ MODULE_PARM_DESC(empty, "1: attach every probe with handlers that return at once
  */
 module_param_cb(sockets, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_SOCKETS), 0400);
 MODULE_PARM_DESC(sockets, "0: do not follow reads below the syscall into sockets (no SOCK, TCP, receive path probes); default 1");
+/*
+ * rcv=1: the TCP receive path's time per segment of the followed sockets
+ * (the `rcv` file). Off by default: its kretprobes on tcp_v4_do_rcv and
+ * tcp_v6_do_rcv cost every TCP segment of the machine, followed or not,
+ * their dispatch and a return instance (about 300 instructions a segment,
+ * Documentation/benchmarks.rst).
+ */
+module_param_cb(rcv, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_RCV), 0400);
+MODULE_PARM_DESC(rcv, "1: time the TCP receive path per segment of the followed sockets (kretprobes on tcp_v4_do_rcv/tcp_v6_do_rcv, which every TCP segment of the machine pays); default 0");
 /*
  * cost=1: the handlers' self-accounting in `stats` (each probe's handler
  * runs, one in 64 timed). Off, those columns stay 0 and every syscall of

@@ -129,7 +129,8 @@ for w, tracers in by.items():
     key = "added_per_read" if counting else "added_ns_per_read"
     # a/b: how many times what a adds is what b adds. "handlers" is the
     # module's own work: iolayers minus its floor, against the floor.
-    pairs = [("libbpf", "iolayers"), ("libbpf-floor", "floor"), ("libbpf", "libbpf-floor"),
+    pairs = [("libbpf", "iolayers"), ("libbpf-rcv", "iolayers-rcv"),
+             ("libbpf-floor", "floor"), ("libbpf", "libbpf-floor"),
              ("libbpf-stream", "iolayers-stream"),
              ("bpftrace", "iolayers"), ("bpftrace-fast", "iolayers"), ("bpftrace", "bpftrace-fast"),
              ("iolayers", "floor"), ("bpftrace", "bpftrace-floor"),
@@ -137,6 +138,10 @@ for w, tracers in by.items():
              ("bpftrace-stream", "iolayers-stream"), ("iolayers", "iolayers-noflows"),
              ("floor", "fprobe-floor")]
     for a, b in pairs:
+        # The bpftrace twins time the TCP receive path always: on socket
+        # reads they are the module's rcv=1 twins.
+        if w == "tcp" and a.startswith("bpftrace") and b == "iolayers":
+            b = "iolayers-rcv"
         if a not in rw or b not in rw or rw[a].get(key) is None or rw[b].get(key) is None:
             continue
         x, y = rw[a][key], rw[b][key]
@@ -151,7 +156,9 @@ for w, tracers in by.items():
         print("%-12s iolayers' handlers (iolayers - floor) = %.0f insn/read = %.2f x floor" % (
             w, h, h / rw["floor"][key]))
     # What each read's record costs (the ring buffer), and a reader of it.
-    for a, b, what in (("iolayers", "iolayers-noflows", "the records (nobody reading)"),
+    for a, b, what in (("iolayers-rcv", "iolayers", "the receive path (rcv=1)"),
+                       ("libbpf-rcv", "libbpf", "the twin's receive path (-r)"),
+                       ("iolayers", "iolayers-noflows", "the records (nobody reading)"),
                        ("iolayers-stream", "iolayers", "a stream reader (iolayers record)"),
                        ("libbpf-stream", "libbpf", "the libbpf twin's consumer"),
                        ("bpftrace-stream", "bpftrace", "the twin's printf per read")):

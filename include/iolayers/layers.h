@@ -10,6 +10,7 @@ extern struct iolayers_layer_probes iolayers_vfs_layer;
 extern struct iolayers_layer_probes iolayers_fs_layer;
 extern struct iolayers_layer_probes iolayers_cache_layer;
 extern struct iolayers_layer_probes iolayers_sock_layer;
+extern struct iolayers_layer_probes iolayers_rcv_layer;
 extern struct iolayers_layer_probes iolayers_block_layer;
 extern struct iolayers_layer_probes iolayers_device_layer;
 extern struct iolayers_layer_probes iolayers_filter_layer;

@@ -361,7 +361,8 @@ static void iolayers_sock_entry(struct iolayers_fregs *fregs,
 	memset(&f->rd.sock, 0, sizeof(f->rd.sock));	/* sys_enter did not */
 	f->rd.sock.sk = sk;
 	f->rd.sock.kind = iolayers_sock_kind(sock, sk);
-	if (f->rd.sock.kind == IOLAYERS_SK_TCP || f->rd.sock.kind == IOLAYERS_SK_TCP6)
+	if ((f->rd.sock.kind == IOLAYERS_SK_TCP || f->rd.sock.kind == IOLAYERS_SK_TCP6) &&
+	    iolayers_rcv)
 		iolayers_sock_learn(f, sk);
 	f->rd.sock.waitable = iolayers_sock_waitable(f->rd.sock.kind);
 	f->rd.sock.start = iolayers_stamp(f->rd.sys.tsc);
@@ -503,8 +504,8 @@ enum iolayers_cache iolayers_sock_state(const struct iolayers_task_flow *f, long
  * is static, and is on Debian's 6.1), schedule_timeout() stands for it;
  * with neither, that kind's reads are UNK, timed still. TCP's own path
  * and the waits every kind may take have an ftrace_ops each; the other
- * families' and the socket's end share one (grouped: a faster rmmod, a
- * lookup by address in their callback).
+ * families' share one (grouped: a faster rmmod, a lookup by address in
+ * their callback).
  */
 static struct iolayers_probe iolayers_sock_probes[] = {
 	[IOLAYERS_SP_RECVMSG] =
@@ -557,15 +558,6 @@ static struct iolayers_probe iolayers_sock_probes[] = {
 	[IOLAYERS_SP_COPY] =
 	IOLAYERS_FENTRY("skb_copy_datagram_iter", iolayers_skb_copy_fentry, iolayers_pc_skb_copy,
 			.optional = true, .missed_layer = IOLAYERS_MISSED_SOCK),
-	/* The receive path, and the end of the sockets it follows. */
-	IOLAYERS_KRETPROBE("tcp_v4_do_rcv", &iolayers_rcv4_krp, iolayers_pc_tcp_v4_rcv,
-			   .optional = true),
-	IOLAYERS_KRETPROBE("tcp_v6_do_rcv", &iolayers_rcv6_krp, iolayers_pc_tcp_v6_rcv,
-			   .optional = true),
-	IOLAYERS_TRACEPOINT("inet_sock_set_state", iolayers_sock_set_state,
-			    iolayers_pc_sock_close, .optional = true),
-	IOLAYERS_FENTRY("tcp_v4_destroy_sock", iolayers_sock_destroy_fentry,
-			iolayers_pc_sock_destroy, .optional = true, .grouped = true),
 };
 
 /* The SOCK layer (and TCP's): from sock_recvmsg's entry to sys_exit. */
@@ -573,4 +565,28 @@ struct iolayers_layer_probes iolayers_sock_layer = {
 	.name = "SOCK",
 	.probes = iolayers_sock_probes,
 	.nr_probes = ARRAY_SIZE(iolayers_sock_probes),
+};
+
+/*
+ * The receive path (rcv=1), and the end of the sockets it follows. Apart
+ * from the SOCK layer's reads: a kretprobe takes its dispatch and a
+ * return instance for every TCP segment of the machine before its entry
+ * handler can tell a followed socket's from another's.
+ */
+static struct iolayers_probe iolayers_rcv_probes[] = {
+	IOLAYERS_KRETPROBE("tcp_v4_do_rcv", &iolayers_rcv4_krp, iolayers_pc_tcp_v4_rcv,
+			   .optional = true),
+	IOLAYERS_KRETPROBE("tcp_v6_do_rcv", &iolayers_rcv6_krp, iolayers_pc_tcp_v6_rcv,
+			   .optional = true),
+	IOLAYERS_TRACEPOINT("inet_sock_set_state", iolayers_sock_set_state,
+			    iolayers_pc_sock_close, .optional = true),
+	IOLAYERS_FENTRY("tcp_v4_destroy_sock", iolayers_sock_destroy_fentry,
+			iolayers_pc_sock_destroy, .optional = true),
+};
+
+/* The TCP receive path's probe points, shown as the SOCK layer's. */
+struct iolayers_layer_probes iolayers_rcv_layer = {
+	.name = "SOCK",
+	.probes = iolayers_rcv_probes,
+	.nr_probes = ARRAY_SIZE(iolayers_rcv_probes),
 };

@@ -450,6 +450,7 @@ twin_start() {
 	local opt=()
 	case $1 in
 	libbpf) ;;
+	libbpf-rcv) opt=(-r) ;;
 	libbpf-floor) opt=(-e) ;;
 	libbpf-stream) opt=(-o /tmp/tw.rec) ;;
 	*) return 1 ;;

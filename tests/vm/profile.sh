@@ -37,6 +37,7 @@ run() {
 	case $1 in
 	none) ;;
 	iolayers) insmod "$ko" pid=$p || return 1 ;;
+	iolayers-rcv) insmod "$ko" pid=$p rcv=1 || return 1 ;;
 	iolayers-noflows) insmod "$ko" pid=$p flows=0 || return 1 ;;
 	floor) insmod "$ko" pid=$p empty=1 || return 1 ;;
 	fprobe-floor) insmod "$IOLAYERS_MODULE_DIR/iolayers_mechfloor.ko" || return 1 ;;
@@ -57,7 +58,7 @@ run() {
 		sed '/^$/q' "$IOLAYERS_D/stats"
 		rmmod iolayers
 		;;
-	iolayers-noflows | floor) rmmod iolayers ;;
+	iolayers-rcv | iolayers-noflows | floor) rmmod iolayers ;;
 	fprobe-floor) rmmod iolayers_mechfloor ;;
 	bpftrace*) kill -INT $BT; wait $BT ;;
 	libbpf*) kill -INT $TW; wait $TW ;;

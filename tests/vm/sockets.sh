@@ -43,8 +43,8 @@ start_sc() {
 
 # A pid to load with: the first server, the others are set at run time.
 start_sc tcp tcp /mnt/sfile || { echo "sockcheck did not start: $(cat /tmp/tcp.out)"; exit 1; }
-insmod "$ko" pid="$SC_PID" flows=4096 || { not_ok "insmod pid=$SC_PID"; finish; }
-ok "insmod pid=$SC_PID"
+insmod "$ko" pid="$SC_PID" flows=4096 rcv=1 || { not_ok "insmod pid=$SC_PID rcv=1"; finish; }
+ok "insmod pid=$SC_PID rcv=1"
 layers=$(cat "$IOLAYERS_D/layers")
 echo "$layers" | grep -E 'SOCK'
 check "layers: sock_recvmsg attached" grep -qE '^sock_recvmsg +SOCK +fentry +attached' \
@@ -169,7 +169,7 @@ n_rst=600
 python3 "$IOLAYERS_REPO/tests/vm/rstserver.py" $n_rst >/tmp/rst.out 2>&1 &
 rst=$!
 wait_stopped $rst
-insmod "$ko" pid=$rst max_flows=512 || not_ok "insmod pid=$rst max_flows=512"
+insmod "$ko" pid=$rst max_flows=512 rcv=1 || not_ok "insmod pid=$rst max_flows=512 rcv=1"
 kill -CONT $rst
 wait_stopped $rst
 check "RST: the server's $n_rst reads ended in ECONNRESET ($(cat /tmp/rst.out))" \
@@ -209,7 +209,7 @@ print("accepted 20")
 PY
 lst=$!
 wait_stopped $lst
-insmod "$ko" pid=$lst || not_ok "insmod pid=$lst (listener)"
+insmod "$ko" pid=$lst rcv=1 || not_ok "insmod pid=$lst rcv=1 (listener)"
 insegs0=$(tcp_insegs)
 kill -CONT $lst
 wait $lst
@@ -219,6 +219,25 @@ check "listener: its read failed (ENOTCONN) and 20 connections were accepted" \
 rcv=$(awk '$1 == "layer" { print $4 }' "$IOLAYERS_D/rcv")
 check "listener: no segment timed ($rcv; Tcp InSegs $(($(tcp_insegs) - insegs0)))" test "$rcv" = 0
 check "rmmod (listener)" rmmod iolayers
+# rcv=0, the default: the TCP reads are followed as above (a request and
+# its response, tools/tcpload), and no receive path probe is attached, nor
+# any segment timed.
+cp "$IOLAYERS_MODULE_DIR/tcpload" /tmp/tcpload
+stopped_workload tcp 200 /tmp/tcpload.json
+insmod "$ko" pid=$WL_PID || not_ok "insmod pid=$WL_PID (rcv=0)"
+check "rcv=0: no receive path probe point in layers" \
+	sh -c "! grep -qE '^(tcp_v4_do_rcv|tcp_v6_do_rcv|inet_sock_set_state|tcp_v4_destroy_sock) ' $IOLAYERS_D/layers"
+check "rcv=0: the setting reads 0" grep -qx 0 /sys/module/iolayers/parameters/rcv
+insegs0=$(tcp_insegs)
+kill -CONT $WL_PID
+wait $WL_PID || not_ok "tcpload failed: $(cat /tmp/tcpload.json)"
+calls=$(workload_calls /tmp/tcpload.json)
+rcv=$(awk '$1 == "layer" { print $4 }' "$IOLAYERS_D/rcv")
+check "rcv=0: every recv() followed to TCP ($(hist_total tcp) TCP layer reads, $calls calls) and no segment timed ($rcv; Tcp InSegs $(($(tcp_insegs) - insegs0)))" \
+	sh -c "[ $rcv = 0 ] && [ $(hist_total tcp) = $calls ]"
+check "rcv=0: no socket learnt (socket table's high mark $(table_col sock high))" \
+	test "$(table_col sock high)" = 0
+check "rmmod (rcv=0)" rmmod iolayers
 # sockets=0: the SOCK layer is not attached at all.
 insmod "$ko" pid=$$ sockets=0 || not_ok "insmod sockets=0"
 check "sockets=0: no SOCK probe point in layers" sh -c "! grep -q ' SOCK ' $IOLAYERS_D/layers"

@@ -71,6 +71,8 @@ __s64 blk_live;
 /* Set by the loader before the load: the verifier prunes on them. */
 const volatile __u32 targ_tgid;
 const volatile bool empty;
+/* -r: the receive path timed (the module's rcv=1); else no socket learnt. */
+const volatile bool rcv_on;
 
 /* The read family of x86-64 (asm/unistd_64.h). */
 #define NR_read		0
@@ -944,7 +946,7 @@ static __always_inline void twin_sock_entry(struct socket *sock)
 	state = sk->__sk_common.skc_state;
 	gen = *(volatile __u64 *)&sock_forgets;
 	/* A listener's segments are connections, not data: not followed. */
-	if ((r->sock_kind == TWIN_SK_TCP || r->sock_kind == TWIN_SK_TCP6) &&
+	if (rcv_on && (r->sock_kind == TWIN_SK_TCP || r->sock_kind == TWIN_SK_TCP6) &&
 	    state != TCP_CLOSE && state != TCP_LISTEN &&
 	    (r->last_sk != (__u64)sk || r->last_sk_gen != gen)) {
 		key = (__u64)sk;

@@ -5,8 +5,9 @@
  * measured: reads per cache state, each layer x state histogram's count,
  * sum, min, max and bytes, the records and the losses.
  *
- * Usage: iolayers-twin [-e] [-o FILE] PID
+ * Usage: iolayers-twin [-e] [-r] [-o FILE] PID
  *   -e       the floor: the same programs attached, each returning at once
+ *   -r       the TCP receive path timed too, as the module's rcv=1
  *   -o FILE  every read's record as a JSON line, as `iolayers record`
  *            writes it (the streaming rows of make bench)
  *
@@ -221,8 +222,17 @@ static bool twin_is_optional(struct twin_bpf *skel, const struct bpf_program *p)
 	return false;
 }
 
-static struct twin_bpf *twin_load(pid_t pid, bool floor)
+/* The receive path's programs, and the end of the sockets it follows. */
+static bool twin_is_rcv(struct twin_bpf *skel, const struct bpf_program *p)
 {
+	return p == skel->progs.twin_rcv4 || p == skel->progs.twin_rcv4_exit ||
+	       p == skel->progs.twin_rcv6 || p == skel->progs.twin_rcv6_exit ||
+	       p == skel->progs.twin_sock_state || p == skel->progs.twin_sock_destroy;
+}
+
+static struct twin_bpf *twin_load(pid_t pid, bool floor, bool rcv)
+{
+	struct bpf_program *p;
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct twin_bpf *skel = twin_bpf__open();
 	struct twin_optional o[TWIN_MAX_OPTIONAL];
@@ -236,9 +246,14 @@ static struct twin_bpf *twin_load(pid_t pid, bool floor)
 	}
 	skel->rodata->targ_tgid = pid;
 	skel->rodata->empty = floor;
+	skel->rodata->rcv_on = rcv;
+	if (!rcv)
+		bpf_object__for_each_program(p, skel->obj)
+			if (twin_is_rcv(skel, p))
+				bpf_program__set_autoload(p, false);
 	n = twin_optionals(skel, o);
 	for (i = 0; i < n; i++) {
-		if (twin_has(vmlinux, &o[i]))
+		if (!bpf_program__autoload(o[i].prog) || twin_has(vmlinux, &o[i]))
 			continue;
 		fprintf(stderr, "iolayers-twin: %s is not in %s's BTF: %s not attached\n",
 			o[i].name, o[i].module ? o[i].module : "the kernel",
@@ -418,15 +433,18 @@ int main(int argc, char **argv)
 	struct ring_buffer *rb = NULL;
 	struct twin_bpf *skel;
 	const char *path = NULL;
-	bool floor = false;
+	bool floor = false, rcv = false;
 	char *end;
 	long pid;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "eo:")) != -1) {
+	while ((opt = getopt(argc, argv, "eo:r")) != -1) {
 		switch (opt) {
 		case 'e':
 			floor = true;
+			break;
+		case 'r':
+			rcv = true;
 			break;
 		case 'o':
 			path = optarg;
@@ -452,7 +470,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	skel = twin_load(pid, floor);
+	skel = twin_load(pid, floor, rcv);
 	if (!skel)
 		return 1;
 	err = twin_attach(skel);
@@ -501,6 +519,6 @@ out:
 	}
 	return err ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: iolayers-twin [-e] [-o FILE] PID\n");
+	fprintf(stderr, "usage: iolayers-twin [-e] [-r] [-o FILE] PID\n");
 	return 2;
 }
