@@ -67,7 +67,7 @@ static bool iolayers_flow_test_record(u64 seq, struct iolayers_flow_rec *out)
 }
 
 /*
- * A read of this thread whose FS entry ftrace's recursion guard refused
+ * A read of this thread whose FS entry the recursion guard refused
  * (iolayers_flow_missed(), as iolayers_fentry_refused() calls it): its
  * record says which layer it lost, and it is UNK, not "other". One that
  * lost only its VFS entry is still "other" (the VFS time is what it

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: which modules' tracepoints the probes attach to, and how a
- * group's callback finds its function entry (module/probe.c).
+ * KUnit: which modules' tracepoints the probes attach to, how a group's
+ * callback finds its function entry, and the function entries' recursion
+ * guard (module/probe.c).
  */
 
 #include <kunit/test.h>
+#include <linux/bottom_half.h>
 #include <linux/module.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <iolayers/flow.h>
 #include <iolayers/probe.h>
 
 static void iolayers_probe_test_owner_in_tree(struct kunit *test)
@@ -93,10 +99,74 @@ static void iolayers_probe_test_fentry_slots(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, iolayers_fentry_slot_clear(slot, 0, 0x1000));
 }
 
+/*
+ * The function entries' recursion guard (iolayers_fentry_run()): a
+ * callback whose handler enters the traced function again.
+ */
+static DEFINE_PER_CPU(struct iolayers_probe_pcpu, iolayers_test_guard_pc);
+static struct iolayers_probe iolayers_test_guard_probe = {
+	.name = "guard", .kind = IOLAYERS_FENTRY, .missed_layer = IOLAYERS_MISSED_FS,
+};
+static int iolayers_test_guard_runs;
+
+static void iolayers_test_guard_cb(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *op, struct iolayers_fregs *fregs);
+
+static void iolayers_test_guard_handler(struct iolayers_fregs *fregs,
+					struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	iolayers_test_guard_runs++;
+	iolayers_test_guard_cb(0, 0, &iolayers_test_guard_probe.ops, fregs);
+}
+
+IOLAYERS_DEFINE_FENTRY(iolayers_test_guard_cb, iolayers_test_guard_pc,
+		       iolayers_test_guard_handler)
+
+/*
+ * The nested entry is refused: the handler ran once, the refusal is the
+ * probe's nmissed and the test thread's read lost the probe's layer (with
+ * bottom halves disabled too: still the task's own read); the CPU's flag
+ * is clear afterwards and the preempt count as it was.
+ */
+static void iolayers_probe_test_guard(struct kunit *test)
+{
+	struct iolayers_probe *p = &iolayers_test_guard_probe;
+	struct iolayers_task_flow *f;
+	int pc = preempt_count();
+	int cpu;
+
+	rcu_read_lock();
+	f = iolayers_flow_start(current->pid);
+	if (!f) {
+		rcu_read_unlock();
+		kunit_skip(test, "no task entry (table full)");
+	}
+	atomic_long_set(&p->missed, 0);
+	iolayers_test_guard_runs = 0;
+	iolayers_test_guard_cb(0, 0, &p->ops, NULL);
+	KUNIT_EXPECT_EQ(test, iolayers_test_guard_runs, 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&p->missed), 1L);
+	KUNIT_EXPECT_EQ(test, f->rd.missed, (u8)IOLAYERS_MISSED_FS);
+	KUNIT_EXPECT_EQ(test, preempt_count(), pc);
+	for_each_possible_cpu(cpu)
+		KUNIT_EXPECT_FALSE(test, per_cpu(iolayers_fentry_busy, cpu));
+	f->rd.missed = 0;
+	local_bh_disable();
+	iolayers_test_guard_cb(0, 0, &p->ops, NULL);
+	local_bh_enable();
+	KUNIT_EXPECT_EQ(test, iolayers_test_guard_runs, 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&p->missed), 2L);
+	KUNIT_EXPECT_EQ(test, f->rd.missed, (u8)IOLAYERS_MISSED_FS);
+	iolayers_flow_finish(f, 0);
+	rcu_read_unlock();
+	iolayers_flow_exit(current->pid);
+}
+
 static struct kunit_case iolayers_probe_cases[] = {
 	KUNIT_CASE(iolayers_probe_test_owner_in_tree),
 	KUNIT_CASE(iolayers_probe_test_owner_going),
 	KUNIT_CASE(iolayers_probe_test_fentry_slots),
+	KUNIT_CASE(iolayers_probe_test_guard),
 	{}
 };
 

@@ -69,7 +69,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_putc(m, '\n');
 	/* Followed read() calls between sys_enter and sys_exit right now. */
 	seq_printf(m, "%-20s %12d\n", "flows_in_flight", iolayers_flows_in_flight());
-	/* Reads that lost a function entry to ftrace's recursion guard. */
+	/* Reads that lost a function entry to the recursion guard. */
 	seq_printf(m, "%-20s %12llu\n", "reads_missed", iolayers_reads_missed());
 	/* Grouped function entries' calls no probe of the group matched. */
 	seq_printf(m, "%-20s %12llu\n", "fentry_unmatched", iolayers_fentry_unmatched_count());

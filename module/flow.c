@@ -451,11 +451,12 @@ static DEFINE_PER_CPU(u64, iolayers_missed_reads);
  *	layers.
  * @layers: IOLAYERS_MISSED_* bits
  *
- * Called when ftrace's recursion guard refuses a function entry of those
- * layers: the read in flight, if any, records it, and its cache state is
- * not decided on what the FS layer may not have seen.
+ * Called when the recursion guard refuses a function entry of those
+ * layers, or a group's call finds no probe: the read in flight, if any,
+ * records it, and its cache state is not decided on what the FS layer may
+ * not have seen.
  *
- * Context: any (the refused callback's), in the reader's own context.
+ * Context: the task's own (the refused callback's, in task context).
  */
 void iolayers_flow_missed(u8 layers)
 {

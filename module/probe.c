@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) "iolayers: " fmt
 
 #include <linux/ftrace.h>
+#include <linux/hardirq.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/math64.h>
@@ -25,6 +26,7 @@
 
 /* empty=1 (settings.c): the floor, every handler returns at once. */
 bool iolayers_empty __read_mostly;
+EXPORT_SYMBOL_IF_KUNIT(iolayers_empty);
 /* cost=1 (settings.c): the handlers' self-accounting, set at attach. */
 bool iolayers_cost __read_mostly;
 DEFINE_STATIC_KEY_FALSE(iolayers_cost_key);
@@ -284,6 +286,17 @@ static struct iolayers_probe *iolayers_fentry_probe(struct ftrace_ops *op, unsig
 }
 
 /*
+ * A function entry lost (refused, or a group's call that found no probe):
+ * the read in flight lost @layer, if the entry was the task's own (in task
+ * context: bottom halves disabled or not); an interrupt's is not its.
+ */
+static void iolayers_fentry_lost(u8 layer)
+{
+	if (layer && in_task())
+		iolayers_flow_missed(layer);
+}
+
+/*
  * The group's ftrace callback: the probe's own callback, by the address.
  * Its probes are in table order; the functions it is used for are the
  * ones a typical read does not meet (&iolayers_probe.grouped).
@@ -299,8 +312,7 @@ static void notrace iolayers_fentry_dispatch(unsigned long ip, unsigned long par
 	if (unlikely(!s)) {
 		/* An event lost: counted, and said in the read in flight. */
 		atomic_long_inc(&iolayers_fentry_unmatched);
-		if (g->missed_layer)
-			iolayers_flow_missed(g->missed_layer);
+		iolayers_fentry_lost(g->missed_layer);
 		return;
 	}
 	/* The probe's own callback (IOLAYERS_DEFINE_FENTRY()). */
@@ -433,11 +445,18 @@ unsigned int iolayers_fentry_grouped(void)
 	return READ_ONCE(iolayers_fentry_nr_grouped);
 }
 
+/* Set while a function entry's handler runs on the CPU (iolayers_fentry_run()). */
+DEFINE_PER_CPU(bool, iolayers_fentry_busy);
+EXPORT_SYMBOL_IF_KUNIT(iolayers_fentry_busy);
+
 /**
- * iolayers_fentry_refused() - Count a function entry ftrace's recursion
- *	guard refused, and tell the read in flight what it lost.
+ * iolayers_fentry_refused() - Count a function entry the recursion guard
+ *	refused, and tell the read in flight what it lost.
  * @op: the callback's ftrace_ops, a probe's or a group's
  * @ip: the traced function, as passed to the callback
+ *
+ * An entry refused in an interrupt is not the interrupted task's read's:
+ * counted only (iolayers_fentry_lost()).
  *
  * Context: any (a probe callback), in the traced function's caller's.
  */
@@ -448,9 +467,9 @@ void iolayers_fentry_refused(struct ftrace_ops *op, unsigned long ip)
 	if (!p)
 		return;
 	atomic_long_inc(&p->missed);
-	if (p->missed_layer)
-		iolayers_flow_missed(p->missed_layer);
+	iolayers_fentry_lost(p->missed_layer);
 }
+EXPORT_SYMBOL_IF_KUNIT(iolayers_fentry_refused);
 
 /*
  * Kretprobes: a function's entry and return, where the time inside it is

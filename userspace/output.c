@@ -848,7 +848,7 @@ static const struct {
 	const char *stat, *metric, *unit, *help;
 } prom_losses[] = {
 	{ "reads_missed", "iolayers_reads_missed_events_total", NULL,
-	  "Reads a layer's probe skipped an event of (ftrace's recursion guard); their flows name the layer." },
+	  "Reads a layer's probe skipped an event of (the recursion guard); their flows name the layer." },
 	{ "fentry_unmatched", "iolayers_fentry_unmatched_events_total", NULL,
 	  "Function entry callbacks of a probe group that matched none of its functions: events lost (none expected)." },
 	{ "requests_late", "iolayers_requests_late_total", NULL,
@@ -877,7 +877,7 @@ static void prom_losses_show(FILE *out, int om, const struct il_snapshot *s)
 	int i, any;
 
 	prom_family(out, om, "iolayers_probe_missed_total", "counter", NULL,
-		    "Probe callbacks the kernel skipped (kretprobe instances, ftrace's recursion guard).");
+		    "Probe callbacks skipped (kretprobe instances, the function entries' recursion guard).");
 	for (i = 0; i < s->nprobes; i++)
 		if (s->probes[i].nmissed >= 0) {
 			prom_probe(out, "iolayers_probe_missed_total", &s->probes[i]);

@@ -70,23 +70,6 @@
 #endif
 
 /*
- * ftrace's recursion guard for callbacks that do not ask ftrace to take
- * it: ftrace_test_recursion_trylock() (<linux/trace_recursion.h>, 5.11:
- * "ftrace: Add ftrace_test_recursion_trylock() helper function", Steven
- * Rostedt); it also disables preemption until the unlock. 5.10 keeps its
- * guard private: the same per-CPU, per-context bit is taken in compat.c.
- * IOLAYERS_KERNEL_RANGE: < 5.11 ours; >= 5.11 ftrace's.
- */
-#if KERNEL_VERSION(5, 11, 0) > LINUX_VERSION_CODE
-int iolayers_recursion_trylock(unsigned long ip, unsigned long parent_ip);
-void iolayers_recursion_unlock(int bit);
-#else
-#include <linux/trace_recursion.h>
-#define iolayers_recursion_trylock(ip, parent_ip) ftrace_test_recursion_trylock(ip, parent_ip)
-#define iolayers_recursion_unlock(bit) ftrace_test_recursion_unlock(bit)
-#endif
-
-/*
  * The low bits of a folio's mapping that say it is not an address_space
  * (anon, KSM): PAGE_MAPPING_FLAGS up to 6.16, FOLIO_MAPPING_FLAGS from
  * 6.17 ("mm: rename PAGE_MAPPING_* to FOLIO_MAPPING_*", David

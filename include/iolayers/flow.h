@@ -175,7 +175,7 @@ struct iolayers_read_sock {
 };
 
 /*
- * Layers a read lost an event of: ftrace's recursion guard refused one of
+ * Layers a read lost an event of: the recursion guard refused one of
  * their function entries in the reader's context during the read
  * (iolayers_flow_missed()). In the flow record's @missed.
  */

@@ -107,8 +107,9 @@ struct iolayers_probe_pcpu {
  *	or refused as out of the tree (never dereferenced; compared at the
  *	module's removal)
  * @ops: for function entries not @grouped, the ftrace_ops
- * @missed: for function entries, callbacks refused by ftrace's recursion
- *	guard (shown as nmissed; a kretprobe's are its own nmissed)
+ * @missed: for function entries, callbacks refused by their recursion
+ *	guard (iolayers_fentry_run(); shown as nmissed; a kretprobe's are its
+ *	own nmissed)
  *
  * A layer writes the first eight members, through IOLAYERS_TRACEPOINT()
  * or IOLAYERS_FENTRY(); the rest belongs to the registry.
@@ -261,6 +262,7 @@ static __always_inline void iolayers_hit(struct iolayers_probe_pcpu __percpu *pc
 }
 
 void iolayers_fentry_refused(struct ftrace_ops *op, unsigned long ip);
+DECLARE_PER_CPU(bool, iolayers_fentry_busy);
 
 /**
  * iolayers_fentry_run() - The body of every function entry callback.
@@ -273,11 +275,19 @@ void iolayers_fentry_refused(struct ftrace_ops *op, unsigned long ip);
  * @handler: what to run (inlined: a constant at every call site)
  *
  * Nothing runs under empty=1 (the floor of the mechanism). ftrace calls
- * our callbacks directly (no FTRACE_OPS_FL_RECURSION): its recursion
- * guard is taken here, and it disables preemption until
- * ftrace_test_recursion_unlock(), so @handler is an RCU read-side critical
- * section without rcu_read_lock() (one RCU flavour since 5.0, and the
- * table's RCU list walks accept a preempt-disabled reader).
+ * our callbacks directly (no FTRACE_OPS_FL_RECURSION), so the recursion
+ * guard is ours: one flag per CPU, taken with preemption disabled, which
+ * refuses an entry while a handler runs on that CPU (one of ours calling
+ * a traced function, or an interrupt's during a handler), counted as the
+ * probe's nmissed. The functions probed are entered in task context but
+ * tcp_v4_destroy_sock() (rcv=1), which a softirq may run for an orphaned
+ * socket: refused when that softirq interrupts a handler, it leaves the
+ * socket's entry to its TCP_CLOSE event (its backstop lost). ftrace's own
+ * guard, per context, cost about 24 instructions more per call (the
+ * context's bit from the preempt count, a read-modify-write of the task's
+ * word). @handler is an RCU read-side critical section without
+ * rcu_read_lock() (one RCU flavour since 5.0, and the table's RCU list
+ * walks accept a preempt-disabled reader).
  */
 static __always_inline void
 iolayers_fentry_run(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
@@ -285,17 +295,25 @@ iolayers_fentry_run(unsigned long ip, unsigned long parent_ip, struct ftrace_ops
 		    void (*handler)(struct iolayers_fregs *fregs,
 				    struct iolayers_probe_pcpu __percpu *pcpu))
 {
-	int bit;
-
 	if (iolayers_empty)
 		return;
-	bit = iolayers_recursion_trylock(ip, parent_ip);
-	if (bit < 0) {
+	preempt_disable_notrace();
+	if (unlikely(__this_cpu_read(iolayers_fentry_busy))) {
+		preempt_enable_notrace();
 		iolayers_fentry_refused(op, ip);
 		return;
 	}
+	/*
+	 * An interrupt between the test and the store finds it clear and
+	 * leaves it clear: its handler ends before this one starts. The
+	 * barriers keep the handler's work between the stores.
+	 */
+	__this_cpu_write(iolayers_fentry_busy, true);
+	barrier();
 	handler(fregs, pcpu);
-	iolayers_recursion_unlock(bit);
+	barrier();
+	__this_cpu_write(iolayers_fentry_busy, false);
+	preempt_enable_notrace();
 }
 
 /**

@@ -327,7 +327,7 @@ struct iolayers_rec_read {
  * longest of the read's requests; disk is the disk of its first request
  * ("+" after it: some went to other disks; "?": one not in the table of
  * disks; "-": no request), and missed the layers whose function entry
- * ftrace's recursion guard refused during the read ("vfs,fs,block" or
+ * the recursion guard refused during the read ("vfs,fs,block" or
  * some of them; "-": none), both added in format 5. Format 6 made pos the
  * file offset of every read (read and readv: the file position they
  * started at; -1 only for streams such as pipes) and added the file

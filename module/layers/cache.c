@@ -79,7 +79,7 @@ static void iolayers_sched_switch(void *data, IOLAYERS_TP_SWITCH_ARGS)
  * The range is the pages of the bytes the FS call returned; the pages the
  * reader added to it, and whether it waited for I/O, come from this
  * file's probes; iolayers_cache_decide() says what they mean. A read
- * that lost an FS entry to ftrace's recursion guard is undecidable. A
+ * that lost an FS entry to the recursion guard is undecidable. A
  * read of a regular file on a block file system that failed with -EIO is
  * ERROR even when it failed before its FS call.
  *
