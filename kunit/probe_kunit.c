@@ -107,6 +107,7 @@ static DEFINE_PER_CPU(struct iolayers_probe_pcpu, iolayers_test_guard_pc);
 static struct iolayers_probe iolayers_test_guard_probe = {
 	.name = "guard", .kind = IOLAYERS_FENTRY, .missed_layer = IOLAYERS_MISSED_FS,
 };
+
 static int iolayers_test_guard_runs;
 
 static void iolayers_test_guard_cb(unsigned long ip, unsigned long parent_ip,

@@ -59,34 +59,27 @@ DEFINE_PER_CPU(struct iolayers_task_flow *, iolayers_flow_cur);
  * one word: the id stays absent until an entry is inserted (entries are
  * keyed by it, and only iolayers_flow_start() inserts one).
  */
-#define IOLAYERS_TID_BITS	22
 static_assert(PID_MAX_LIMIT <= 1 << IOLAYERS_TID_BITS);
 
 /* One word read and written whole: 64-bit kernels only. */
 static_assert(IS_ENABLED(CONFIG_64BIT));
 
-static atomic64_t iolayers_task_inserts __read_mostly = ATOMIC64_INIT(1);
-static DEFINE_PER_CPU(u64, iolayers_task_miss);
+atomic64_t iolayers_task_inserts __read_mostly = ATOMIC64_INIT(1);
+DEFINE_PER_CPU(u64, iolayers_task_miss);
 
 /**
- * iolayers_flow_table_find() - Find current's entry in the table, unless
- *	this CPU saw it absent since the last insertion.
+ * iolayers_flow_table_find() - Find current's entry in the table, and
+ *	remember its absence (iolayers_flow_current() looks at that first).
  * @tid: current's thread id
- *
- * The number of insertions is read before the lookup: an insertion it did
- * not see yet changes it, and with it what a miss remembered.
  *
  * Context: in an RCU read-side critical section.
  * Return: the entry, or NULL.
  */
 struct iolayers_task_flow *iolayers_flow_table_find(pid_t tid)
 {
-	u64 miss = ((u64)atomic64_read_acquire(&iolayers_task_inserts) << IOLAYERS_TID_BITS) | tid;
-	struct iolayers_task_flow *f;
+	u64 miss = iolayers_task_miss_key(tid);
+	struct iolayers_task_flow *f = iolayers_table_find(IOLAYERS_T_TASK, tid);
 
-	if (this_cpu_read(iolayers_task_miss) == miss)
-		return NULL;
-	f = iolayers_table_find(IOLAYERS_T_TASK, tid);
 	if (!f)
 		this_cpu_write(iolayers_task_miss, miss);
 	return f;

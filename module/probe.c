@@ -447,7 +447,10 @@ unsigned int iolayers_fentry_grouped(void)
 
 /* Set while a function entry's handler runs on the CPU (iolayers_fentry_run()). */
 DEFINE_PER_CPU(bool, iolayers_fentry_busy);
-EXPORT_SYMBOL_IF_KUNIT(iolayers_fentry_busy);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For the KUnit tests' own function entries (kunit/probe_kunit.c). */
+EXPORT_PER_CPU_SYMBOL_GPL(iolayers_fentry_busy);
+#endif
 
 /**
  * iolayers_fentry_refused() - Count a function entry the recursion guard

@@ -7,6 +7,7 @@
 #ifndef _IOLAYERS_FLOW_H
 #define _IOLAYERS_FLOW_H
 
+#include <linux/atomic.h>
 #include <linux/types.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -375,6 +376,24 @@ struct iolayers_task_flow *iolayers_flow_find(pid_t tid);
 DECLARE_PER_CPU(struct iolayers_task_flow *, iolayers_flow_cur);
 struct iolayers_task_flow *iolayers_flow_table_find(pid_t tid);
 
+/*
+ * The task table's misses (flow.c): per CPU, the last thread id the table
+ * did not have, with the table's insertions then.
+ */
+#define IOLAYERS_TID_BITS	22
+extern atomic64_t iolayers_task_inserts;
+DECLARE_PER_CPU(u64, iolayers_task_miss);
+
+/*
+ * The miss word of @tid now. The insertions are read before the lookup
+ * that may follow: an insertion it did not see yet changes them, and with
+ * them what a miss remembered.
+ */
+static __always_inline u64 iolayers_task_miss_key(pid_t tid)
+{
+	return ((u64)atomic64_read_acquire(&iolayers_task_inserts) << IOLAYERS_TID_BITS) | tid;
+}
+
 /**
  * iolayers_flow_current() - current's entry, by the hand-off or by the
  *	table.
@@ -394,6 +413,9 @@ static __always_inline struct iolayers_task_flow *iolayers_flow_current(pid_t ti
 
 	if (likely(f && f->task == current && f->tid == tid))
 		return f;
+	/* A thread this CPU saw absent since the last insertion (flow.c). */
+	if (this_cpu_read(iolayers_task_miss) == iolayers_task_miss_key(tid))
+		return NULL;
 	return iolayers_flow_table_find(tid);
 }
 
