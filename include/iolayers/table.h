@@ -11,6 +11,7 @@
 #include <linux/cache.h>
 #include <linux/types.h>
 #include <linux/list.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 
 /**
@@ -34,6 +35,20 @@ struct iolayers_entry {
 	u64 born_ns;
 	unsigned int table;
 };
+
+/*
+ * A handler's RCU read-side critical section over the tables: preemption
+ * disabled. One RCU flavour since 5.0: synchronize_rcu() and call_rcu()
+ * wait for a preempt-disabled region as for rcu_read_lock(), and the
+ * tables' RCU list walks accept it. With PREEMPT_RCU (Debian's 6.1 and
+ * 7.2) rcu_read_lock() and its unlock are two calls, about 28
+ * instructions a pair, on every event; and on 7.2 a tracepoint's probes
+ * run preemptible (under SRCU-fast), so that pair was paid per page added
+ * to the cache, per bio, request and completion. For probe handlers only:
+ * short, and nothing in them sleeps.
+ */
+#define iolayers_handler_rcu_lock()	preempt_disable_notrace()
+#define iolayers_handler_rcu_unlock()	preempt_enable_notrace()
 
 /**
  * enum iolayers_table_id - The tables.

@@ -43,7 +43,7 @@ static void iolayers_bio_queue(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *bio
 		return;	/* empty=1: the floor of the mechanism */
 	if (iolayers_table_empty(IOLAYERS_T_TASK) || bio_op(bio) != REQ_OP_READ)
 		return;
-	rcu_read_lock();
+	iolayers_handler_rcu_lock();
 	f = iolayers_flow_here(current->pid);
 	if (!f)
 		goto out;
@@ -56,7 +56,7 @@ static void iolayers_bio_queue(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *bio
 	}
 	iolayers_bio_bind(f, bio);
 out:
-	rcu_read_unlock();
+	iolayers_handler_rcu_unlock();
 }
 
 /*
@@ -106,10 +106,10 @@ static void iolayers_bio_remap(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *bio
 		return;	/* empty=1: the floor of the mechanism */
 	if (iolayers_table_empty(IOLAYERS_T_BIO) || bio_op(bio) != REQ_OP_READ)
 		return;
-	rcu_read_lock();
+	iolayers_handler_rcu_lock();
 	iolayers_hit(&iolayers_pc_bio_remap);
 	iolayers_bio_remapped(bio, dev, from);
-	rcu_read_unlock();
+	iolayers_handler_rcu_unlock();
 }
 
 /*
@@ -129,7 +129,7 @@ static void iolayers_block_split(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *s
 		return;	/* empty=1: the floor of the mechanism */
 	if (iolayers_table_empty(IOLAYERS_T_BIO))
 		return;
-	rcu_read_lock();
+	iolayers_handler_rcu_lock();
 	parent = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)split->bi_private);
 	if (!parent || parent->sector != split->bi_iter.bi_sector)
 		goto out;
@@ -145,7 +145,7 @@ static void iolayers_block_split(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *s
 	parent->sector = bio_end_sector(split);
 	parent->bytes -= min(parent->bytes, split->bi_iter.bi_size);
 out:
-	rcu_read_unlock();
+	iolayers_handler_rcu_unlock();
 }
 
 /* Prototype of DEFINE_EVENT(block_rq, block_rq_insert). */
@@ -156,14 +156,14 @@ static void iolayers_rq_insert(void *data, struct request *rq)
 
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
-	rcu_read_lock();
+	iolayers_handler_rcu_lock();
 	r = iolayers_rq_bind(rq);
 	if (r) {
 		iolayers_hit(&iolayers_pc_rq_insert);
 		if (!r->first_issue_ns)
 			r->insert_ns = ktime_get_ns();
 	}
-	rcu_read_unlock();
+	iolayers_handler_rcu_unlock();
 }
 
 /*
@@ -178,10 +178,10 @@ static void iolayers_rq_merge(void *data, struct request *rq)
 		return;	/* empty=1: the floor of the mechanism */
 	if (iolayers_table_empty(IOLAYERS_T_RQ))
 		return;
-	rcu_read_lock();
+	iolayers_handler_rcu_lock();
 	iolayers_hit(&iolayers_pc_rq_merge);
 	iolayers_rq_merged(rq);
-	rcu_read_unlock();
+	iolayers_handler_rcu_unlock();
 }
 
 /* Prototype of DEFINE_EVENT(block_rq, block_rq_issue). */
@@ -193,7 +193,7 @@ static void iolayers_rq_issue(void *data, struct request *rq)
 
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
-	rcu_read_lock();
+	iolayers_handler_rcu_lock();
 	r = iolayers_rq_bind(rq);
 	if (r) {
 		iolayers_hit(&iolayers_pc_rq_issue);
@@ -205,7 +205,7 @@ static void iolayers_rq_issue(void *data, struct request *rq)
 		r->issue_ns = now;
 		r->requeued = false;
 	}
-	rcu_read_unlock();
+	iolayers_handler_rcu_unlock();
 }
 
 /* Prototype of TRACE_EVENT(block_rq_requeue). */
@@ -216,7 +216,7 @@ static void iolayers_rq_requeue(void *data, struct request *rq)
 
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
-	rcu_read_lock();
+	iolayers_handler_rcu_lock();
 	r = iolayers_rq_find(rq);
 	if (r) {
 		iolayers_hit(&iolayers_pc_rq_requeue);
@@ -225,7 +225,7 @@ static void iolayers_rq_requeue(void *data, struct request *rq)
 		r->requeued = true;
 		r->setup_ns = 0;
 	}
-	rcu_read_unlock();
+	iolayers_handler_rcu_unlock();
 }
 
 /* Fold a completed request into one flow it carried, or count it late. */
@@ -248,7 +248,7 @@ static void iolayers_rq_complete(void *data, struct request *rq, iolayers_tp_sta
 
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
-	rcu_read_lock();
+	iolayers_handler_rcu_lock();
 	r = iolayers_rq_find(rq);
 	if (!r || !r->issue_ns)
 		goto out;
@@ -266,7 +266,7 @@ static void iolayers_rq_complete(void *data, struct request *rq, iolayers_tp_sta
 			iolayers_rq_fold(r, i, now, error != BLK_STS_OK);
 	}
 out:
-	rcu_read_unlock();
+	iolayers_handler_rcu_unlock();
 }
 
 /* The handlers' prototypes against the kernel's (never called). */

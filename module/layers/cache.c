@@ -36,7 +36,7 @@ static void iolayers_add_to_page_cache(void *data, struct iolayers_pcmem *folio)
 		return;	/* empty=1: the floor of the mechanism */
 	if (iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
-	rcu_read_lock();
+	iolayers_handler_rcu_lock();
 	f = iolayers_flow_here(current->pid);
 	if (f)
 		iolayers_hit(&iolayers_pc_add_to_page_cache);
@@ -49,7 +49,7 @@ static void iolayers_add_to_page_cache(void *data, struct iolayers_pcmem *folio)
 		f->rd.cache.ra_pages += iolayers_pcmem_pages(folio) - in;
 		this_cpu_add(iolayers_ra_pages, iolayers_pcmem_pages(folio) - in);
 	}
-	rcu_read_unlock();
+	iolayers_handler_rcu_unlock();
 }
 
 /* Prototype of TRACE_EVENT(sched_switch) since 5.18 (prev_state added). */
@@ -62,13 +62,13 @@ static void iolayers_sched_switch(void *data, IOLAYERS_TP_SWITCH_ARGS)
 		return;	/* empty=1: the floor of the mechanism */
 	if (!prev->in_iowait || iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
-	rcu_read_lock();
+	iolayers_handler_rcu_lock();
 	f = iolayers_flow_here(prev->pid);
 	if (f && f->rd.fs.reached) {
 		iolayers_hit(&iolayers_pc_sched_switch);
 		f->rd.cache.iowait = true;
 	}
-	rcu_read_unlock();
+	iolayers_handler_rcu_unlock();
 }
 
 /**
@@ -83,7 +83,7 @@ static void iolayers_sched_switch(void *data, IOLAYERS_TP_SWITCH_ARGS)
  * read of a regular file on a block file system that failed with -EIO is
  * ERROR even when it failed before its FS call.
  *
- * Context: the task itself, under rcu_read_lock().
+ * Context: the task itself, in an RCU read-side critical section.
  * Return: the state.
  */
 enum iolayers_cache iolayers_cache_state(const struct iolayers_task_flow *f, long ret)

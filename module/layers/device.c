@@ -42,14 +42,14 @@ static __always_inline void iolayers_device_start(struct request *rq, bool befor
 {
 	struct iolayers_rq *r;
 
-	rcu_read_lock();
+	iolayers_handler_rcu_lock();
 	r = before_issue ? iolayers_rq_bind(rq) : iolayers_rq_find(rq);
 	if (r) {
 		iolayers_hit(pc);
 		r->setup_ns = ktime_get_ns();
 		r->devdone_ns = 0;
 	}
-	rcu_read_unlock();
+	iolayers_handler_rcu_unlock();
 }
 
 /* The device completed @rq. */
@@ -58,13 +58,13 @@ static __always_inline void iolayers_device_done(struct request *rq,
 {
 	struct iolayers_rq *r;
 
-	rcu_read_lock();
+	iolayers_handler_rcu_lock();
 	r = iolayers_rq_find(rq);
 	if (r && r->setup_ns) {
 		iolayers_hit(pc);
 		r->devdone_ns = ktime_get_ns();
 	}
-	rcu_read_unlock();
+	iolayers_handler_rcu_unlock();
 }
 
 /* Prototype of TRACE_EVENT(nvme_setup_cmd), drivers/nvme/host/trace.h. */

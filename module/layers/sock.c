@@ -138,7 +138,7 @@ static void iolayers_sock_forget(const struct sock *sk, struct iolayers_probe_pc
 {
 	struct iolayers_sockent *s;
 
-	rcu_read_lock();
+	iolayers_handler_rcu_lock();
 	while ((s = iolayers_table_find(IOLAYERS_T_SOCK, (unsigned long)sk)) &&
 	       iolayers_table_del(IOLAYERS_T_SOCK, s)) {
 		iolayers_hit(pcpu);
@@ -146,7 +146,7 @@ static void iolayers_sock_forget(const struct sock *sk, struct iolayers_probe_pc
 		smp_mb__before_atomic();
 		atomic64_inc(&iolayers_sock_forgets);
 	}
-	rcu_read_unlock();
+	iolayers_handler_rcu_unlock();
 }
 
 /*
