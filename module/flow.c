@@ -72,7 +72,15 @@ DEFINE_PER_CPU(u64, iolayers_task_miss);
  *	remember its absence (iolayers_flow_current() looks at that first).
  * @tid: current's thread id
  *
- * Context: in an RCU read-side critical section.
+ * Found with a read in flight, the entry becomes this CPU's hand-off
+ * again: another followed thread's read started on the CPU meanwhile
+ * (fio's main thread between a job's 128 MiB reads), and every later probe
+ * of this read would look it up (32,768 pages added to the cache a read).
+ * Only the task itself sets a hand-off to its entry, as at sys_enter, and
+ * only while its read is in flight, which no sweep removes; the read's
+ * end, later in this task, orders this store before a sweep's clearing.
+ *
+ * Context: the task itself, in an RCU read-side critical section.
  * Return: the entry, or NULL.
  */
 struct iolayers_task_flow *iolayers_flow_table_find(pid_t tid)
@@ -82,6 +90,8 @@ struct iolayers_task_flow *iolayers_flow_table_find(pid_t tid)
 
 	if (!f)
 		this_cpu_write(iolayers_task_miss, miss);
+	else if (f->task == current && !READ_ONCE(f->state))
+		this_cpu_write(iolayers_flow_cur, f);
 	return f;
 }
 

@@ -486,8 +486,10 @@ os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
 # profile's run, stopped before its first read; its pid in WL_PID, its
 # JSON in OUT. 4k-cached and 4k-uncached: fio's READS random 4 KiB reads
 # of /mnt/data (64 MiB; uncached: dropped from the page cache first;
-# DIRECT=1: O_DIRECT), from the tmpfs copy of fio (fio_tmpfs); tcp:
-# /tmp/tcpload's READS requests of 4 KiB.
+# DIRECT=1: O_DIRECT), from the tmpfs copy of fio (fio_tmpfs); 128m:
+# READS reads of 128 MiB of /mnt/big (256 MiB, dropped from the page
+# cache first), as make bench's; tcp: /tmp/tcpload's READS requests of
+# 4 KiB.
 stopped_workload() {
 	local w=$1 n=$2 out=$3 direct=${4:-0}
 	rm -f "$out"
@@ -495,6 +497,12 @@ stopped_workload() {
 	tcp)
 		# Connects, then stops itself before its first read.
 		/tmp/tcpload "$n" 4096 >"$out" &
+		;;
+	128m)
+		uncache /mnt/big
+		FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=w --ioengine=sync --invalidate=0 --thread \
+			--eta=never --output-format=json --output='"$out"' --filename=/mnt/big \
+			--size=256m --rw=randread --bs=128m --number_ios='"$n --io_size=$((n * 128))m" &
 		;;
 	*)
 		if [ "$w" = 4k-uncached ]; then uncache /mnt/data; else cat /mnt/data >/dev/null; fi

@@ -3,7 +3,8 @@
 # In-guest part of `make profile`: where a read's added instructions go.
 # fio (from a tmpfs) makes IOLAYERS_PROFILE_READS 4 KiB reads, cached
 # (IOLAYERS_PROFILE_WORKLOAD 4k-cached, the default) or not (4k-uncached),
-# or tools/tcpload as many recv() calls over loopback TCP (tcp), under each
+# or as many uncached reads of 128 MiB (128m: make bench's; a few), or
+# tools/tcpload as many recv() calls over loopback TCP (tcp), under each
 # tracer of IOLAYERS_PROFILE_TRACERS, between two
 # markers of the instruction counter (run-vm -I -P counts per block
 # address). While each tracer is attached, the guest's /proc/kallsyms
@@ -14,7 +15,7 @@
 # and libbpf-floor (tools/bpftwin). Prints
 # per run: PROFILE_RUN tracer reads first_marker last_marker, and the
 # module's self-accounting (stats) after the iolayers run.
-# vm-files: data:64
+# vm-files: data:64 big:256
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 
