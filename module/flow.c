@@ -44,8 +44,10 @@ static DEFINE_PER_CPU(u64, iolayers_seq);
  * written whole (the task may migrate between probes on kernels where
  * syscall tracepoints are preemptible): whoever reads it checks that the
  * entry is current's. It never points to a freed entry: the task's own
- * exit clears every CPU's pointer to its entry before the entry is
- * removed, and only the task itself sets a pointer to it.
+ * exit clears every CPU's pointer to its entry once the entry is out of
+ * the table and before it can be recycled, and only the task itself sets
+ * a pointer to it (at sys_enter, or finding its read in flight in the
+ * table).
  */
 DEFINE_PER_CPU(struct iolayers_task_flow *, iolayers_flow_cur);
 
@@ -76,9 +78,11 @@ DEFINE_PER_CPU(u64, iolayers_task_miss);
  * again: another followed thread's read started on the CPU meanwhile
  * (fio's main thread between a job's 128 MiB reads), and every later probe
  * of this read would look it up (32,768 pages added to the cache a read).
- * Only the task itself sets a hand-off to its entry, as at sys_enter, and
- * only while its read is in flight, which no sweep removes; the read's
- * end, later in this task, orders this store before a sweep's clearing.
+ * Only the task itself sets a hand-off to its entry (in task context), as
+ * at sys_enter, and only while its read is in flight, which no sweep
+ * removes; the read's end, later in this task, orders this store before
+ * a sweep's clearing, and the task's exit clears its hand-offs after
+ * taking the entry out of the table.
  *
  * Context: the task itself, in an RCU read-side critical section.
  * Return: the entry, or NULL.
@@ -90,7 +94,7 @@ struct iolayers_task_flow *iolayers_flow_table_find(pid_t tid)
 
 	if (!f)
 		this_cpu_write(iolayers_task_miss, miss);
-	else if (f->task == current && !READ_ONCE(f->state))
+	else if (f->task == current && !READ_ONCE(f->state) && in_task())
 		this_cpu_write(iolayers_flow_cur, f);
 	return f;
 }
@@ -384,9 +388,15 @@ void iolayers_flow_exit(pid_t tid)
 	rcu_read_lock();
 	f = iolayers_table_find(IOLAYERS_T_TASK, tid);
 	if (f) {
-		iolayers_flow_unhand(f);
+		/*
+		 * Out of the table first, then out of every hand-off: until
+		 * the removal a look-up by this task (an interrupt's over it
+		 * included) may set a hand-off to it again. The entry is not
+		 * recycled before rcu_read_unlock().
+		 */
 		if (iolayers_table_del(IOLAYERS_T_TASK, f) && !READ_ONCE(f->state))
 			iolayers_table_drop(IOLAYERS_T_TASK, IOLAYERS_DROP_STALE);
+		iolayers_flow_unhand(f);
 	}
 	rcu_read_unlock();
 }
