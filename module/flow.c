@@ -122,7 +122,7 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_find);
  * at any time. Check @ref->seq again and that the flow has not ended under
  * the entry's lock.
  *
- * Context: any, under rcu_read_lock().
+ * Context: any, in an RCU read-side critical section.
  * Return: the flow if that read() seems still in flight, else NULL.
  */
 struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref)
@@ -290,7 +290,7 @@ static void iolayers_flow_end(struct iolayers_task_flow *f)
  *
  * Nothing is counted once that read has returned (a late remap).
  *
- * Context: any, under rcu_read_lock().
+ * Context: any, in an RCU read-side critical section.
  */
 void iolayers_flow_add_bio(struct iolayers_task_flow *f, u64 seq, u32 bytes, u64 queue_ns)
 {
@@ -351,7 +351,8 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_blk_fold);
  * @now: the completion time
  * @error: the request failed
  *
- * Context: any (the completion interrupt, usually), under rcu_read_lock().
+ * Context: any (the completion interrupt, usually), in an RCU read-side
+ * critical section.
  * Return: false when the read has returned already, or its task's entry
  * is gone or on its next read(): the request is late.
  */
@@ -496,7 +497,7 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_missed);
  * may still bind it; the read then says so anyway (too much rather than
  * too little).
  *
- * Context: any, under rcu_read_lock().
+ * Context: any, in an RCU read-side critical section.
  */
 void iolayers_flow_lost_blk(const struct iolayers_flow_ref *ref)
 {

@@ -211,8 +211,9 @@ static void iolayers_bio_add(const struct iolayers_flow_ref *flow, struct iolaye
  * one of the slab's list pointers): a slab page is never followed. An O_DIRECT bio carries the
  * user buffer's own pages, of any mapping: those are never called foreign.
  *
- * Context: the reader, under rcu_read_lock(); the bio holds its pages, and
- * a page cache page is locked for the read, so its mapping holds.
+ * Context: the reader, in an RCU read-side critical section; the bio
+ * holds its pages, and a page cache page is locked for the read, so its
+ * mapping holds.
  * Return: true for a bio of another file or of swap.
  */
 bool iolayers_bio_foreign(const struct iolayers_task_flow *f, struct bio *bio)
@@ -244,7 +245,7 @@ bool iolayers_bio_foreign(const struct iolayers_task_flow *f, struct bio *bio)
  * A bio already bound to this flow at its remap (a stacked device's clone,
  * queued by the reader itself) is left as it is.
  *
- * Context: the reader, under rcu_read_lock().
+ * Context: the reader, in an RCU read-side critical section.
  */
 void iolayers_bio_bind(struct iolayers_task_flow *f, struct bio *bio)
 {
@@ -279,7 +280,7 @@ void iolayers_bio_bind(struct iolayers_task_flow *f, struct bio *bio)
  * at its new sector; a partition's remap of a bio not yet queued finds
  * nothing.
  *
- * Context: any, under rcu_read_lock().
+ * Context: any, in an RCU read-side critical section.
  */
 void iolayers_bio_remapped(struct bio *bio, dev_t dev, sector_t from)
 {
@@ -381,7 +382,7 @@ static struct iolayers_rq *iolayers_rq_take_bios(struct request *rq, struct iola
  * An entry left by an earlier life of the same request (its completion was
  * not seen: the sector differs) is removed and counted as stale.
  *
- * Context: any, under rcu_read_lock().
+ * Context: any, in an RCU read-side critical section.
  * Return: the entry, or NULL.
  */
 struct iolayers_rq *iolayers_rq_find(struct request *rq)
@@ -404,7 +405,7 @@ struct iolayers_rq *iolayers_rq_find(struct request *rq)
  *
  * The entry's sector follows the request's (a front merge moves it).
  *
- * Context: any, under rcu_read_lock().
+ * Context: any, in an RCU read-side critical section.
  * Return: the entry, or NULL when it carries no followed bio.
  */
 struct iolayers_rq *iolayers_rq_bind(struct request *rq)
@@ -433,7 +434,7 @@ struct iolayers_rq *iolayers_rq_bind(struct request *rq)
  * time with it): the other request's next event takes them in with its
  * bios. A flow no bio can carry is counted as an overflow.
  *
- * Context: any, under rcu_read_lock(); @next is not issued.
+ * Context: any, in an RCU read-side critical section; @next is not issued.
  */
 void iolayers_rq_merged(struct request *next)
 {

@@ -309,7 +309,7 @@ void *iolayers_table_alloc(enum iolayers_table_id t)
  * @key: its key; the caller makes sure no other live entry has it (a
  *	newer entry is found before an older one with the same key)
  *
- * Context: any, under rcu_read_lock().
+ * Context: any, in an RCU read-side critical section.
  */
 void iolayers_table_insert(enum iolayers_table_id t, void *entry, unsigned long key)
 {
