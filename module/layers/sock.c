@@ -339,8 +339,8 @@ static void __maybe_unused iolayers_sock_check_types(void)
  * first entry starts its SOCK layer and says what it reads from. Nested
  * entries (a socket read inside a socket read) are left alone.
  */
-static void iolayers_sock_entry(struct iolayers_fregs *fregs,
-				struct iolayers_probe_pcpu __percpu *pcpu)
+static __always_inline void iolayers_sock_entry(struct iolayers_fregs *fregs,
+						struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	IOLAYERS_COST_SCOPE(pcpu);
 	const struct socket *sock;
@@ -369,7 +369,7 @@ static void iolayers_sock_entry(struct iolayers_fregs *fregs,
 }
 
 /* The flow of current's socket read, if its socket is @sk (NULL: any). */
-static struct iolayers_task_flow *iolayers_sock_flow(const void *sk)
+static __always_inline struct iolayers_task_flow *iolayers_sock_flow(const void *sk)
 {
 	struct iolayers_task_flow *f;
 
@@ -380,8 +380,8 @@ static struct iolayers_task_flow *iolayers_sock_flow(const void *sk)
 }
 
 /* A socket read (@f, if any) starts to wait for data, unless it does. */
-static void iolayers_wait_begin(struct iolayers_task_flow *f,
-				struct iolayers_probe_pcpu __percpu *pcpu)
+static __always_inline void iolayers_wait_begin(struct iolayers_task_flow *f,
+						struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	if (!f || f->rd.sock.wait_start)
 		return;
@@ -391,8 +391,8 @@ static void iolayers_wait_begin(struct iolayers_task_flow *f,
 }
 
 /* tcp_recvmsg(struct sock *, ...): the TCP layer's start. */
-static void iolayers_tcp_entry(struct iolayers_fregs *fregs,
-			       struct iolayers_probe_pcpu __percpu *pcpu)
+static __always_inline void iolayers_tcp_entry(struct iolayers_fregs *fregs,
+					       struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	IOLAYERS_COST_SCOPE(pcpu);
 	struct iolayers_task_flow *f;
@@ -409,8 +409,8 @@ static void iolayers_tcp_entry(struct iolayers_fregs *fregs,
  * unix_stream_data_wait() all take the socket first. They are entered
  * only when nothing is queued (they may still find data and not sleep).
  */
-static void iolayers_wait_entry(struct iolayers_fregs *fregs,
-				struct iolayers_probe_pcpu __percpu *pcpu)
+static __always_inline void iolayers_wait_entry(struct iolayers_fregs *fregs,
+						struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	IOLAYERS_COST_SCOPE(pcpu);
 
@@ -423,8 +423,8 @@ static void iolayers_wait_entry(struct iolayers_fregs *fregs,
  * not). Only the first wait of a read without one in progress counts:
  * the waits above have started it already.
  */
-static void iolayers_sleep_entry(struct iolayers_fregs *fregs,
-				 struct iolayers_probe_pcpu __percpu *pcpu)
+static __always_inline void iolayers_sleep_entry(struct iolayers_fregs *fregs,
+						 struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	IOLAYERS_COST_SCOPE(pcpu);
 
@@ -432,8 +432,8 @@ static void iolayers_sleep_entry(struct iolayers_fregs *fregs,
 }
 
 /* Data is copied to the reader: a wait in progress has ended. */
-static void iolayers_copy_entry(struct iolayers_fregs *fregs,
-				struct iolayers_probe_pcpu __percpu *pcpu)
+static __always_inline void iolayers_copy_entry(struct iolayers_fregs *fregs,
+						struct iolayers_probe_pcpu __percpu *pcpu)
 {
 	IOLAYERS_COST_SCOPE(pcpu);
 	struct iolayers_task_flow *f;
