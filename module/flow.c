@@ -73,6 +73,7 @@ DEFINE_PER_CPU(u64, iolayers_task_miss);
  * iolayers_flow_table_find() - Find current's entry in the table, and
  *	remember its absence (iolayers_flow_current() looks at that first).
  * @tid: current's thread id
+ * @miss: iolayers_task_miss_key() of @tid, read before this lookup
  *
  * Found with a read in flight, the entry becomes this CPU's hand-off
  * again: another followed thread's read started on the CPU meanwhile
@@ -87,9 +88,8 @@ DEFINE_PER_CPU(u64, iolayers_task_miss);
  * Context: the task itself, in an RCU read-side critical section.
  * Return: the entry, or NULL.
  */
-struct iolayers_task_flow *iolayers_flow_table_find(pid_t tid)
+struct iolayers_task_flow *iolayers_flow_table_find(pid_t tid, u64 miss)
 {
-	u64 miss = iolayers_task_miss_key(tid);
 	struct iolayers_task_flow *f = iolayers_table_find(IOLAYERS_T_TASK, tid);
 
 	if (!f)

@@ -374,7 +374,7 @@ struct iolayers_task_flow *iolayers_flow_find(pid_t tid);
  * FS, the cache's, sys_exit) find it without a hash lookup.
  */
 DECLARE_PER_CPU(struct iolayers_task_flow *, iolayers_flow_cur);
-struct iolayers_task_flow *iolayers_flow_table_find(pid_t tid);
+struct iolayers_task_flow *iolayers_flow_table_find(pid_t tid, u64 miss);
 
 /*
  * The task table's misses (flow.c): per CPU, the last thread id the table
@@ -410,13 +410,15 @@ static __always_inline u64 iolayers_task_miss_key(pid_t tid)
 static __always_inline struct iolayers_task_flow *iolayers_flow_current(pid_t tid)
 {
 	struct iolayers_task_flow *f = this_cpu_read(iolayers_flow_cur);
+	u64 miss;
 
 	if (likely(f && f->task == current && f->tid == tid))
 		return f;
 	/* A thread this CPU saw absent since the last insertion (flow.c). */
-	if (this_cpu_read(iolayers_task_miss) == iolayers_task_miss_key(tid))
+	miss = iolayers_task_miss_key(tid);
+	if (this_cpu_read(iolayers_task_miss) == miss)
 		return NULL;
-	return iolayers_flow_table_find(tid);
+	return iolayers_flow_table_find(tid, miss);
 }
 
 /**
