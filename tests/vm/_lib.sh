@@ -489,7 +489,7 @@ os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
 # DIRECT=1: O_DIRECT), from the tmpfs copy of fio (fio_tmpfs); 128m:
 # READS reads of 128 MiB of /mnt/big (256 MiB, dropped from the page
 # cache first), as make bench's; tcp: /tmp/tcpload's READS requests of
-# 4 KiB.
+# 4 KiB. fio without its disk-utilisation thread, as make bench (bench.sh).
 stopped_workload() {
 	local w=$1 n=$2 out=$3 direct=${4:-0}
 	rm -f "$out"
@@ -500,13 +500,13 @@ stopped_workload() {
 		;;
 	128m)
 		uncache /mnt/big
-		FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=w --ioengine=sync --invalidate=0 --thread \
+		FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=w --ioengine=sync --invalidate=0 --thread --disk_util=0 \
 			--eta=never --output-format=json --output='"$out"' --filename=/mnt/big \
 			--size=256m --rw=randread --bs=128m --number_ios='"$n --io_size=$((n * 128))m" &
 		;;
 	*)
 		if [ "$w" = 4k-uncached ]; then uncache /mnt/data; else cat /mnt/data >/dev/null; fi
-		FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=w --ioengine=sync --invalidate=0 --thread \
+		FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=w --ioengine=sync --invalidate=0 --thread --disk_util=0 \
 			--eta=never --output-format=json --output='"$out"' --filename=/mnt/data \
 			--size=64m --rw=randread --bs=4k --direct='"$direct --number_ios=$n --io_size=$((n * 4))k" &
 		;;

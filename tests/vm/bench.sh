@@ -18,7 +18,13 @@
 # Counting instructions, the workloads do fixed numbers of reads (fio's
 # --number_ios) and fio runs from a copy in /tmp (a tmpfs): loaded over the
 # 9p root, its start varied by more than what is measured. Wall-clock
-# runs keep the time-based workloads.
+# runs keep the time-based workloads. fio's disk-utilisation thread is off
+# (--disk_util=0, every mode): it wakes on a timer, and under -icount the
+# guest's clock follows the host's while it waits for I/O, so the number
+# of its wakeups in a run varied with the host. With it the uncached runs
+# of one tracer spread 2-4 % (thousands of instructions a read: the
+# floors' medians came out at 8 and 2539 on 6.1 and 7.2), without it
+# 0.16-0.25 % (6.1, make bench of 2026-12-05, benchmarks.rst).
 #
 # tcp: socket reads instead of file reads: tools/tcpload's server (the
 # followed process) recv()s 4 KiB at a time what its client (a child, not
@@ -191,7 +197,7 @@ run() {
 		"$TCPLOAD" "$n_tcp" 4096 >/tmp/b.json &
 	else
 		# shellcheck disable=SC2046
-		FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=b --ioengine=sync --invalidate=0 --thread \
+		FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=b --ioengine=sync --invalidate=0 --thread --disk_util=0 \
 			--eta=never --output-format=json --output=/tmp/b.json "$@"' fio $(fio_args "$w") &
 	fi
 	p=$!
