@@ -162,6 +162,62 @@ static void iolayers_flow_test_forget(struct kunit *test)
 }
 
 /*
+ * The function entries' first test (iolayers_flow_maybe_here()): a task
+ * with the CPU's hand-off may have a read in flight; one another task
+ * took the hand-off from, found absent by a look-up, has none; after an
+ * insertion into the table (the task's next read) a remembered absence
+ * no longer counts, whatever the hand-off says. Another thread's entry
+ * (a thread id no task has) keeps the table from being empty.
+ */
+static void iolayers_flow_test_maybe_here(struct kunit *test)
+{
+	const pid_t other = PID_MAX_LIMIT - 1;
+	struct iolayers_task_flow *f, *o;
+
+	rcu_read_lock();
+	o = iolayers_flow_start(other);
+	f = iolayers_flow_start(current->pid);
+	if (!o || !f) {
+		rcu_read_unlock();
+		iolayers_flow_exit(other);
+		iolayers_flow_exit(current->pid);
+		kunit_skip(test, "no task entry (table full)");
+	}
+	preempt_disable();
+	KUNIT_EXPECT_TRUE(test, iolayers_flow_maybe());
+	/* Another task's read started on this CPU: the full look-up finds it. */
+	this_cpu_write(iolayers_flow_cur_task, NULL);
+	KUNIT_EXPECT_TRUE(test, iolayers_flow_maybe());
+	KUNIT_EXPECT_PTR_EQ(test, iolayers_flow_find(current->pid), f);
+	KUNIT_EXPECT_TRUE(test, iolayers_flow_maybe());
+	preempt_enable();
+	iolayers_flow_finish(f, 0);
+	rcu_read_unlock();
+	iolayers_flow_exit(current->pid);
+
+	rcu_read_lock();
+	preempt_disable();
+	this_cpu_write(iolayers_flow_cur_task, NULL);
+	/* Absent: the look-up remembers it, and the test says no. */
+	KUNIT_EXPECT_NULL(test, iolayers_flow_find(current->pid));
+	KUNIT_EXPECT_FALSE(test, iolayers_flow_maybe());
+	preempt_enable();
+	/* The next read inserts an entry: the absence is void. */
+	f = iolayers_flow_start(current->pid);
+	KUNIT_EXPECT_NOT_NULL(test, f);
+	preempt_disable();
+	this_cpu_write(iolayers_flow_cur_task, NULL);
+	KUNIT_EXPECT_TRUE(test, iolayers_flow_maybe());
+	preempt_enable();
+	if (f)
+		iolayers_flow_finish(f, 0);
+	iolayers_flow_finish(o, 0);
+	rcu_read_unlock();
+	iolayers_flow_exit(current->pid);
+	iolayers_flow_exit(other);
+}
+
+/*
  * A read that reaches no layer, after one of the same thread that reached
  * VFS and FS and added pages: its record carries nothing of the earlier
  * read (sys_enter zeroes only what says a layer was reached and what adds
@@ -216,6 +272,7 @@ static struct kunit_case iolayers_flow_cases[] = {
 	KUNIT_CASE(iolayers_flow_test_missed),
 	KUNIT_CASE(iolayers_flow_test_forget),
 	KUNIT_CASE(iolayers_flow_test_fresh),
+	KUNIT_CASE(iolayers_flow_test_maybe_here),
 	{}
 };
 

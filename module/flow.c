@@ -52,6 +52,25 @@ static DEFINE_PER_CPU(u64, iolayers_seq);
 DEFINE_PER_CPU(struct iolayers_task_flow *, iolayers_flow_cur);
 
 /*
+ * The task whose entry the hand-off last named on this CPU: compared, never
+ * dereferenced (iolayers_flow_maybe_here()), and not cleared with the
+ * hand-off (a stale one only sends a probe on to the full look-up).
+ */
+DEFINE_PER_CPU(const struct task_struct *, iolayers_flow_cur_task);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For the KUnit test of iolayers_flow_maybe_here() (kunit/flow_kunit.c). */
+EXPORT_PER_CPU_SYMBOL_GPL(iolayers_flow_cur_task);
+#endif
+
+/* The hand-off and its task, set by the task itself. */
+static __always_inline void iolayers_flow_hand(struct iolayers_task_flow *f)
+{
+	this_cpu_write(iolayers_flow_cur, f);
+	this_cpu_write(iolayers_flow_cur_task, current);
+}
+
+/*
  * The task table's misses, remembered: every probe of a read's own context
  * (VFS, FS, SOCK, TCP, the waits and copies) runs for every task that
  * passes its function, and for one not followed the hand-off misses and a
@@ -95,7 +114,7 @@ struct iolayers_task_flow *iolayers_flow_table_find(pid_t tid, u64 miss)
 	if (!f)
 		this_cpu_write(iolayers_task_miss, miss);
 	else if (f->task == current && !READ_ONCE(f->state) && in_task())
-		this_cpu_write(iolayers_flow_cur, f);
+		iolayers_flow_hand(f);
 	return f;
 }
 
@@ -113,6 +132,21 @@ struct iolayers_task_flow *iolayers_flow_find(pid_t tid)
 	return iolayers_flow_here(tid);
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_find);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * iolayers_flow_maybe() - iolayers_flow_maybe_here(), for KUnit (the
+ *	probes inline it).
+ *
+ * Context: as iolayers_flow_maybe_here().
+ * Return: its answer.
+ */
+bool iolayers_flow_maybe(void)
+{
+	return iolayers_flow_maybe_here();
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_maybe);
+#endif
 
 /**
  * iolayers_flow_get() - Find a flow named from an async context.
@@ -191,7 +225,7 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 	cpu = get_cpu();
 	seq = (this_cpu_inc_return(iolayers_seq) << IOLAYERS_SEQ_CPU_BITS) | cpu;
 	if (f)
-		this_cpu_write(iolayers_flow_cur, f);
+		iolayers_flow_hand(f);
 	put_cpu();
 	if (f && unlikely(!READ_ONCE(f->state))) {
 		/*
@@ -234,7 +268,7 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 		/* After the entry: a miss remembered before it is forgotten. */
 		smp_mb__before_atomic();
 		atomic64_inc(&iolayers_task_inserts);
-		this_cpu_write(iolayers_flow_cur, f);
+		iolayers_flow_hand(f);
 	}
 	/* What is zeroed per read: struct iolayers_read_state. */
 	f->rd.vfs.start = 0;

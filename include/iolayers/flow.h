@@ -374,6 +374,7 @@ struct iolayers_task_flow *iolayers_flow_find(pid_t tid);
  * FS, the cache's, sys_exit) find it without a hash lookup.
  */
 DECLARE_PER_CPU(struct iolayers_task_flow *, iolayers_flow_cur);
+DECLARE_PER_CPU(const struct task_struct *, iolayers_flow_cur_task);
 struct iolayers_task_flow *iolayers_flow_table_find(pid_t tid, u64 miss);
 
 /*
@@ -422,6 +423,31 @@ static __always_inline struct iolayers_task_flow *iolayers_flow_current(pid_t ti
 }
 
 /**
+ * iolayers_flow_maybe_here() - May current have a read() in flight?
+ *
+ * The probes of a read's own context ask this first, before their
+ * recursion guard (IOLAYERS_DEFINE_FENTRY_IF()): a task this CPU found
+ * absent from the task table, with no insertion since (the miss word of
+ * iolayers_flow_current()), has no read in flight, and is sent back at
+ * once. The hand-off's task is asked first, so that the followed task
+ * that has it pays one comparison. A hint, never wrong the other way:
+ * true sends the probe on to iolayers_flow_here().
+ *
+ * Context: any, preemptible: two per-CPU words read whole and compared,
+ * nothing dereferenced (a task on another CPU after a migration in
+ * between finds a miss word that is as true there).
+ * Return: false only if current has no followed read() in flight.
+ */
+static __always_inline bool iolayers_flow_maybe_here(void)
+{
+	if (iolayers_table_empty(IOLAYERS_T_TASK))
+		return false;
+	if (this_cpu_read(iolayers_flow_cur_task) == current)
+		return true;
+	return this_cpu_read(iolayers_task_miss) != iolayers_task_miss_key(current->pid);
+}
+
+/**
  * iolayers_flow_here() - Find the read() in flight of the current task,
  *	inline in every probe of a read's own context.
  * @tid: current's thread id
@@ -453,6 +479,7 @@ int iolayers_flows_forget_idle(void);
 int iolayers_flows_in_flight(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)
+bool iolayers_flow_maybe(void);
 /* Static in the module; visible to the KUnit tests (compat.h). */
 void iolayers_blk_fold(struct iolayers_blk_acc *a, const struct iolayers_rq *r,
 		       unsigned int i, u64 now, bool error);

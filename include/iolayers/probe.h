@@ -332,6 +332,37 @@ static void notrace name(unsigned long ip, unsigned long parent_ip,		\
 	iolayers_fentry_run(ip, parent_ip, op, fregs, &(counters), handler); \
 }
 
+/**
+ * IOLAYERS_DEFINE_FENTRY_IF() - Define a function entry's ftrace callback,
+ *	@name, whose handler acts only when @maybe() says it may have to.
+ * @name: the callback's name
+ * @counters: the probe's counters
+ * @handler: as IOLAYERS_DEFINE_FENTRY()'s
+ * @maybe: bool maybe(void), inline: false only when @handler would do
+ *	nothing for current (no side effect, no event lost); it runs
+ *	preemptible and outside the recursion guard, so it reads per-CPU
+ *	words whole and dereferences nothing
+ *
+ * For the probes of a read's own context, which every task passing their
+ * function enters: a task not followed is sent back before the guard, the
+ * preemption count and the handler's frame (IOLAYERS_DEFINE_FENTRY()
+ * for the rest, in name##_run, a tail call).
+ */
+#define IOLAYERS_DEFINE_FENTRY_IF(name, counters, handler, maybe)		\
+static noinline void notrace name##_run(unsigned long ip, unsigned long parent_ip, \
+					struct ftrace_ops *op,			\
+					struct iolayers_fregs *fregs)		\
+{										\
+	iolayers_fentry_run(ip, parent_ip, op, fregs, &(counters), handler); \
+}										\
+static void notrace name(unsigned long ip, unsigned long parent_ip,		\
+			 struct ftrace_ops *op, struct iolayers_fregs *fregs)	\
+{										\
+	if (iolayers_empty || !(maybe)())					\
+		return;								\
+	name##_run(ip, parent_ip, op, fregs);					\
+}
+
 void iolayers_probes_attach(struct iolayers_layer_probes *const *layers, unsigned int n);
 void iolayers_probes_detach(void);
 bool iolayers_layer_attached(const struct iolayers_layer_probes *layer);

@@ -91,7 +91,8 @@ static void iolayers_throtl_entry(struct iolayers_fregs *fregs,
 		iolayers_bio_bind(f, bio);
 }
 
-IOLAYERS_DEFINE_FENTRY(iolayers_throtl_fentry, iolayers_pc_throtl, iolayers_throtl_entry)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_throtl_fentry, iolayers_pc_throtl, iolayers_throtl_entry,
+			  iolayers_flow_maybe_here)
 
 /*
  * Prototype of TRACE_EVENT(block_bio_remap): @bio goes down from a stacked

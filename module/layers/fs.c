@@ -110,10 +110,14 @@ static void iolayers_fs_dax(struct iolayers_fregs *fregs,
 	iolayers_fs_entry(fregs, pcpu, IOLAYERS_FS_DAX);
 }
 
-IOLAYERS_DEFINE_FENTRY(iolayers_shmem_fentry, iolayers_pc_shmem_read, iolayers_fs_call)
-IOLAYERS_DEFINE_FENTRY(iolayers_filemap_fentry, iolayers_pc_filemap_read, iolayers_fs_pagecache)
-IOLAYERS_DEFINE_FENTRY(iolayers_iomap_dio_fentry, iolayers_pc_iomap_dio, iolayers_fs_call)
-IOLAYERS_DEFINE_FENTRY(iolayers_dax_fentry, iolayers_pc_dax_rw, iolayers_fs_dax)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_shmem_fentry, iolayers_pc_shmem_read, iolayers_fs_call,
+			  iolayers_flow_maybe_here)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_filemap_fentry, iolayers_pc_filemap_read, iolayers_fs_pagecache,
+			  iolayers_flow_maybe_here)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_iomap_dio_fentry, iolayers_pc_iomap_dio, iolayers_fs_call,
+			  iolayers_flow_maybe_here)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_dax_fentry, iolayers_pc_dax_rw, iolayers_fs_dax,
+			  iolayers_flow_maybe_here)
 
 /*
  * The functions where file systems hand a read to the kernel's common

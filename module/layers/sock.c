@@ -448,25 +448,31 @@ static __always_inline void iolayers_copy_entry(struct iolayers_fregs *fregs,
 	f->rd.sock.wait_start = 0;
 }
 
-IOLAYERS_DEFINE_FENTRY(iolayers_sock_recvmsg_fentry, iolayers_pc_sock_recvmsg,
-		       iolayers_sock_entry)
-IOLAYERS_DEFINE_FENTRY(iolayers_inet_recvmsg_fentry, iolayers_pc_inet_recvmsg,
-		       iolayers_sock_entry)
-IOLAYERS_DEFINE_FENTRY(iolayers_inet6_recvmsg_fentry, iolayers_pc_inet6_recvmsg,
-		       iolayers_sock_entry)
-IOLAYERS_DEFINE_FENTRY(iolayers_unix_stream_recvmsg_fentry, iolayers_pc_unix_stream_recvmsg,
-		       iolayers_sock_entry)
-IOLAYERS_DEFINE_FENTRY(iolayers_unix_dgram_recvmsg_fentry, iolayers_pc_unix_dgram_recvmsg,
-		       iolayers_sock_entry)
-IOLAYERS_DEFINE_FENTRY(iolayers_unix_seqpacket_recvmsg_fentry,
-		       iolayers_pc_unix_seqpacket_recvmsg, iolayers_sock_entry)
-IOLAYERS_DEFINE_FENTRY(iolayers_tcp_recvmsg_fentry, iolayers_pc_tcp_recvmsg, iolayers_tcp_entry)
-IOLAYERS_DEFINE_FENTRY(iolayers_sk_wait_fentry, iolayers_pc_sk_wait_data, iolayers_wait_entry)
-IOLAYERS_DEFINE_FENTRY(iolayers_dgram_wait_fentry, iolayers_pc_dgram_wait, iolayers_wait_entry)
-IOLAYERS_DEFINE_FENTRY(iolayers_unix_wait_fentry, iolayers_pc_unix_wait, iolayers_wait_entry)
-IOLAYERS_DEFINE_FENTRY(iolayers_sched_wait_fentry, iolayers_pc_sched_timeout,
-		       iolayers_sleep_entry)
-IOLAYERS_DEFINE_FENTRY(iolayers_skb_copy_fentry, iolayers_pc_skb_copy, iolayers_copy_entry)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_sock_recvmsg_fentry, iolayers_pc_sock_recvmsg,
+			  iolayers_sock_entry, iolayers_flow_maybe_here)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_inet_recvmsg_fentry, iolayers_pc_inet_recvmsg,
+			  iolayers_sock_entry, iolayers_flow_maybe_here)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_inet6_recvmsg_fentry, iolayers_pc_inet6_recvmsg,
+			  iolayers_sock_entry, iolayers_flow_maybe_here)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_unix_stream_recvmsg_fentry, iolayers_pc_unix_stream_recvmsg,
+			  iolayers_sock_entry, iolayers_flow_maybe_here)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_unix_dgram_recvmsg_fentry, iolayers_pc_unix_dgram_recvmsg,
+			  iolayers_sock_entry, iolayers_flow_maybe_here)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_unix_seqpacket_recvmsg_fentry,
+			  iolayers_pc_unix_seqpacket_recvmsg, iolayers_sock_entry,
+			  iolayers_flow_maybe_here)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_tcp_recvmsg_fentry, iolayers_pc_tcp_recvmsg, iolayers_tcp_entry,
+			  iolayers_flow_maybe_here)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_sk_wait_fentry, iolayers_pc_sk_wait_data, iolayers_wait_entry,
+			  iolayers_flow_maybe_here)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_dgram_wait_fentry, iolayers_pc_dgram_wait, iolayers_wait_entry,
+			  iolayers_flow_maybe_here)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_unix_wait_fentry, iolayers_pc_unix_wait, iolayers_wait_entry,
+			  iolayers_flow_maybe_here)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_sched_wait_fentry, iolayers_pc_sched_timeout,
+			  iolayers_sleep_entry, iolayers_flow_maybe_here)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_skb_copy_fentry, iolayers_pc_skb_copy, iolayers_copy_entry,
+			  iolayers_flow_maybe_here)
 IOLAYERS_DEFINE_FENTRY(iolayers_sock_destroy_fentry, iolayers_pc_sock_destroy,
 		       iolayers_sock_destroy_entry)
 

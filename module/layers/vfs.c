@@ -61,8 +61,10 @@ static __always_inline void iolayers_vfs_entry(struct iolayers_fregs *fregs,
 	f->rd.vfs.start = iolayers_stamp(f->rd.sys.tsc);
 }
 
-IOLAYERS_DEFINE_FENTRY(iolayers_vfs_read_fentry, iolayers_pc_vfs_read, iolayers_vfs_entry)
-IOLAYERS_DEFINE_FENTRY(iolayers_vfs_readv_fentry, iolayers_pc_vfs_readv, iolayers_vfs_entry)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_vfs_read_fentry, iolayers_pc_vfs_read, iolayers_vfs_entry,
+			  iolayers_flow_maybe_here)
+IOLAYERS_DEFINE_FENTRY_IF(iolayers_vfs_readv_fentry, iolayers_pc_vfs_readv, iolayers_vfs_entry,
+			  iolayers_flow_maybe_here)
 
 static struct iolayers_probe iolayers_vfs_probes[] = {
 	IOLAYERS_FENTRY("vfs_read", iolayers_vfs_read_fentry, iolayers_pc_vfs_read,
