@@ -86,6 +86,7 @@ static_assert(PID_MAX_LIMIT <= 1 << IOLAYERS_TID_BITS);
 static_assert(IS_ENABLED(CONFIG_64BIT));
 
 atomic64_t iolayers_task_inserts __read_mostly = ATOMIC64_INIT(1);
+EXPORT_SYMBOL_IF_KUNIT(iolayers_task_inserts);
 DEFINE_PER_CPU(u64, iolayers_task_miss);
 
 /**

@@ -434,9 +434,9 @@ static __always_inline struct iolayers_task_flow *iolayers_flow_current(pid_t ti
  * true sends the probe on to iolayers_flow_here().
  *
  * Context: any, preemptible: two per-CPU words read whole and compared,
- * nothing dereferenced (a task on another CPU after a migration in
- * between finds a miss word that is as true there).
- * Return: false only if current has no followed read() in flight.
+ * nothing dereferenced but current (a task on another CPU after a
+ * migration in between finds a miss word that is as true there).
+ * Return: false only if iolayers_flow_here() would find nothing.
  */
 static __always_inline bool iolayers_flow_maybe_here(void)
 {

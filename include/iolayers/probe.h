@@ -339,9 +339,10 @@ static void notrace name(unsigned long ip, unsigned long parent_ip,		\
  * @counters: the probe's counters
  * @handler: as IOLAYERS_DEFINE_FENTRY()'s
  * @maybe: bool maybe(void), inline: false only when @handler would do
- *	nothing for current (no side effect, no event lost); it runs
- *	preemptible and outside the recursion guard, so it reads per-CPU
- *	words whole and dereferences nothing
+ *	nothing for current (no event lost; with cost=1 such an entry is
+ *	not among the probe's calls); it runs preemptible and outside the
+ *	recursion guard, so it reads per-CPU words whole and dereferences
+ *	nothing but current
  *
  * For the probes of a read's own context, which every task passing their
  * function enters: a task not followed is sent back before the guard, the
