@@ -45,7 +45,7 @@ static DEFINE_PER_CPU(u64, iolayers_seq);
  * syscall tracepoints are preemptible): whoever reads it checks that the
  * entry is current's. It never points to a freed entry: the task's own
  * exit clears every CPU's pointer to its entry once the entry is out of
- * the table and before it can be recycled, and only the task itself sets
+ * the table and before its grace period begins, and only the task itself sets
  * a pointer to it (at sys_enter, or finding its read in flight in the
  * table).
  */
@@ -427,12 +427,18 @@ void iolayers_flow_exit(pid_t tid)
 		/*
 		 * Out of the table first, then out of every hand-off: until
 		 * the removal a look-up by this task (an interrupt's over it
-		 * included) may set a hand-off to it again. The entry is not
-		 * recycled before rcu_read_unlock().
+		 * included) may set a hand-off to it again. Retired only
+		 * then: a probe that finds it in a hand-off after its grace
+		 * period began would not be waited for.
 		 */
-		if (iolayers_table_del(IOLAYERS_T_TASK, f) && !READ_ONCE(f->state))
-			iolayers_table_drop(IOLAYERS_T_TASK, IOLAYERS_DROP_STALE);
-		iolayers_flow_unhand(f);
+		if (iolayers_table_unlink(IOLAYERS_T_TASK, f)) {
+			if (!READ_ONCE(f->state))
+				iolayers_table_drop(IOLAYERS_T_TASK, IOLAYERS_DROP_STALE);
+			iolayers_flow_unhand(f);
+			iolayers_table_retire(f);
+		} else {
+			iolayers_flow_unhand(f);
+		}
 	}
 	rcu_read_unlock();
 }

@@ -17,7 +17,11 @@
 /**
  * struct iolayers_entry - Head of every table entry.
  * @node: link in its bucket
- * @rcu: for call_rcu(), which recycles it after a grace period (table.c)
+ * @rcu: for the call_rcu() of the entry that fills its CPU's batch of
+ *	removed entries (or of the unload's flush), which recycles that
+ *	batch after a grace period (table.c)
+ * @retired: once removed, the entry removed before it in its CPU's batch
+ *	(NULL for a batch's first)
  * @key: what the entry is found by (thread id, bio, request or inode
  *	address)
  * @free_next: once removed and past its grace period, the next entry of
@@ -28,6 +32,7 @@
 struct iolayers_entry {
 	struct hlist_node node;
 	struct rcu_head rcu;
+	struct iolayers_entry *retired;
 	union {
 		unsigned long key;
 		struct iolayers_entry *free_next;
@@ -93,6 +98,8 @@ void *iolayers_table_find(enum iolayers_table_id t, unsigned long key);
 void *iolayers_table_alloc(enum iolayers_table_id t);
 void iolayers_table_insert(enum iolayers_table_id t, void *entry, unsigned long key);
 bool iolayers_table_del(enum iolayers_table_id t, void *entry);
+bool iolayers_table_unlink(enum iolayers_table_id t, void *entry);
+void iolayers_table_retire(void *entry);
 void iolayers_table_drop(enum iolayers_table_id t, enum iolayers_drop cause);
 void iolayers_table_del_stale(enum iolayers_table_id t, void *entry);
 void iolayers_table_expire(enum iolayers_table_id t, u64 max_age_ns);
