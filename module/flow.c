@@ -431,14 +431,13 @@ void iolayers_flow_exit(pid_t tid)
 		 * then: a probe that finds it in a hand-off after its grace
 		 * period began would not be waited for.
 		 */
-		if (iolayers_table_unlink(IOLAYERS_T_TASK, f)) {
-			if (!READ_ONCE(f->state))
-				iolayers_table_drop(IOLAYERS_T_TASK, IOLAYERS_DROP_STALE);
-			iolayers_flow_unhand(f);
+		bool removed = iolayers_table_unlink(IOLAYERS_T_TASK, f);
+
+		if (removed && !READ_ONCE(f->state))
+			iolayers_table_drop(IOLAYERS_T_TASK, IOLAYERS_DROP_STALE);
+		iolayers_flow_unhand(f);
+		if (removed)
 			iolayers_table_retire(f);
-		} else {
-			iolayers_flow_unhand(f);
-		}
 	}
 	rcu_read_unlock();
 }
