@@ -98,6 +98,7 @@ enum {
 	IOLAYERS_S_FLOWS,
 	IOLAYERS_S_BUFFER_KB,
 	IOLAYERS_S_SLOW_US,
+	IOLAYERS_S_BATCH_US,
 	IOLAYERS_S_EXPIRE_MS,
 	IOLAYERS_S_MAX_FLOWS,
 	IOLAYERS_S_EMPTY,
@@ -137,6 +138,10 @@ const struct iolayers_setting iolayers_settings[] = {
 	[IOLAYERS_S_SLOW_US] = {
 		.name = IOLAYERS_FILE_SLOW_US, .kind = IOLAYERS_SET_US, .var = &iolayers_slow_ns,
 		.lo = 0, .hi = 3600000000U, .runtime = true,
+	},
+	[IOLAYERS_S_BATCH_US] = {
+		.name = IOLAYERS_FILE_BATCH_US, .kind = IOLAYERS_SET_US, .var = &iolayers_batch_ns,
+		.lo = 0, .hi = 1000000, .runtime = true,
 	},
 	[IOLAYERS_S_EXPIRE_MS] = {
 		.name = "expire_ms", .kind = IOLAYERS_SET_UINT, .var = &iolayers_expire_ms,
@@ -290,6 +295,8 @@ module_param_cb(buffer_kb, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_
 MODULE_PARM_DESC(buffer_kb, "Rings of completed reads per CPU, KiB in all: 7/8 what stream/events can fall behind by and `flows` looks back over, 1/8 for `slow` (default 1024)");
 module_param_cb(slow_us, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_SLOW_US), 0600);
 MODULE_PARM_DESC(slow_us, "Reads at least this slow (syscall latency, us) also go to `slow` (default 10000)");
+module_param_cb(batch_us, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_BATCH_US), 0600);
+MODULE_PARM_DESC(batch_us, "A stream reader waits up to this long (us) for more records before it takes them, unless a CPU's ring is half full: records come in batches, each at most this late; 0: at once (default 10000)");
 module_param_cb(expire_ms, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_EXPIRE_MS), 0400);
 MODULE_PARM_DESC(expire_ms, "Bio and request entries older than this are dropped and counted (default 10000)");
 module_param_cb(max_flows, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_MAX_FLOWS), 0400);

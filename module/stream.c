@@ -15,8 +15,9 @@
  * need: writers in any context nesting on one CPU, and readers on other
  * CPUs racing them. Here a CPU's ring is written only by a followed task's
  * sys_exit on that CPU, preemption off for the whole record, and read
- * only on that CPU by a kworker with preemption off (smp_call_on_cpu()),
- * or while the CPU is offline, under a lock of the readers of offline
+ * only on that CPU with preemption off (by a kworker there,
+ * smp_call_on_cpu(), when the reader runs elsewhere), or while the CPU
+ * is offline, under a lock of the readers of offline
  * CPUs: no two of them ever run at once, so the ring needs no atomic
  * operation, no commit protocol and no clock. (The kernel's ring buffer
  * also lost records to its readers on other CPUs: one could swap away a
@@ -103,23 +104,58 @@ static atomic_t iolayers_stream_busy = ATOMIC_INIT(IOLAYERS_STREAM_FREE);
 static atomic64_t iolayers_stream_vanished = ATOMIC64_INIT(0);
 static atomic64_t iolayers_stream_delivered = ATOMIC64_INIT(0);
 static atomic64_t iolayers_stream_lost = ATOMIC64_INIT(0);
+/* Waits for a batch (batch_us), and those a half-full ring ended. */
+static atomic64_t iolayers_stream_batches = ATOMIC64_INIT(0);
+static atomic64_t iolayers_stream_batch_full = ATOMIC64_INIT(0);
 /* Open, release, reset and the snapshots of `flows` against each other. */
 static DEFINE_MUTEX(iolayers_stream_mutex);
+
+/*
+ * A reader that took every record, and one woken by a first record, waits
+ * up to batch_us more before it takes records, unless a CPU's stream ring
+ * gets half full first: it then takes them in batches, not one wake-up, one
+ * read() and one switch to it and back per record (what a reader of a
+ * program that reads and waits in turn, as a server answering requests,
+ * paid). A record is thus handed to a reader blocked in read() at most
+ * batch_us (and a tick) after it is written; batch_us=0: at once.
+ */
+u64 iolayers_batch_ns = 10 * NSEC_PER_MSEC;
+
+/* What a producer that finds @iolayers_stream_waiting set waits for. */
+enum iolayers_stream_wake {
+	IOLAYERS_WAKE_NONE,	/* no reader waits */
+	IOLAYERS_WAKE_ANY,	/* a record: the reader found none */
+	IOLAYERS_WAKE_FULL,	/* its CPU's ring half full: the reader batches */
+};
 
 /*
  * The reader sleeps with @iolayers_stream_waiting set; the producer that
  * sees it clears it and wakes the reader from an irq_work (a wake-up in
  * the producer's own context would take the wait queue's lock, which the
  * reader holds as it goes to sleep). No barrier on the producer's side:
- * the reader also looks again every tenth of a second.
+ * the reader also looks again every tenth of a second, or at batch_us.
  */
-static bool iolayers_stream_waiting;
+static int iolayers_stream_waiting;
 static DECLARE_WAIT_QUEUE_HEAD(iolayers_stream_wq);
 static struct irq_work iolayers_stream_iw;
 
 static void iolayers_stream_wake_work(struct irq_work *w)
 {
 	wake_up_interruptible_all(&iolayers_stream_wq);
+}
+
+/*
+ * A record was written to @rg while the reader waits: wake it if that is
+ * what it waits for. Out of line: the producer's path only tests the flag.
+ */
+static noinline void iolayers_stream_kick(const struct iolayers_ring *rg)
+{
+	int w = READ_ONCE(iolayers_stream_waiting);
+
+	if (w == IOLAYERS_WAKE_FULL && rg->used < rg->size / 2)
+		return;
+	if (w && cmpxchg(&iolayers_stream_waiting, w, IOLAYERS_WAKE_NONE) == w)
+		irq_work_queue(&iolayers_stream_iw);
 }
 
 /* Does @rg have its memory yet? Its size and places too, then. */
@@ -134,16 +170,28 @@ static DEFINE_MUTEX(iolayers_offline_lock);
 
 /*
  * Run @fn(@arg) where no writer of @cpu's rings can be in the middle of a
- * record and no other reader runs: on @cpu from a kworker, @fn with
- * preemption off (a writer has preemption off; another reader's @fn on
- * @cpu runs before or after), or here while @cpu is offline (none of its
- * tasks is mid-record: taking a CPU down stops every one of them), under
- * a lock. @fn keeps preemption off itself, and must be short.
+ * record and no other reader runs: on @cpu, @fn with preemption off (a
+ * writer has preemption off; another reader's @fn on @cpu runs before or
+ * after), here if the caller runs on @cpu, else from a kworker there; or
+ * here while @cpu is offline (none of its tasks is mid-record: taking a
+ * CPU down stops every one of them), under a lock. @fn keeps preemption
+ * off itself, and must be short.
  *
  * Context: process context, may sleep.
  */
 static void iolayers_on_cpu(int cpu, int (*fn)(void *), void *arg)
 {
+	/*
+	 * On @cpu already (always, on one CPU): preemption off is all a
+	 * kworker there would give, without two switches to it and back.
+	 */
+	preempt_disable();
+	if (cpu == smp_processor_id()) {
+		fn(arg);
+		preempt_enable();
+		return;
+	}
+	preempt_enable();
 	/* The CPU stays on or off line while its ring is read. */
 	cpus_read_lock();
 	if (cpu_online(cpu)) {
@@ -354,9 +402,8 @@ void iolayers_stream_store(const struct iolayers_task_flow *f, long ret, u64 now
 		if (slow)	/* all but its header and number */
 			memcpy((void *)slow + hdr, (void *)r + hdr, r->len - hdr);
 	}
-	if (unlikely(READ_ONCE(iolayers_stream_waiting)) &&
-	    xchg(&iolayers_stream_waiting, false))
-		irq_work_queue(&iolayers_stream_iw);
+	if (unlikely(READ_ONCE(iolayers_stream_waiting)))
+		iolayers_stream_kick(this_cpu_ptr(&iolayers_rings[0]));
 }
 
 static const char * const iolayers_syscall_names[] = IOLAYERS_SYSCALL_NAMES;
@@ -663,6 +710,10 @@ void iolayers_stream_show_stats(struct seq_file *m)
 		   (long long)atomic64_read(&iolayers_stream_lost));
 	seq_printf(m, "%-20s %12lld\n", "stream_vanished",
 		   (long long)atomic64_read(&iolayers_stream_vanished));
+	seq_printf(m, "%-20s %12lld\n", "stream_batches",
+		   (long long)atomic64_read(&iolayers_stream_batches));
+	seq_printf(m, "%-20s %12lld\n", "stream_batch_full",
+		   (long long)atomic64_read(&iolayers_stream_batch_full));
 }
 
 /* Most bytes one record takes in stream/raw: a loss, then a read. */
@@ -699,6 +750,7 @@ struct iolayers_stream_reader {
 	struct mutex lock;	/* threads reading the one open file */
 	bool raw;
 	bool said_vanished;	/* iolayers_stream_gap() spoke */
+	u64 due_ns;		/* 0, or: wait for more records until then */
 	size_t len;
 	size_t off;
 	struct iolayers_reader_cpu *cpus;	/* per possible CPU, nr_cpu_ids */
@@ -951,18 +1003,66 @@ static int iolayers_stream_wait(struct iolayers_stream_reader *rd)
 	long ret;
 
 	do {
-		WRITE_ONCE(iolayers_stream_waiting, true);
+		WRITE_ONCE(iolayers_stream_waiting, IOLAYERS_WAKE_ANY);
 		smp_mb();	/* the flag before the look at the buffers */
 		ret = wait_event_interruptible_timeout(iolayers_stream_wq,
 						       iolayers_stream_ready(rd), HZ / 10);
 	} while (!ret);
-	WRITE_ONCE(iolayers_stream_waiting, false);
+	WRITE_ONCE(iolayers_stream_waiting, IOLAYERS_WAKE_NONE);
 	return ret < 0 ? ret : 0;
+}
+
+/* Is a CPU's stream ring half full? Read from anywhere: a hint. */
+static bool iolayers_stream_full(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct iolayers_ring *rg = &per_cpu(iolayers_rings, cpu)[0];
+		u32 size = READ_ONCE(rg->size);
+
+		/* A CPU that never came online has no ring (size 0). */
+		if (size && READ_ONCE(rg->used) >= size / 2)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A batch begins (the reader took every record, or a first one came to a
+ * reader that had found none): take the next records at @now + batch_us.
+ */
+static void iolayers_stream_batch_from(struct iolayers_stream_reader *rd, u64 now)
+{
+	u64 batch = READ_ONCE(iolayers_batch_ns);
+
+	rd->due_ns = batch ? now + batch : 0;
+}
+
+/*
+ * Wait, before taking records, until the batch is due or a CPU's ring
+ * half full (a signal ends the wait too: what is there is taken).
+ */
+static void iolayers_stream_batch(struct iolayers_stream_reader *rd)
+{
+	u64 now = ktime_get_ns();
+
+	if (rd->due_ns > now) {
+		WRITE_ONCE(iolayers_stream_waiting, IOLAYERS_WAKE_FULL);
+		smp_mb();	/* the flag before the look at the rings */
+		if (wait_event_interruptible_timeout(iolayers_stream_wq, iolayers_stream_full(),
+						     nsecs_to_jiffies(rd->due_ns - now) + 1) > 0)
+			atomic64_inc(&iolayers_stream_batch_full);
+		WRITE_ONCE(iolayers_stream_waiting, IOLAYERS_WAKE_NONE);
+		atomic64_inc(&iolayers_stream_batches);
+	}
+	rd->due_ns = 0;
 }
 
 static ssize_t events_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
 {
 	struct iolayers_stream_reader *rd = file->private_data;
+	bool block = !(file->f_flags & O_NONBLOCK);
 	ssize_t done = 0;
 	int ret = 0;
 
@@ -973,13 +1073,18 @@ static ssize_t events_read(struct file *file, char __user *ubuf, size_t count, l
 	}
 	if (mutex_lock_interruptible(&rd->lock))
 		return -ERESTARTSYS;
+	if (block && rd->due_ns)
+		iolayers_stream_batch(rd);
 	while (done < count) {
 		size_t n;
 
 		if (rd->off == rd->len && !iolayers_stream_next(rd)) {
-			if (done)
+			if (done) {
+				/* All taken: the next read waits for a batch. */
+				iolayers_stream_batch_from(rd, ktime_get_ns());
 				break;
-			if (file->f_flags & O_NONBLOCK) {
+			}
+			if (!block) {
 				ret = -EAGAIN;
 				break;
 			}
@@ -990,6 +1095,8 @@ static ssize_t events_read(struct file *file, char __user *ubuf, size_t count, l
 			ret = iolayers_stream_wait(rd);
 			if (ret)
 				break;
+			iolayers_stream_batch_from(rd, ktime_get_ns());
+			iolayers_stream_batch(rd);
 			continue;
 		}
 		n = min_t(size_t, count - done, rd->len - rd->off);
@@ -1011,7 +1118,7 @@ static __poll_t events_poll(struct file *file, poll_table *wait)
 	struct iolayers_stream_reader *rd = file->private_data;
 
 	poll_wait(file, &iolayers_stream_wq, wait);
-	WRITE_ONCE(iolayers_stream_waiting, true);
+	WRITE_ONCE(iolayers_stream_waiting, IOLAYERS_WAKE_ANY);
 	smp_mb();	/* the flag before the look at the buffers */
 	if (READ_ONCE(rd->off) != READ_ONCE(rd->len) || iolayers_stream_ready(rd))
 		return EPOLLIN | EPOLLRDNORM;
@@ -1180,6 +1287,8 @@ void iolayers_stream_reset(void)
 		atomic64_set(&iolayers_stream_delivered, 0);
 		atomic64_set(&iolayers_stream_lost, 0);
 		atomic64_set(&iolayers_stream_vanished, 0);
+		atomic64_set(&iolayers_stream_batches, 0);
+		atomic64_set(&iolayers_stream_batch_full, 0);
 	}
 	mutex_unlock(&iolayers_stream_mutex);
 }

@@ -51,7 +51,8 @@ static void rec_file_line(const char *path, char *buf, size_t len)
 static void rec_header(FILE *out, const struct iolayers_rec_start *st, char **cmd)
 {
 	static const char * const params[] = {
-		"pid", "comm", "children", "flows", "buffer_kb", "slow_us", "max_flows", "expire_ms",
+		"pid", "comm", "children", "flows", "buffer_kb", "slow_us", "batch_us", "max_flows",
+		"expire_ms",
 	};
 	char buf[256], path[512];
 	struct utsname u;

@@ -86,5 +86,6 @@ const struct iolayers_ring_hdr *iolayers_ring_pop(struct iolayers_ring *rg);
 extern unsigned int iolayers_flows_kept;
 extern unsigned int iolayers_buffer_kb;
 extern u64 iolayers_slow_ns;
+extern u64 iolayers_batch_ns;
 
 #endif /* _IOLAYERS_STREAM_H */

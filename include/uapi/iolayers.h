@@ -128,7 +128,7 @@ enum iolayers_sock_kind {
 
 /*
  * The module's parameters: the runtime settings (pid, comm, children,
- * slow_us, reset) are written here; debugfs only shows them.
+ * slow_us, batch_us, reset) are written here; debugfs only shows them.
  */
 #define IOLAYERS_PARAMS_DIR	"/sys/module/iolayers/parameters"
 
@@ -143,6 +143,7 @@ enum iolayers_sock_kind {
 #define IOLAYERS_FILE_COMM	"comm"
 #define IOLAYERS_FILE_CHILDREN	"children"
 #define IOLAYERS_FILE_SLOW_US	"slow_us"
+#define IOLAYERS_FILE_BATCH_US	"batch_us"
 #define IOLAYERS_FILE_RESET	"reset"
 /*
  * The files followed reads read (format 6): "fs_dev ino path", then per

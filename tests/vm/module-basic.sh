@@ -113,7 +113,7 @@ check "layers: nvme_setup_cmd attached (nvme_core through the module notifier)" 
 ro=$(find "$IOLAYERS_D" -type f -exec stat -c '%a' {} + | sort -u)
 check "debugfs: every file 0400, settings too ($ro)" test "$ro" = 400
 # Runtime settings are writable module parameters; load-time ones are not.
-rw=$(for f in pid comm children slow_us reset; do stat -c '%a' "$IOLAYERS_P/$f"; done | sort -u)
+rw=$(for f in pid comm children slow_us batch_us reset; do stat -c '%a' "$IOLAYERS_P/$f"; done | sort -u)
 lo=$(for f in flows buffer_kb expire_ms max_flows empty sockets rcv; do stat -c '%a' "$IOLAYERS_P/$f"; done | sort -u)
 check "parameters: runtime settings 0600 ($rw), load-time ones 0400 ($lo)" test "$rw/$lo" = "600/400"
 

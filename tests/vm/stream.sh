@@ -8,7 +8,7 @@
 # device, the disk's major:minor in sysfs. Then a consumer too slow for
 # the reads: what it got plus what it was told was lost is every read;
 # one reader at a time; rmmod with a reader blocked; cat of the directory;
-# records left on a CPU that went offline.
+# records left on a CPU that went offline; batches (batch_us).
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 
@@ -393,7 +393,122 @@ err=$(cat "$ev" 2>&1)
 check "flows=0: events refuses to open ($err)" grep -q "No data available" <<<"$err"
 rmmod iolayers
 
-# 6. Records left on a CPU that went offline: the ring buffer keeps them
+# 6. Batches (batch_us): a program reading 40 times, 50 ms apart, under
+# a reader blocked in read(). Ground truth: the program's own 40 preads.
+# With batch_us=0 each read wakes the reader and is taken on its own;
+# with 300 ms they come in a few batches, none much later than the
+# bound, and some at least 250 ms after they ended (the reader did wait:
+# no timer ends a wait early). Then the half-full ring: batch_us=1 s
+# behind the smallest buffer and a burst of cached reads, shorter than
+# that second: the reader is woken at half a ring, not at the second's
+# end (how much it then takes depends on how fast it is: python is not).
+# spaced_pass BATCH_US: prints "calls records latest_us reads batches".
+spaced_pass() {
+	local prog rd reads
+	python3 - /mnt/st-data <<'PY' &
+import os, signal, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.kill(os.getpid(), signal.SIGSTOP)
+for i in range(40):
+    os.pread(fd, 4096, i * 4096)
+    time.sleep(0.05)
+PY
+	prog=$!
+	while [ "$(task_state $prog)" != T ]; do
+		kill -0 $prog 2>/dev/null || return 1
+		sleep 0.1
+	done
+	insmod "$ko" pid=$prog batch_us="$1" || return 1
+	python3 - "$ev" 40 <<'PY' >/tmp/spaced.out &
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+want, calls, recs, latest, col = int(sys.argv[2]), 0, 0, 0, None
+buf, end = b"", time.monotonic() + 60
+while recs < want and time.monotonic() < end:
+    b = os.read(fd, 1 << 20)
+    now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    calls += 1
+    buf += b
+    lines = buf.split(b"\n")
+    buf = lines.pop()
+    for l in lines:
+        t = l.decode().split()
+        if col is None:
+            col = {n: i for i, n in enumerate(t)}
+            continue
+        if t[0] == "#":
+            continue
+        recs += 1
+        latest = max(latest, now - int(t[col["start_ns"]]) - int(t[col["syscall_ns"]]))
+print(calls, recs, latest // 1000)
+PY
+	rd=$!
+	wait_stream_reader || return 1
+	kill -CONT $prog
+	wait $prog
+	timeout 90 tail --pid=$rd -f /dev/null
+	wait $rd
+	reads=$(summary_field syscall count)
+	echo "$(cat /tmp/spaced.out) $reads $(stats_value stream_batches)"
+	rmmod iolayers
+}
+read -r calls recs latest reads batches <<<"$(spaced_pass 0)"
+echo "batch_us=0: $calls read() calls, $recs records, latest $latest us, $reads reads, $batches batches"
+check "batch_us=0: the program's 40 reads, each in the stream ($recs == $reads == 40)" \
+	test "$recs/$reads" = 40/40
+check "batch_us=0: the reader woke for each read, 50 ms apart ($calls calls >= 27)" \
+	test "$calls" -ge 27
+read -r calls recs latest reads batches <<<"$(spaced_pass 300000)"
+echo "batch_us=300000: $calls read() calls, $recs records, latest $latest us, $reads reads, $batches batches"
+check "batch_us=300000: the program's 40 reads, each in the stream ($recs == $reads == 40)" \
+	test "$recs/$reads" = 40/40
+check "batch_us=300000: taken in batches ($calls calls <= 13, $batches waits)" \
+	test "$calls" -le 13 -a "$batches" -ge 1
+check "batch_us=300000: some waited for their batch, none long past it (latest $latest us: 250000..1300000)" \
+	test "$latest" -ge 250000 -a "$latest" -le 1300000
+
+cat /mnt/st-data >/dev/null
+stopped_pc burst $nslow seq || exit 1
+insmod "$ko" pid=$PC_PID buffer_kb=16 batch_us=1000000
+python3 - "$ev" "$nslow" <<'PY' >/tmp/burst.out &
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+def accounted():
+    s = {}
+    for l in open("/sys/kernel/debug/iolayers/stats"):
+        t = l.split()
+        if len(t) == 2:
+            s[t[0]] = t[1]
+    return int(s.get("stream_delivered", 0)) + int(s.get("stream_lost", 0))
+want, got, lost, buf = int(sys.argv[2]), 0, 0, b""
+while accounted() < want or buf:
+    buf += os.read(fd, 1 << 20)
+    lines = buf.split(b"\n")
+    buf = lines.pop()
+    for l in lines:
+        if l.startswith(b"# lost"):
+            lost += int(l.split()[2])
+        elif not l.startswith(b"seq ") and not l.startswith(b"#"):
+            got += 1
+print(got, lost)
+PY
+rd=$!
+check "burst: the reader has the stream" wait_stream_reader
+kill -CONT $PC_PID
+wait $PC_PID
+reads=$(summary_field syscall count)
+timeout 120 tail --pid=$rd -f /dev/null
+wait $rd
+read -r got lost <<<"$(cat /tmp/burst.out)"
+ring=$(awk '$1 == "stream/0" { print $5 }' "$IOLAYERS_D/stats")
+echo "burst: $reads reads, $got delivered, $lost lost, ring of $ring bytes, $(stats_value stream_batches) batches, $(stats_value stream_batch_full) ended by a half-full ring"
+check "burst: delivered + lost == the program's reads ($got + $lost == $reads == $nslow)" \
+	test $((got + lost)) = "$reads" -a "$reads" = "$nslow"
+check "burst: waits ended by a half-full ring ($(stats_value stream_batch_full))" \
+	test "$(stats_value stream_batch_full)" -ge 1
+rmmod iolayers
+
+# 7. Records left on a CPU that went offline: the ring buffer keeps them
 # there. The reader is stopped while a program pinned to cpu1 reads, cpu1
 # goes offline, the reader goes on: it is given every read (they are
 # taken from the offline CPU's buffer too), and it still ends on a
@@ -442,7 +557,7 @@ if [ "$(nproc)" -ge 2 ] && [ -w $cpu1 ]; then
 	end_within 10 $cat_pid KILL || true
 	check "offline: rmmod" rmmod iolayers
 
-	# 7. CPUs going off and on while `iolayers record` records: the
+	# 8. CPUs going off and on while `iolayers record` records: the
 	# program reads unpinned (the scheduler moves it off cpu1 as cpu1
 	# goes), and each read is in the recording once, none lost.
 	# Random reads of the uncached file: long enough for cpu1 to go
