@@ -296,7 +296,7 @@ MODULE_PARM_DESC(buffer_kb, "Rings of completed reads per CPU, KiB in all: 7/8 w
 module_param_cb(slow_us, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_SLOW_US), 0600);
 MODULE_PARM_DESC(slow_us, "Reads at least this slow (syscall latency, us) also go to `slow` (default 10000)");
 module_param_cb(batch_us, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_BATCH_US), 0600);
-MODULE_PARM_DESC(batch_us, "A stream reader waits up to this long (us) for more records before it takes them, unless a CPU's ring is half full: records come in batches, each at most this late; 0: at once (default 10000)");
+MODULE_PARM_DESC(batch_us, "A blocking stream reader waits up to this long (us) for more records before it takes them, unless a CPU's ring is half full: records come in batches; 0: at once (default 10000)");
 module_param_cb(expire_ms, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_EXPIRE_MS), 0400);
 MODULE_PARM_DESC(expire_ms, "Bio and request entries older than this are dropped and counted (default 10000)");
 module_param_cb(max_flows, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_MAX_FLOWS), 0400);

@@ -31,13 +31,16 @@
 
 #define pr_fmt(fmt) "iolayers: " fmt
 
+#include <linux/bitops.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/kdev_t.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -104,7 +107,7 @@ static atomic_t iolayers_stream_busy = ATOMIC_INIT(IOLAYERS_STREAM_FREE);
 static atomic64_t iolayers_stream_vanished = ATOMIC64_INIT(0);
 static atomic64_t iolayers_stream_delivered = ATOMIC64_INIT(0);
 static atomic64_t iolayers_stream_lost = ATOMIC64_INIT(0);
-/* Waits for a batch (batch_us), and those a half-full ring ended. */
+/* Waits for a batch (batch_us) begun, and those a half-full ring ended. */
 static atomic64_t iolayers_stream_batches = ATOMIC64_INIT(0);
 static atomic64_t iolayers_stream_batch_full = ATOMIC64_INIT(0);
 /* Open, release, reset and the snapshots of `flows` against each other. */
@@ -116,26 +119,31 @@ static DEFINE_MUTEX(iolayers_stream_mutex);
  * gets half full first: it then takes them in batches, not one wake-up, one
  * read() and one switch to it and back per record (what a reader of a
  * program that reads and waits in turn, as a server answering requests,
- * paid). A record is thus handed to a reader blocked in read() at most
- * batch_us (and a tick) after it is written; batch_us=0: at once.
+ * paid). batch_us=0: each record at once.
  */
 u64 iolayers_batch_ns = 10 * NSEC_PER_MSEC;
 
-/* What a producer that finds @iolayers_stream_waiting set waits for. */
-enum iolayers_stream_wake {
-	IOLAYERS_WAKE_NONE,	/* no reader waits */
+/*
+ * What a waiting reader wants, bits of @iolayers_stream_waiting: set by
+ * the reader (read(), poll()), each cleared by the producer that wakes
+ * for it (and FULL by the reader whose batch wait ends), so that a poll()
+ * and a read() of one file on two threads never clear each other's.
+ */
+enum {
 	IOLAYERS_WAKE_ANY,	/* a record: the reader found none */
-	IOLAYERS_WAKE_FULL,	/* its CPU's ring half full: the reader batches */
+	IOLAYERS_WAKE_FULL,	/* a CPU's ring half full: the reader batches */
 };
 
 /*
- * The reader sleeps with @iolayers_stream_waiting set; the producer that
- * sees it clears it and wakes the reader from an irq_work (a wake-up in
- * the producer's own context would take the wait queue's lock, which the
- * reader holds as it goes to sleep). No barrier on the producer's side:
- * the reader also looks again every tenth of a second, or at batch_us.
+ * The reader sleeps with a bit of @iolayers_stream_waiting set; the
+ * producer that finds its condition met clears the bit and wakes the
+ * reader from an irq_work (a wake-up in the producer's own context would
+ * take the wait queue's lock, which the reader holds as it goes to
+ * sleep). No barrier on the producer's side (it would cost every read):
+ * a wake-up it misses is made up by the reader's own look every tenth of
+ * a second, or by the end of its batch.
  */
-static int iolayers_stream_waiting;
+static unsigned long iolayers_stream_waiting;
 static DECLARE_WAIT_QUEUE_HEAD(iolayers_stream_wq);
 static struct irq_work iolayers_stream_iw;
 
@@ -145,16 +153,21 @@ static void iolayers_stream_wake_work(struct irq_work *w)
 }
 
 /*
- * A record was written to @rg while the reader waits: wake it if that is
- * what it waits for. Out of line: the producer's path only tests the flag.
+ * A record was written to @rg while a reader waits: wake it if that is
+ * what it waits for. Out of line: the producer's path only tests the word.
  */
 static noinline void iolayers_stream_kick(const struct iolayers_ring *rg)
 {
-	int w = READ_ONCE(iolayers_stream_waiting);
+	unsigned long w = READ_ONCE(iolayers_stream_waiting);
+	bool wake = false;
 
-	if (w == IOLAYERS_WAKE_FULL && rg->used < rg->size / 2)
-		return;
-	if (w && cmpxchg(&iolayers_stream_waiting, w, IOLAYERS_WAKE_NONE) == w)
+	if ((w & BIT(IOLAYERS_WAKE_ANY)) &&
+	    test_and_clear_bit(IOLAYERS_WAKE_ANY, &iolayers_stream_waiting))
+		wake = true;
+	if ((w & BIT(IOLAYERS_WAKE_FULL)) && rg->used >= rg->size / 2 &&
+	    test_and_clear_bit(IOLAYERS_WAKE_FULL, &iolayers_stream_waiting))
+		wake = true;
+	if (wake)
 		irq_work_queue(&iolayers_stream_iw);
 }
 
@@ -181,6 +194,7 @@ static DEFINE_MUTEX(iolayers_offline_lock);
  */
 static void iolayers_on_cpu(int cpu, int (*fn)(void *), void *arg)
 {
+	might_sleep();
 	/*
 	 * On @cpu already (always, on one CPU): preemption off is all a
 	 * kworker there would give, without two switches to it and back.
@@ -997,18 +1011,21 @@ static bool iolayers_stream_ready(const struct iolayers_stream_reader *rd)
 	return false;
 }
 
-/* Sleep until a record can be taken; -ERESTARTSYS on a signal. */
+/*
+ * Sleep until a record can be taken; -ERESTARTSYS on a signal. The ANY bit
+ * stays set for the producer to clear (or a poll() on another thread of
+ * the file would lose it).
+ */
 static int iolayers_stream_wait(struct iolayers_stream_reader *rd)
 {
 	long ret;
 
 	do {
-		WRITE_ONCE(iolayers_stream_waiting, IOLAYERS_WAKE_ANY);
-		smp_mb();	/* the flag before the look at the buffers */
+		set_bit(IOLAYERS_WAKE_ANY, &iolayers_stream_waiting);
+		smp_mb__after_atomic();	/* the bit before the look at the buffers */
 		ret = wait_event_interruptible_timeout(iolayers_stream_wq,
 						       iolayers_stream_ready(rd), HZ / 10);
 	} while (!ret);
-	WRITE_ONCE(iolayers_stream_waiting, IOLAYERS_WAKE_NONE);
 	return ret < 0 ? ret : 0;
 }
 
@@ -1041,20 +1058,26 @@ static void iolayers_stream_batch_from(struct iolayers_stream_reader *rd, u64 no
 
 /*
  * Wait, before taking records, until the batch is due or a CPU's ring
- * half full (a signal ends the wait too: what is there is taken).
+ * half full (a signal ends the wait too: what is there is taken). An
+ * hrtimer ends it: the timer wheel would round a long wait up by an
+ * eighth.
  */
 static void iolayers_stream_batch(struct iolayers_stream_reader *rd)
 {
 	u64 now = ktime_get_ns();
 
-	if (rd->due_ns > now) {
-		WRITE_ONCE(iolayers_stream_waiting, IOLAYERS_WAKE_FULL);
-		smp_mb();	/* the flag before the look at the rings */
-		if (wait_event_interruptible_timeout(iolayers_stream_wq, iolayers_stream_full(),
-						     nsecs_to_jiffies(rd->due_ns - now) + 1) > 0)
-			atomic64_inc(&iolayers_stream_batch_full);
-		WRITE_ONCE(iolayers_stream_waiting, IOLAYERS_WAKE_NONE);
+	if (rd->due_ns > now && !iolayers_stream_full()) {
+		int ret;
+
+		set_bit(IOLAYERS_WAKE_FULL, &iolayers_stream_waiting);
+		smp_mb__after_atomic();	/* the bit before the look at the rings */
+		ret = wait_event_interruptible_hrtimeout(iolayers_stream_wq,
+							 iolayers_stream_full(),
+							 ns_to_ktime(rd->due_ns - now));
+		clear_bit(IOLAYERS_WAKE_FULL, &iolayers_stream_waiting);
 		atomic64_inc(&iolayers_stream_batches);
+		if (!ret)
+			atomic64_inc(&iolayers_stream_batch_full);
 	}
 	rd->due_ns = 0;
 }
@@ -1073,7 +1096,7 @@ static ssize_t events_read(struct file *file, char __user *ubuf, size_t count, l
 	}
 	if (mutex_lock_interruptible(&rd->lock))
 		return -ERESTARTSYS;
-	if (block && rd->due_ns)
+	if (count && block && rd->due_ns)
 		iolayers_stream_batch(rd);
 	while (done < count) {
 		size_t n;
@@ -1118,8 +1141,8 @@ static __poll_t events_poll(struct file *file, poll_table *wait)
 	struct iolayers_stream_reader *rd = file->private_data;
 
 	poll_wait(file, &iolayers_stream_wq, wait);
-	WRITE_ONCE(iolayers_stream_waiting, IOLAYERS_WAKE_ANY);
-	smp_mb();	/* the flag before the look at the buffers */
+	set_bit(IOLAYERS_WAKE_ANY, &iolayers_stream_waiting);
+	smp_mb__after_atomic();	/* the bit before the look at the buffers */
 	if (READ_ONCE(rd->off) != READ_ONCE(rd->len) || iolayers_stream_ready(rd))
 		return EPOLLIN | EPOLLRDNORM;
 	return 0;

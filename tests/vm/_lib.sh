@@ -301,6 +301,41 @@ insn_totals() {
 	"$IOLAYERS_INSN_MARK" "$IOLAYERS_ICOUNT_FILE"
 }
 
+# nap SECONDS: sleep without starting a process (a read that times out on
+# a FIFO nobody writes), for loops inside a span whose instructions are
+# counted. nap_init (outside any span) makes the FIFO.
+nap_init() {
+	[ -n "${NAP_FD:-}" ] && return 0
+	rm -f /tmp/.nap && mkfifo /tmp/.nap && exec {NAP_FD}<>/tmp/.nap
+}
+nap() {
+	read -r -t "$1" -u "$NAP_FD" _ || true
+}
+
+# writer_idle PID: wait (at most a minute) until PID has written nothing
+# for 0.3 s (/proc/PID/io's wchar unchanged over three looks 0.1 s apart),
+# without starting a process: the end of a streaming row's span, once
+# the stream's reader has written out every batch it took (each reader
+# takes its records every 10 ms or so). 1 if it never settles.
+writer_idle() {
+	local i k v w last=-1 same=0
+	for ((i = 0; i < 600; i++)); do
+		w=
+		while read -r k v; do
+			[ "$k" = wchar: ] && w=$v
+		done <"/proc/$1/io"
+		if [ "$w" = "$last" ]; then
+			same=$((same + 1))
+			[ $same -ge 3 ] && return 0
+		else
+			same=0
+			last=$w
+		fi
+		nap 0.1
+	done
+	return 1
+}
+
 # wait_stream_reader: until a reader has the module's stream open (10 s).
 wait_stream_reader() {
 	local i

@@ -63,6 +63,7 @@ fi
 FIO=fio
 [ -z "$icount" ] || fio_tmpfs
 TCPLOAD=$IOLAYERS_MODULE_DIR/tcpload
+nap_init
 # The guest's init leaves the loopback interface down.
 ip link set lo up || echo "BENCH_FAIL cannot bring lo up"
 # Counting, from the tmpfs as fio is.
@@ -135,31 +136,19 @@ attach() {
 }
 
 
-# lines_caught_up GREP_ARGS...: until grep -c counts at least the
-# workload's reads (at most a minute).
-lines_caught_up() {
-	local want
-	for _ in $(seq 600); do
-		want=$(workload_reads 2>/dev/null | cut -d' ' -f1)
-		[ "$(grep -c "$@")" -ge "${want:-1}" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# stream_caught_up TRACER: for the streaming rows, wait (at most a minute)
-# until the reader has taken every read the workload made: the module's
-# stream delivered or lost as many records as it counted reads, or the
-# twins wrote a line per read; then half a second for the last batch.
+# stream_caught_up TRACER: for the streaming rows, the end of the span:
+# wait until the stream's reader has written nothing for 0.3 s, without
+# starting a process (counting the lines written so far, as before, put
+# grep over the whole recording, and python for the workload's count, in
+# the twins' spans: thousands of instructions a read). Whether it had
+# taken every read by then is checked after the span (BENCH_FAIL).
 stream_caught_up() {
 	case $1 in
-	iolayers-stream)
-		stream_accounted "$(awk '$1 == "syscall" { print $2 }' "$IOLAYERS_D/summary")" ;;
-	bpftrace-stream) lines_caught_up -E '^[0-9]+ [A-Za-z]+ ' /tmp/bt.out ;;
-	libbpf-stream) lines_caught_up '' /tmp/tw.rec ;;
+	iolayers-stream) writer_idle "$REC" ;;
+	bpftrace-stream) writer_idle "$BT" ;;
+	libbpf-stream) writer_idle "$TW" ;;
 	*) return 0 ;;
 	esac
-	sleep 0.5
 }
 
 # workload_reads: "READS SECONDS" of the last run, from /tmp/b.json (fio's
@@ -230,7 +219,13 @@ run() {
 		seen=$(awk '$1 == "syscall" { print $2 }' "$IOLAYERS_D/summary")
 		rcv=$(awk '$1 == "layer" && $2 == "tcp_rcv" { print $4 }' "$IOLAYERS_D/rcv")
 		# What it measured, beside the twin's (BENCH_TWIN), for the log.
-		[ "$tr" != iolayers ] || sed "s/^/BENCH_MODULE $w $r /" "$IOLAYERS_D/summary" ;;
+		[ "$tr" != iolayers ] || sed "s/^/BENCH_MODULE $w $r /" "$IOLAYERS_D/summary"
+		# The stream's reader had taken every read (or been told it
+		# lost it) when the span ended: it took none since.
+		[ "$tr" != iolayers-stream ] ||
+			[ $(($(stats_value stream_delivered) + $(stats_value stream_lost))) -ge "$seen" ] ||
+			echo "BENCH_FAIL $w $tr $r the reader had not taken every read when the span ended"
+		;;
 	esac
 	eval "$DETACH" >/dev/null 2>&1
 	[ "$tr" != libbpf ] || sed "s/^/BENCH_TWIN $w $r /" /tmp/tw.out /tmp/tw.err

@@ -11,6 +11,7 @@
 # (with the module's and the BPF programs' symbols) goes to the counter's
 # directory; scripts/_profile-report.py maps the counts to functions.
 # Tracers: none, iolayers, iolayers-noflows (flows=0), floor (empty=1),
+# iolayers-stream (iolayers record recording every read to a file),
 # fprobe-floor (tools/mechfloor, kernels with fprobe), bpftrace*, libbpf
 # and libbpf-floor (tools/bpftwin). Prints
 # per run: PROFILE_RUN tracer reads first_marker last_marker, and the
@@ -29,6 +30,7 @@ cat /mnt/data >/dev/null
 fio_tmpfs
 ip link set lo up
 cp "$IOLAYERS_MODULE_DIR/tcpload" /tmp/tcpload
+nap_init
 
 # run TRACER: one fio run, stopped until the tracer is attached.
 run() {
@@ -41,6 +43,12 @@ run() {
 	iolayers-rcv) insmod "$ko" pid=$p rcv=1 || return 1 ;;
 	iolayers-noflows) insmod "$ko" pid=$p flows=0 || return 1 ;;
 	floor) insmod "$ko" pid=$p empty=1 || return 1 ;;
+	iolayers-stream)
+		insmod "$ko" pid=$p || return 1
+		"$IOLAYERS_REPO/userspace/iolayers" record -o /tmp/rec.out 2>/tmp/rec.err &
+		REC=$!
+		wait_stream_reader || return 1
+		;;
 	fprobe-floor) insmod "$IOLAYERS_MODULE_DIR/iolayers_mechfloor.ko" || return 1 ;;
 	bpftrace*) bpftrace_start "$1" $p || return 1 ;;
 	libbpf*) twin_start "$1" $p || return 1 ;;
@@ -50,6 +58,9 @@ run() {
 	read -r a _ <<<"$(insn_totals)"
 	kill -CONT $p
 	wait $p
+	# A streaming reader may lag: count until it has written out every
+	# batch (as make bench, without starting a process).
+	[ "$1" != iolayers-stream ] || writer_idle "$REC"
 	read -r b _ <<<"$(insn_totals)"
 	n=$(workload_calls /tmp/p.json)
 	echo "PROFILE_RUN $1 $n $a $b"
@@ -60,6 +71,7 @@ run() {
 		rmmod iolayers
 		;;
 	iolayers-rcv | iolayers-noflows | floor) rmmod iolayers ;;
+	iolayers-stream) kill -INT $REC; wait $REC; rmmod iolayers ;;
 	fprobe-floor) rmmod iolayers_mechfloor ;;
 	bpftrace*) kill -INT $BT; wait $BT ;;
 	libbpf*) kill -INT $TW; wait $TW ;;

@@ -402,23 +402,27 @@ rmmod iolayers
 # behind the smallest buffer and a burst of cached reads, shorter than
 # that second: the reader is woken at half a ring, not at the second's
 # end (how much it then takes depends on how fast it is: python is not).
-# spaced_pass BATCH_US: prints "calls records latest_us reads batches".
+# spaced_pass BATCH_US: prints "calls records latest_us reads batches
+# ms", ms how long the program took from its first read to its last.
 spaced_pass() {
 	local prog rd reads
-	python3 - /mnt/st-data <<'PY' &
+	python3 - /mnt/st-data <<'PY' >/tmp/spaced.t &
 import os, signal, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
 os.kill(os.getpid(), signal.SIGSTOP)
+t0 = time.monotonic()
 for i in range(40):
     os.pread(fd, 4096, i * 4096)
-    time.sleep(0.05)
+    if i < 39:
+        time.sleep(0.05)
+print(int((time.monotonic() - t0) * 1000))
 PY
 	prog=$!
 	while [ "$(task_state $prog)" != T ]; do
 		kill -0 $prog 2>/dev/null || return 1
 		sleep 0.1
 	done
-	insmod "$ko" pid=$prog batch_us="$1" || return 1
+	insmod "$ko" pid=$prog batch_us="$1" || { kill -9 $prog; return 1; }
 	python3 - "$ev" 40 <<'PY' >/tmp/spaced.out &
 import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
@@ -443,27 +447,35 @@ while recs < want and time.monotonic() < end:
 print(calls, recs, latest // 1000)
 PY
 	rd=$!
-	wait_stream_reader || return 1
+	if ! wait_stream_reader; then
+		kill -9 $prog $rd
+		rmmod iolayers
+		return 1
+	fi
 	kill -CONT $prog
 	wait $prog
 	timeout 90 tail --pid=$rd -f /dev/null
+	kill -9 $rd 2>/dev/null
 	wait $rd
 	reads=$(summary_field syscall count)
-	echo "$(cat /tmp/spaced.out) $reads $(stats_value stream_batches)"
+	echo "$(cat /tmp/spaced.out) $reads $(stats_value stream_batches) $(cat /tmp/spaced.t)"
 	rmmod iolayers
 }
-read -r calls recs latest reads batches <<<"$(spaced_pass 0)"
-echo "batch_us=0: $calls read() calls, $recs records, latest $latest us, $reads reads, $batches batches"
+read -r calls recs latest reads batches ms <<<"$(spaced_pass 0)"
+echo "batch_us=0: $calls read() calls, $recs records, latest $latest us, $reads reads, $batches batches, the program's reads over $ms ms"
 check "batch_us=0: the program's 40 reads, each in the stream ($recs == $reads == 40)" \
 	test "$recs/$reads" = 40/40
 check "batch_us=0: the reader woke for each read, 50 ms apart ($calls calls >= 27)" \
 	test "$calls" -ge 27
-read -r calls recs latest reads batches <<<"$(spaced_pass 300000)"
-echo "batch_us=300000: $calls read() calls, $recs records, latest $latest us, $reads reads, $batches batches"
+read -r calls recs latest reads batches ms <<<"$(spaced_pass 300000)"
+echo "batch_us=300000: $calls read() calls, $recs records, latest $latest us, $reads reads, $batches batches, the program's reads over $ms ms"
 check "batch_us=300000: the program's 40 reads, each in the stream ($recs == $reads == 40)" \
 	test "$recs/$reads" = 40/40
-check "batch_us=300000: taken in batches ($calls calls <= 13, $batches waits)" \
-	test "$calls" -le 13 -a "$batches" -ge 1
+# A batch at most every 300 ms of the program's reads, and the header's
+# read, the first batch's, the last's and one to spare (one read() a
+# record would be 41).
+check "batch_us=300000: taken in batches ($calls calls <= ${ms:-0} ms / 300 + 4, $batches waits)" \
+	test "$calls" -le $((${ms:-0} / 300 + 4)) -a "$batches" -ge 1
 check "batch_us=300000: some waited for their batch, none long past it (latest $latest us: 250000..1300000)" \
 	test "$latest" -ge 250000 -a "$latest" -le 1300000
 
@@ -471,7 +483,7 @@ cat /mnt/st-data >/dev/null
 stopped_pc burst $nslow seq || exit 1
 insmod "$ko" pid=$PC_PID buffer_kb=16 batch_us=1000000
 python3 - "$ev" "$nslow" <<'PY' >/tmp/burst.out &
-import os, sys
+import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
 def accounted():
     s = {}
@@ -480,17 +492,24 @@ def accounted():
         if len(t) == 2:
             s[t[0]] = t[1]
     return int(s.get("stream_delivered", 0)) + int(s.get("stream_lost", 0))
-want, got, lost, buf = int(sys.argv[2]), 0, 0, b""
+want, got, lost, buf, col, first = int(sys.argv[2]), 0, 0, b"", None, None
 while accounted() < want or buf:
     buf += os.read(fd, 1 << 20)
+    now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
     lines = buf.split(b"\n")
     buf = lines.pop()
     for l in lines:
-        if l.startswith(b"# lost"):
-            lost += int(l.split()[2])
-        elif not l.startswith(b"seq ") and not l.startswith(b"#"):
+        t = l.decode().split()
+        if col is None:
+            col = {n: i for i, n in enumerate(t)}
+        elif t[0] == "#":
+            lost += int(t[2]) if t[1] == "lost" else 0
+        else:
             got += 1
-print(got, lost)
+            # How long the first record taken had waited.
+            if first is None:
+                first = (now - int(t[col["start_ns"]]) - int(t[col["syscall_ns"]])) // 1000
+print(got, lost, first)
 PY
 rd=$!
 check "burst: the reader has the stream" wait_stream_reader
@@ -499,13 +518,15 @@ wait $PC_PID
 reads=$(summary_field syscall count)
 timeout 120 tail --pid=$rd -f /dev/null
 wait $rd
-read -r got lost <<<"$(cat /tmp/burst.out)"
+read -r got lost first <<<"$(cat /tmp/burst.out)"
 ring=$(awk '$1 == "stream/0" { print $5 }' "$IOLAYERS_D/stats")
 echo "burst: $reads reads, $got delivered, $lost lost, ring of $ring bytes, $(stats_value stream_batches) batches, $(stats_value stream_batch_full) ended by a half-full ring"
 check "burst: delivered + lost == the program's reads ($got + $lost == $reads == $nslow)" \
 	test $((got + lost)) = "$reads" -a "$reads" = "$nslow"
 check "burst: waits ended by a half-full ring ($(stats_value stream_batch_full))" \
 	test "$(stats_value stream_batch_full)" -ge 1
+check "burst: the first record taken had waited far less than batch_us's second ($first us < 600000)" \
+	test "${first:-1000000}" -lt 600000
 rmmod iolayers
 
 # 7. Records left on a CPU that went offline: the ring buffer keeps them
