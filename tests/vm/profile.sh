@@ -11,7 +11,8 @@
 # (with the module's and the BPF programs' symbols) goes to the counter's
 # directory; scripts/_profile-report.py maps the counts to functions.
 # Tracers: none, iolayers, iolayers-noflows (flows=0), floor (empty=1),
-# iolayers-stream (iolayers record recording every read to a file),
+# iolayers-stream (iolayers record recording every read to a file; and
+# libbpf-stream, the twin's consumer doing the same),
 # fprobe-floor (tools/mechfloor, kernels with fprobe), bpftrace*, libbpf
 # and libbpf-floor (tools/bpftwin). Prints
 # per run: PROFILE_RUN tracer reads first_marker last_marker, and the
@@ -60,7 +61,10 @@ run() {
 	wait $p
 	# A streaming reader may lag: count until it has written out every
 	# batch (as make bench, without starting a process).
-	[ "$1" != iolayers-stream ] || writer_idle "$REC"
+	case $1 in
+	iolayers-stream) writer_idle "$REC" ;;
+	libbpf-stream) writer_idle "$TW" ;;
+	esac
 	read -r b _ <<<"$(insn_totals)"
 	n=$(workload_calls /tmp/p.json)
 	echo "PROFILE_RUN $1 $n $a $b"
