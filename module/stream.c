@@ -1076,7 +1076,8 @@ static void iolayers_stream_batch(struct iolayers_stream_reader *rd)
 							 ns_to_ktime(rd->due_ns - now));
 		clear_bit(IOLAYERS_WAKE_FULL, &iolayers_stream_waiting);
 		atomic64_inc(&iolayers_stream_batches);
-		if (!ret)
+		/* Ended by a half-full ring, not found so as the timer ended it. */
+		if (!ret && ktime_get_ns() < rd->due_ns)
 			atomic64_inc(&iolayers_stream_batch_full);
 	}
 	rd->due_ns = 0;

@@ -261,6 +261,7 @@ t = json.loads(open(sys.argv[1]).read().splitlines()[-1])
 print("recorded", t["reads"], "lost", t["lost"])' /tmp/rec.out) $(tail -1 /tmp/rec.err)" ;;
 	libbpf-stream)
 		seen=$(awk '$1 == "reads" { print $2 }' /tmp/tw.out)
+		echo "BENCH_MISSES $w $tr $r $(awk '$1 == "misses" { print $2 }' /tmp/tw.out)"
 		echo "BENCH_STREAM $w $r recorded $(wc -l </tmp/tw.rec) $(grep '^records ' /tmp/tw.out)" ;;
 	esac
 	read -r reads secs <<<"$(workload_reads)"
