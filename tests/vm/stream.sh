@@ -226,18 +226,12 @@ fio_pass cold
 cat /mnt/st-data >/dev/null
 stopped_pc slow $nslow seq || exit 1
 insmod "$ko" pid=$PC_PID buffer_kb=16
-python3 - "$ev" /tmp/slow.ev "$nslow" <<'EOF' &
+PYTHONPATH=$IOLAYERS_REPO/tests/vm python3 - "$ev" /tmp/slow.ev "$nslow" <<'EOF' &
 import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
 out = open(sys.argv[2], "wb")
 want = int(sys.argv[3])
-def accounted():
-    s = {}
-    for l in open("/sys/kernel/debug/iolayers/stats"):
-        t = l.split()
-        if len(t) == 2:
-            s[t[0]] = t[1]
-    return int(s.get("stream_delivered", 0)) + int(s.get("stream_lost", 0))
+from streamstats import accounted
 while accounted() < want:
     out.write(os.read(fd, 256))
     time.sleep(0.02)
@@ -482,16 +476,10 @@ check "batch_us=300000: some waited for their batch, none long past it (latest $
 cat /mnt/st-data >/dev/null
 stopped_pc burst $nslow seq || exit 1
 insmod "$ko" pid=$PC_PID buffer_kb=16 batch_us=1000000
-python3 - "$ev" "$nslow" <<'PY' >/tmp/burst.out &
+PYTHONPATH=$IOLAYERS_REPO/tests/vm python3 - "$ev" "$nslow" <<'PY' >/tmp/burst.out &
 import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
-def accounted():
-    s = {}
-    for l in open("/sys/kernel/debug/iolayers/stats"):
-        t = l.split()
-        if len(t) == 2:
-            s[t[0]] = t[1]
-    return int(s.get("stream_delivered", 0)) + int(s.get("stream_lost", 0))
+from streamstats import accounted
 want, got, lost, buf, col, first = int(sys.argv[2]), 0, 0, b"", None, None
 while accounted() < want or buf:
     buf += os.read(fd, 1 << 20)
