@@ -417,27 +417,20 @@ PY
 		sleep 0.1
 	done
 	insmod "$ko" pid=$prog batch_us="$1" || { kill -9 $prog; return 1; }
-	python3 - "$ev" 40 <<'PY' >/tmp/spaced.out &
+	PYTHONPATH=$IOLAYERS_REPO/tests/vm python3 - "$ev" 40 <<'PY' >/tmp/spaced.out &
 import os, sys, time
+from streamstats import Lines
 fd = os.open(sys.argv[1], os.O_RDONLY)
-want, calls, recs, latest, col = int(sys.argv[2]), 0, 0, 0, None
-buf, end = b"", time.monotonic() + 60
+want, calls, recs, latest, rs = int(sys.argv[2]), 0, 0, 0, Lines()
+end = time.monotonic() + 60
 while recs < want and time.monotonic() < end:
     b = os.read(fd, 1 << 20)
     now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
     calls += 1
-    buf += b
-    lines = buf.split(b"\n")
-    buf = lines.pop()
-    for l in lines:
-        t = l.decode().split()
-        if col is None:
-            col = {n: i for i, n in enumerate(t)}
-            continue
-        if t[0] == "#":
-            continue
-        recs += 1
-        latest = max(latest, now - int(t[col["start_ns"]]) - int(t[col["syscall_ns"]]))
+    for t in rs.feed(b):
+        if t[0] != "#":
+            recs += 1
+            latest = max(latest, rs.waited(t, now))
 print(calls, recs, latest // 1000)
 PY
 	rd=$!
@@ -479,24 +472,19 @@ insmod "$ko" pid=$PC_PID buffer_kb=16 batch_us=1000000
 PYTHONPATH=$IOLAYERS_REPO/tests/vm python3 - "$ev" "$nslow" <<'PY' >/tmp/burst.out &
 import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
-from streamstats import accounted
-want, got, lost, buf, col, first = int(sys.argv[2]), 0, 0, b"", None, None
-while accounted() < want or buf:
-    buf += os.read(fd, 1 << 20)
+from streamstats import Lines, accounted
+want, got, lost, first, rs = int(sys.argv[2]), 0, 0, None, Lines()
+while accounted() < want or rs.buf:
+    b = os.read(fd, 1 << 20)
     now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-    lines = buf.split(b"\n")
-    buf = lines.pop()
-    for l in lines:
-        t = l.decode().split()
-        if col is None:
-            col = {n: i for i, n in enumerate(t)}
-        elif t[0] == "#":
+    for t in rs.feed(b):
+        if t[0] == "#":
             lost += int(t[2]) if t[1] == "lost" else 0
         else:
             got += 1
             # How long the first record taken had waited.
             if first is None:
-                first = (now - int(t[col["start_ns"]]) - int(t[col["syscall_ns"]])) // 1000
+                first = rs.waited(t, now) // 1000
 print(got, lost, first)
 PY
 rd=$!
