@@ -1046,14 +1046,14 @@ static bool iolayers_stream_full(void)
 }
 
 /*
- * A batch begins (the reader took every record, or a first one came to a
- * reader that had found none): take the next records at @now + batch_us.
+ * A batch begins now (the reader took every record, or a first one came
+ * to a reader that had found none): take the next records batch_us on.
  */
-static void iolayers_stream_batch_from(struct iolayers_stream_reader *rd, u64 now)
+static void iolayers_stream_batch_from(struct iolayers_stream_reader *rd)
 {
 	u64 batch = READ_ONCE(iolayers_batch_ns);
 
-	rd->due_ns = batch ? now + batch : 0;
+	rd->due_ns = batch ? ktime_get_ns() + batch : 0;
 }
 
 /*
@@ -1105,7 +1105,7 @@ static ssize_t events_read(struct file *file, char __user *ubuf, size_t count, l
 		if (rd->off == rd->len && !iolayers_stream_next(rd)) {
 			if (done) {
 				/* All taken: the next read waits for a batch. */
-				iolayers_stream_batch_from(rd, ktime_get_ns());
+				iolayers_stream_batch_from(rd);
 				break;
 			}
 			if (!block) {
@@ -1119,7 +1119,7 @@ static ssize_t events_read(struct file *file, char __user *ubuf, size_t count, l
 			ret = iolayers_stream_wait(rd);
 			if (ret)
 				break;
-			iolayers_stream_batch_from(rd, ktime_get_ns());
+			iolayers_stream_batch_from(rd);
 			iolayers_stream_batch(rd);
 			continue;
 		}

@@ -336,6 +336,32 @@ writer_idle() {
 	return 1
 }
 
+# record_start PID: load the module for PID and start iolayers record
+# writing every read to /tmp/rec.out (REC its pid); returns once it has
+# the stream. The streaming rows of make bench and make profile.
+record_start() {
+	insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid="$1" || return 1
+	"$IOLAYERS_REPO/userspace/iolayers" record -o /tmp/rec.out 2>/tmp/rec.err &
+	REC=$!
+	wait_stream_reader
+}
+
+# stream_caught_up TRACER: for the streaming rows, the end of the span:
+# wait until the stream's reader has written nothing for 0.3 s, without
+# starting a process (counting the lines written so far, as before, put
+# grep over the whole recording, and python for the workload's count, in
+# the twins' spans: thousands of instructions a read). Whether it had
+# taken every read by then is checked after the span (make bench's
+# BENCH_FAIL). Other tracers: at once.
+stream_caught_up() {
+	case $1 in
+	iolayers-stream) writer_idle "$REC" ;;
+	bpftrace-stream) writer_idle "$BT" ;;
+	libbpf-stream) writer_idle "$TW" ;;
+	*) return 0 ;;
+	esac
+}
+
 # wait_stream_reader: until a reader has the module's stream open (10 s).
 wait_stream_reader() {
 	local i

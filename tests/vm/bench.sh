@@ -108,10 +108,7 @@ attach() {
 	floor) insmod "$ko" pid="$2" empty=1 || return 1; DETACH="rmmod iolayers" ;;
 	iolayers-stream)
 		# Recording every read while the workload runs (iolayers record).
-		insmod "$ko" pid="$2" || return 1
-		"$IOLAYERS_REPO/userspace/iolayers" record -o /tmp/rec.out 2>/tmp/rec.err &
-		REC=$!
-		wait_stream_reader || return 1
+		record_start "$2" || return 1
 		DETACH="kill -INT $REC; wait $REC; rmmod iolayers"
 		;;
 	badcase)
@@ -135,21 +132,6 @@ attach() {
 	ATTACH_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 }
 
-
-# stream_caught_up TRACER: for the streaming rows, the end of the span:
-# wait until the stream's reader has written nothing for 0.3 s, without
-# starting a process (counting the lines written so far, as before, put
-# grep over the whole recording, and python for the workload's count, in
-# the twins' spans: thousands of instructions a read). Whether it had
-# taken every read by then is checked after the span (BENCH_FAIL).
-stream_caught_up() {
-	case $1 in
-	iolayers-stream) writer_idle "$REC" ;;
-	bpftrace-stream) writer_idle "$BT" ;;
-	libbpf-stream) writer_idle "$TW" ;;
-	*) return 0 ;;
-	esac
-}
 
 # workload_reads: "READS SECONDS" of the last run, from /tmp/b.json (fio's
 # total_ios and job runtime, or tcpload's recv() calls and seconds).

@@ -44,12 +44,7 @@ run() {
 	iolayers-rcv) insmod "$ko" pid=$p rcv=1 || return 1 ;;
 	iolayers-noflows) insmod "$ko" pid=$p flows=0 || return 1 ;;
 	floor) insmod "$ko" pid=$p empty=1 || return 1 ;;
-	iolayers-stream)
-		insmod "$ko" pid=$p || return 1
-		"$IOLAYERS_REPO/userspace/iolayers" record -o /tmp/rec.out 2>/tmp/rec.err &
-		REC=$!
-		wait_stream_reader || return 1
-		;;
+	iolayers-stream) record_start $p || return 1 ;;
 	fprobe-floor) insmod "$IOLAYERS_MODULE_DIR/iolayers_mechfloor.ko" || return 1 ;;
 	bpftrace*) bpftrace_start "$1" $p || return 1 ;;
 	libbpf*) twin_start "$1" $p || return 1 ;;
@@ -61,10 +56,7 @@ run() {
 	wait $p
 	# A streaming reader may lag: count until it has written out every
 	# batch (as make bench, without starting a process).
-	case $1 in
-	iolayers-stream) writer_idle "$REC" ;;
-	libbpf-stream) writer_idle "$TW" ;;
-	esac
+	stream_caught_up "$1"
 	read -r b _ <<<"$(insn_totals)"
 	n=$(workload_calls /tmp/p.json)
 	echo "PROFILE_RUN $1 $n $a $b"
