@@ -136,3 +136,20 @@ bpftrace_root() {
 	[ "$1" = sid ] || return 0
 	"$IOLAYERS_REPO/scripts/suite-root" sid bpftrace
 }
+
+# counted_disk_opts: the NVMe drive's -drive options for a boot that
+# counts the instructions of reads from the disk (make bench, profile, ab;
+# run-vm's IOLAYERS_NVME_DRIVE_OPTS). By default QEMU throttles the drive
+# to 1,000 requests a second: every uncached read then sleeps for its
+# request, as on a real disk, whose latency (tens of microseconds) is far
+# longer than what any tracer adds to a read. Unthrottled, the emulated
+# drive completes in the host's time while the guest's clock follows its
+# instructions, so a read slowed by a tracer found its request done and
+# never slept while an untraced one slept or not with the host's speed:
+# the sleep and wake-up, about 1,000 instructions a read, came out of the
+# tracer's figure (Documentation/benchmarks.rst). QEMU lets a tenth of a
+# second's worth through unthrottled after an idle spell (100 requests).
+# The host's IOLAYERS_NVME_DRIVE_OPTS, when set (even empty), wins.
+counted_disk_opts() {
+	printf '%s' "${IOLAYERS_NVME_DRIVE_OPTS-throttling.iops-total=1000}"
+}
