@@ -176,6 +176,8 @@ static __always_inline void iolayers_flow_renew(struct iolayers_task_flow *f, u6
 	WRITE_ONCE(f->seq, seq);
 	f->blk_lost = false;
 	f->bound = false;
+	/* A slot left by a read whose exit was not seen goes with it. */
+	f->slot.bio = NULL;
 	/* Left zero by a read that had no bio and no request (every cached one). */
 	if (f->blk.nr_bios || f->blk.nr_rqs)
 		memset(&f->blk, 0, sizeof(f->blk));
@@ -706,8 +708,11 @@ void iolayers_flow_finish(struct iolayers_task_flow *f, long ret)
 	 * Ended before the end is stamped, so a request folded in completed
 	 * before the read's end: a completion between the stamp and here
 	 * (an interrupt, another CPU's) made a HIT read's async readahead
-	 * request end after the read it was folded into.
+	 * request end after the read it was folded into. A bio still in the
+	 * slot gets an entry first, for a request made of it later (late).
 	 */
+	if (unlikely(f->slot.bio))
+		iolayers_bio_slot_flush(f);
 	iolayers_flow_end(f);
 	if (unlikely(f->blk_lost))
 		f->rd.missed |= IOLAYERS_MISSED_BLOCK;

@@ -45,6 +45,12 @@ DEFINE_PER_CPU(u64 [IOLAYERS_NR_BLK_COUNTERS], iolayers_blk_counters);
 /* Entries of the bio and request tables older than this are expired. */
 unsigned int iolayers_expire_ms = 10000;
 
+/*
+ * A read's bio may wait in its flow's slot: every event that moves a slot
+ * into the bio table is attached (layers/block.c sets it at its start).
+ */
+bool iolayers_bio_slot_ready;
+
 /**
  * iolayers_blk_counter() - A BLOCK counter summed over CPUs.
  * @which: index, 0 up to the first for which iolayers_blk_counter_name()
@@ -78,6 +84,27 @@ void iolayers_blk_counters_reset(void)
 	IOLAYERS_PERCPU_ZERO(iolayers_blk_counters);
 }
 
+/* A bound bio of @flow, @bytes long, queued at @queue_ns, into @r. */
+static bool iolayers_rq_add(struct iolayers_rq *r, const struct iolayers_flow_ref *flow,
+			    u32 bytes, u64 queue_ns)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_flows; i++)
+		if (r->flows[i].seq == flow->seq && r->flows[i].tid == flow->tid)
+			break;
+	if (i == IOLAYERS_RQ_FLOWS)
+		return false;
+	if (i == r->nr_flows) {
+		r->flows[i] = *flow;
+		r->nr_flows++;
+	}
+	r->bytes[i] += bytes;
+	if (!r->queue_ns || queue_ns < r->queue_ns)
+		r->queue_ns = queue_ns;
+	return true;
+}
+
 /**
  * iolayers_rq_add_bio() - Add a bound bio to its request's entry.
  * @r: the request's entry
@@ -90,23 +117,10 @@ void iolayers_blk_counters_reset(void)
  * Return: false when the entry already holds IOLAYERS_RQ_FLOWS other flows
  * (the bio is not attributed).
  */
-VISIBLE_IF_KUNIT bool iolayers_rq_add_bio(struct iolayers_rq *r, const struct iolayers_bio *b)
+VISIBLE_IF_KUNIT bool __maybe_unused
+iolayers_rq_add_bio(struct iolayers_rq *r, const struct iolayers_bio *b)
 {
-	unsigned int i;
-
-	for (i = 0; i < r->nr_flows; i++)
-		if (r->flows[i].seq == b->flow.seq && r->flows[i].tid == b->flow.tid)
-			break;
-	if (i == IOLAYERS_RQ_FLOWS)
-		return false;
-	if (i == r->nr_flows) {
-		r->flows[i] = b->flow;
-		r->nr_flows++;
-	}
-	r->bytes[i] += b->bytes;
-	if (!r->queue_ns || b->queue_ns < r->queue_ns)
-		r->queue_ns = b->queue_ns;
-	return true;
+	return iolayers_rq_add(r, &b->flow, b->bytes, b->queue_ns);
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_rq_add_bio);
 
@@ -159,6 +173,22 @@ static struct iolayers_bio *iolayers_stacked_find(dev_t dev, sector_t sector)
 static bool iolayers_bio_stacked(const struct bio *bio)
 {
 	return !queue_is_mq(iolayers_bio_queue_of(bio));
+}
+
+/*
+ * May a bio the reader queues wait in its flow's slot? Only where the
+ * request made of it is first seen in the reader's own context, or at an
+ * event there that moves it into the table: a device that makes requests
+ * (not stacked), whose driver has no dispatch budget (SCSI's: a request
+ * that finds none goes onto the dispatch list with no event at all, and
+ * a worker issues it), while every event that may move it is attached
+ * (iolayers_bio_slot_ready).
+ */
+static bool iolayers_bio_slot_ok(const struct bio *bio)
+{
+	struct request_queue *q = iolayers_bio_queue_of(bio);
+
+	return READ_ONCE(iolayers_bio_slot_ready) && queue_is_mq(q) && !q->mq_ops->get_budget;
 }
 
 /*
@@ -238,27 +268,79 @@ bool iolayers_bio_foreign(const struct iolayers_task_flow *f, struct bio *bio)
 }
 
 /**
- * iolayers_bio_bind() - Bind a bio the flow's task queues (block_bio_queue).
- * @f: the task's flow in flight
- * @bio: the bio
+ * iolayers_bio_slot_flush() - Move a flow's slot bio into the bio table.
+ * @f: the reader's flow
  *
- * A bio already bound to this flow at its remap (a stacked device's clone,
- * queued by the reader itself) is left as it is.
+ * For whatever may have to find the bio by its address elsewhere: the
+ * request it joins (a merge), the front part split off it, a request
+ * made of it after its read ended (late). An entry that cannot be made
+ * leaves the read saying it missed the BLOCK layer.
  *
  * Context: the reader, in an RCU read-side critical section.
  */
-void iolayers_bio_bind(struct iolayers_task_flow *f, struct bio *bio)
+void iolayers_bio_slot_flush(struct iolayers_task_flow *f)
 {
 	struct iolayers_flow_ref ref = { .tid = f->tid, .seq = f->seq };
-	struct iolayers_bio *b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
+	struct iolayers_bio *b;
+
+	if (!f->slot.bio)
+		return;
+	b = iolayers_table_alloc(IOLAYERS_T_BIO);
+	if (b) {
+		b->flow = ref;
+		b->sector = f->slot.sector;
+		b->queue_ns = f->slot.queue_ns;
+		b->bytes = f->slot.bytes;
+		iolayers_table_insert(IOLAYERS_T_BIO, b, (unsigned long)f->slot.bio);
+	} else {
+		iolayers_flow_lost_blk(&ref);
+	}
+	f->slot.bio = NULL;
+}
+
+/**
+ * iolayers_bio_bind() - Bind a bio the flow's task queues (block_bio_queue).
+ * @f: the task's flow in flight
+ * @bio: the bio
+ * @slot: the bio may be kept in the flow's slot (struct iolayers_bio_slot)
+ *	rather than the bio table: it is being queued, by the reader, so a
+ *	request made of it now is made in the reader's context; not when a
+ *	worker will queue it (a bio blk-throttle holds back)
+ *
+ * A bio already bound to this flow at its remap (a stacked device's clone,
+ * queued by the reader itself) is left as it is. A stacked device's bio,
+ * found again by its device and sector at its remap, is never in the slot.
+ *
+ * Context: the reader, in an RCU read-side critical section.
+ */
+void iolayers_bio_bind(struct iolayers_task_flow *f, struct bio *bio, bool slot)
+{
+	struct iolayers_flow_ref ref = { .tid = f->tid, .seq = f->seq };
+	struct iolayers_bio *b = NULL;
 
 	/* Before any entry names the flow: its end takes the lock. */
 	f->bound = true;
+	/* The same bio again: bound already, or its slot is stale. */
+	if (unlikely(f->slot.bio == bio)) {
+		if (f->slot.sector == bio->bi_iter.bi_sector)
+			return;
+		f->slot.bio = NULL;
+	}
+	if (!iolayers_table_empty(IOLAYERS_T_BIO))
+		b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
 	if (b) {
 		if (b->sector == bio->bi_iter.bi_sector && b->flow.tid == ref.tid &&
 		    b->flow.seq == ref.seq)
 			return;
 		iolayers_table_del_stale(IOLAYERS_T_BIO, b);
+	}
+	if (slot && !f->slot.bio && iolayers_bio_slot_ok(bio)) {
+		f->slot.sector = bio->bi_iter.bi_sector;
+		f->slot.bytes = bio->bi_iter.bi_size;
+		f->slot.queue_ns = ktime_get_ns();
+		f->slot.bio = bio;
+		iolayers_flow_add_bio(f, ref.seq, f->slot.bytes, f->slot.queue_ns);
+		return;
 	}
 	iolayers_bio_add(&ref, f, bio, 0);
 }
@@ -289,7 +371,11 @@ void iolayers_bio_remapped(struct bio *bio, dev_t dev, sector_t from)
 	u32 size = bio->bi_iter.bi_size;
 
 	if (!top) {
-		/* The same bio moved on (a partition below a stacked device). */
+		/*
+		 * The same bio moved on (a partition below a stacked device;
+		 * a partition's own remap comes before the bio is queued, so
+		 * never finds it in a slot).
+		 */
 		b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
 		if (b && !b->dev && b->sector == from)
 			b->sector = bio->bi_iter.bi_sector;
@@ -317,12 +403,14 @@ void iolayers_bio_remapped(struct bio *bio, dev_t dev, sector_t from)
 }
 
 /*
- * No entry for a request: every read with a bio of it from @b's (found
- * already) on says it missed the BLOCK layer.
+ * No entry for a request: every read with a bio of it from @bio's (of
+ * @flow) on says it missed the BLOCK layer.
  */
-static void iolayers_rq_lost(struct iolayers_bio *b, struct bio *bio)
+static void iolayers_rq_lost(const struct iolayers_flow_ref *flow, struct bio *bio)
 {
-	iolayers_flow_lost_blk(&b->flow);
+	struct iolayers_bio *b;
+
+	iolayers_flow_lost_blk(flow);
 	for (bio = bio->bi_next; bio; bio = bio->bi_next) {
 		b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
 		if (b)
@@ -338,34 +426,64 @@ static void iolayers_rq_lost(struct iolayers_bio *b, struct bio *bio)
 static struct iolayers_rq *iolayers_rq_take_bios(struct request *rq, struct iolayers_rq *r)
 {
 	struct iolayers_rq *n = NULL;	/* a new entry, published at the end */
+	struct iolayers_task_flow *f = req_op(rq) == REQ_OP_READ ? iolayers_slot_here() : NULL;
+	struct iolayers_flow_ref slot_flow;
+	const struct iolayers_flow_ref *flow;
 	struct iolayers_bio *b;
 	struct bio *bio;
+	u64 queue_ns;
+	u32 bytes;
 
-	if (iolayers_table_empty(IOLAYERS_T_BIO))
+	if (!f && iolayers_table_empty(IOLAYERS_T_BIO))
 		return r;
 	for (bio = rq->bio; bio; bio = bio->bi_next) {
-		b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
-		if (!b)
-			continue;
-		if (b->sector != bio->bi_iter.bi_sector) {
-			if (iolayers_table_del(IOLAYERS_T_BIO, b))
-				iolayers_blk_count(IOLAYERS_BLK_BIO_STALE, 1);
-			continue;
+		if (f && bio == f->slot.bio &&
+		    f->slot.sector != bio->bi_iter.bi_sector) {
+			/* A stale slot (its bio ended unmade): maybe another's. */
+			iolayers_blk_count(IOLAYERS_BLK_BIO_STALE, 1);
+			f->slot.bio = NULL;
+		}
+		if (f && bio == f->slot.bio) {
+			/* The reader's own bio, from its slot (b NULL). */
+			b = NULL;
+			slot_flow.tid = f->tid;
+			slot_flow.seq = f->seq;
+			flow = &slot_flow;
+			bytes = f->slot.bytes;
+			queue_ns = f->slot.queue_ns;
+		} else {
+			if (iolayers_table_empty(IOLAYERS_T_BIO))
+				continue;
+			b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
+			if (!b)
+				continue;
+			if (b->sector != bio->bi_iter.bi_sector) {
+				if (iolayers_table_del(IOLAYERS_T_BIO, b))
+					iolayers_blk_count(IOLAYERS_BLK_BIO_STALE, 1);
+				continue;
+			}
+			flow = &b->flow;
+			bytes = b->bytes;
+			queue_ns = b->queue_ns;
 		}
 		if (!r) {
 			r = iolayers_table_alloc(IOLAYERS_T_RQ);
 			if (!r) {
-				iolayers_rq_lost(b, bio);
+				iolayers_rq_lost(flow, bio);
 				return NULL;
 			}
 			r->sector = blk_rq_pos(rq);
-			r->queue_ns = b->queue_ns;
+			r->queue_ns = queue_ns;
 			r->disk = iolayers_disk_id(iolayers_rq_disk(rq));
 			n = r;
 		}
-		if (iolayers_table_del(IOLAYERS_T_BIO, b) && !iolayers_rq_add_bio(r, b)) {
+		if (!b)
+			f->slot.bio = NULL;
+		else if (!iolayers_table_del(IOLAYERS_T_BIO, b))
+			continue;	/* another context took it */
+		if (!iolayers_rq_add(r, flow, bytes, queue_ns)) {
 			iolayers_blk_count(IOLAYERS_BLK_RQ_OVERFLOW, 1);
-			iolayers_flow_lost_blk(&b->flow);
+			iolayers_flow_lost_blk(flow);
 		}
 	}
 	if (n) {
@@ -432,7 +550,9 @@ struct iolayers_rq *iolayers_rq_bind(struct request *rq)
  * the entry's flows is handed back to the bio table, carried by one of
  * @next's bios not already there (the flow's bytes and the earliest queue
  * time with it): the other request's next event takes them in with its
- * bios. A flow no bio can carry is counted as an overflow.
+ * bios. A flow no bio can carry is counted as an overflow. A bio of
+ * @next the reader holds in its slot (the scheduler merged @next as the
+ * reader inserted it: no entry yet) goes into the bio table first.
  *
  * Context: any, in an RCU read-side critical section; @next is not issued.
  */
@@ -443,6 +563,8 @@ void iolayers_rq_merged(struct request *next)
 	struct bio *bio = next->bio;
 	unsigned int i;
 
+	/* A request of the reader's slot bio, merged as it is inserted. */
+	iolayers_slot_take(next);
 	if (iolayers_table_empty(IOLAYERS_T_RQ))
 		return;
 	r = iolayers_table_find(IOLAYERS_T_RQ, (unsigned long)next);

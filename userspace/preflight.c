@@ -67,6 +67,8 @@ static const struct pf_point pf_points[] = {
 	{ "BLOCK", "event block/block_bio_queue", 0, NULL },
 	{ "BLOCK", "event block/block_bio_remap", 0, NULL },
 	{ "BLOCK", "event block/block_split", 0, NULL },
+	{ "BLOCK", "event block/block_bio_backmerge", 0, NULL },
+	{ "BLOCK", "event block/block_bio_frontmerge", 0, NULL },
 	{ "BLOCK", "event block/block_rq_insert", 0, NULL },
 	{ "BLOCK", "event block/block_rq_merge", 0, NULL },
 	{ "BLOCK", "event block/block_rq_issue", 0, NULL },

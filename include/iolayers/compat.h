@@ -99,6 +99,19 @@
 #endif
 
 /*
+ * block_bio_backmerge and block_bio_frontmerge lost their request_queue
+ * and request arguments in 5.11 with the other block_bio_* events (the
+ * same change as above). A merge handler's parameter list starts with
+ * IOLAYERS_TP_BIO_MERGE.
+ * IOLAYERS_KERNEL_RANGE: < 5.11 (q, rq, bio); >= 5.11 (bio).
+ */
+#if KERNEL_VERSION(5, 11, 0) > LINUX_VERSION_CODE
+#define IOLAYERS_TP_BIO_MERGE struct request_queue *q, struct request *rq,
+#else
+#define IOLAYERS_TP_BIO_MERGE
+#endif
+
+/*
  * block_rq_complete's error: an int errno up to 5.15, the blk_status_t
  * itself from 5.16 on ("block: don't call blk_status_to_errno in
  * blk_update_request", Christoph Hellwig: the conversion moved into the

@@ -14,6 +14,7 @@
 #include <linux/spinlock.h>
 #include <iolayers/table.h>
 
+struct bio;
 struct iolayers_rq;
 
 /**
@@ -216,6 +217,28 @@ struct iolayers_read_state {
 	struct iolayers_read_sock sock;
 };
 
+/**
+ * struct iolayers_bio_slot - A bio of a read in flight, bound to it
+ *	without an entry in the bio table.
+ * @bio: the bio (never dereferenced through the slot), NULL: none
+ * @sector: its first sector when queued, to tell a reused bio apart
+ * @bytes: its size
+ * @queue_ns: when it was queued
+ *
+ * A read's bio is usually made into a request by the reader itself,
+ * right after it is queued (the plug's flush, a direct issue, the
+ * scheduler's insert): the request's binding takes it from here, at the
+ * cost of no table entry. An event after which another context may need
+ * to find it (a merge, a split, a requeue, the read's end) moves it into
+ * the bio table first (request.c).
+ */
+struct iolayers_bio_slot {
+	const struct bio *bio;
+	sector_t sector;
+	u32 bytes;
+	u64 queue_ns;
+};
+
 /* struct iolayers_task_flow's @state: no read() in flight; removed. */
 #define IOLAYERS_FLOW_ENDED	BIT(0)
 #define IOLAYERS_FLOW_GONE	BIT(1)
@@ -241,6 +264,8 @@ struct iolayers_read_state {
  *	flow by its id and fold into @blk, so only then does its end take
  *	@lock (the task's own field)
  * @blk: the BLOCK and DEVICE layers' part, folded in from any context
+ * @slot: the read's first bio not yet in a request, kept here instead of
+ *	the bio table (request.c), in the reader's context only
  * @tid: the task (thread id) making the syscall
  * @task: that task, to tell it from others in a CPU's flow hand-off
  *	(never dereferenced)
@@ -266,6 +291,7 @@ struct iolayers_task_flow {
 	bool blk_lost;
 	bool bound;
 	struct iolayers_blk_acc blk;
+	struct iolayers_bio_slot slot;
 	pid_t tid;
 	const struct task_struct *task;
 	const void *last_inode;

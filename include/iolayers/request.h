@@ -9,6 +9,9 @@
 
 #include <linux/types.h>
 #include <linux/percpu.h>
+#include <linux/blk-mq.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
 #include <iolayers/flow.h>
 #include <iolayers/table.h>
 
@@ -121,9 +124,58 @@ static inline void iolayers_blk_count(enum iolayers_blk_counter c, u64 n)
 }
 
 extern unsigned int iolayers_expire_ms;
+extern bool iolayers_bio_slot_ready;
 
 bool iolayers_bio_foreign(const struct iolayers_task_flow *f, struct bio *bio);
-void iolayers_bio_bind(struct iolayers_task_flow *f, struct bio *bio);
+void iolayers_bio_bind(struct iolayers_task_flow *f, struct bio *bio, bool slot);
+void iolayers_bio_slot_flush(struct iolayers_task_flow *f);
+
+/**
+ * iolayers_slot_here() - The current task's read in flight, when it holds
+ *	a bio in its slot (struct iolayers_bio_slot).
+ *
+ * Asked by a request's binding, in any context: only the reader itself
+ * makes a request of its slot's bio (an interrupt that comes while the
+ * reader fills or empties its slot does not look), and a task this CPU
+ * knows to have no read in flight is sent back at once.
+ *
+ * Context: in an RCU read-side critical section.
+ * Return: the flow, or NULL.
+ */
+static __always_inline struct iolayers_task_flow *iolayers_slot_here(void)
+{
+	struct iolayers_task_flow *f;
+
+	if (!in_task() || (current->flags & PF_KTHREAD) || !iolayers_flow_maybe_here())
+		return NULL;
+	f = iolayers_flow_here(current->pid);
+	return f && f->task == current && f->slot.bio ? f : NULL;
+}
+
+/**
+ * iolayers_slot_take() - Move the current reader's slot bio into the bio
+ *	table if @rq carries it.
+ * @rq: a read request at an event after which another context may make
+ *	its binding (a requeue: it goes back onto the dispatch list)
+ *
+ * Context: in an RCU read-side critical section.
+ */
+static inline void iolayers_slot_take(struct request *rq)
+{
+	struct iolayers_task_flow *f;
+	struct bio *bio;
+
+	if (req_op(rq) != REQ_OP_READ)
+		return;
+	f = iolayers_slot_here();
+	for (bio = f ? rq->bio : NULL; bio; bio = bio->bi_next) {
+		if (bio == f->slot.bio) {
+			iolayers_bio_slot_flush(f);
+			return;
+		}
+	}
+}
+
 void iolayers_bio_remapped(struct bio *bio, dev_t dev, sector_t from);
 struct iolayers_rq *iolayers_rq_find(struct request *rq);
 struct iolayers_rq *iolayers_rq_bind(struct request *rq);

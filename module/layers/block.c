@@ -14,6 +14,7 @@
 #include <linux/ftrace.h>
 #include <linux/ktime.h>
 #include <linux/rcupdate.h>
+#include <linux/string.h>
 #include <iolayers/compat.h>
 #include <iolayers/disk.h>
 #include <iolayers/flow.h>
@@ -27,6 +28,8 @@ IOLAYERS_PROBE_COUNTERS(iolayers_pc_bio_queue);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_throtl);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_bio_remap);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_block_split);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_bio_backmerge);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_bio_frontmerge);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_insert);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_merge);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_rq_issue);
@@ -54,7 +57,7 @@ static void iolayers_bio_queue(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *bio
 		iolayers_blk_count(IOLAYERS_BLK_BIO_FOREIGN, 1);
 		goto out;
 	}
-	iolayers_bio_bind(f, bio);
+	iolayers_bio_bind(f, bio, true);
 out:
 	iolayers_handler_rcu_unlock();
 }
@@ -88,7 +91,7 @@ static void iolayers_throtl_entry(struct iolayers_fregs *fregs,
 	if (unlikely(iolayers_bio_foreign(f, bio)))
 		f->rd.foreign = true;
 	else
-		iolayers_bio_bind(f, bio);
+		iolayers_bio_bind(f, bio, false);
 }
 
 IOLAYERS_DEFINE_FENTRY_IF(iolayers_throtl_fentry, iolayers_pc_throtl, iolayers_throtl_entry,
@@ -124,13 +127,20 @@ static void iolayers_block_split(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *s
 				 unsigned int new_sector)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_block_split);
+	struct iolayers_task_flow *f;
 	struct iolayers_bio *parent, *b;
 
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
-	if (iolayers_table_empty(IOLAYERS_T_BIO))
+	if (iolayers_table_empty(IOLAYERS_T_BIO) && iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
 	iolayers_handler_rcu_lock();
+	/* The reader splitting its slot's bio: into the table with it first. */
+	f = bio_op(split) == REQ_OP_READ ? iolayers_slot_here() : NULL;
+	if (f && f->slot.bio == split->bi_private)
+		iolayers_bio_slot_flush(f);
+	if (iolayers_table_empty(IOLAYERS_T_BIO))
+		goto out;
 	parent = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)split->bi_private);
 	if (!parent || parent->sector != split->bi_iter.bi_sector)
 		goto out;
@@ -147,6 +157,46 @@ static void iolayers_block_split(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *s
 	parent->bytes -= min(parent->bytes, split->bi_iter.bi_size);
 out:
 	iolayers_handler_rcu_unlock();
+}
+
+/*
+ * A bio joins a request already made (the plug's or the I/O scheduler's),
+ * in the submitter's context, which takes it in at its next event,
+ * wherever that runs: a bio the reader holds in its slot goes into the
+ * bio table first.
+ */
+static __always_inline void iolayers_bio_merge(struct bio *bio,
+					       struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	struct iolayers_task_flow *f;
+
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
+	if (iolayers_table_empty(IOLAYERS_T_TASK) || bio_op(bio) != REQ_OP_READ)
+		return;
+	iolayers_handler_rcu_lock();
+	f = iolayers_slot_here();
+	if (f && f->slot.bio == bio) {
+		iolayers_hit(pcpu);
+		iolayers_bio_slot_flush(f);
+	}
+	iolayers_handler_rcu_unlock();
+}
+
+/* Prototype of DEFINE_EVENT(block_bio, block_bio_backmerge) since 5.11. */
+static void iolayers_bio_backmerge(void *data, IOLAYERS_TP_BIO_MERGE struct bio *bio)
+{
+	IOLAYERS_COST_SCOPE(&iolayers_pc_bio_backmerge);
+
+	iolayers_bio_merge(bio, &iolayers_pc_bio_backmerge);
+}
+
+/* Prototype of DEFINE_EVENT(block_bio, block_bio_frontmerge) since 5.11. */
+static void iolayers_bio_frontmerge(void *data, IOLAYERS_TP_BIO_MERGE struct bio *bio)
+{
+	IOLAYERS_COST_SCOPE(&iolayers_pc_bio_frontmerge);
+
+	iolayers_bio_merge(bio, &iolayers_pc_bio_frontmerge);
 }
 
 /* Prototype of DEFINE_EVENT(block_rq, block_rq_insert). */
@@ -169,7 +219,9 @@ static void iolayers_rq_insert(void *data, struct request *rq)
 
 /*
  * Prototype of DEFINE_EVENT(block_rq, block_rq_merge): @rq is merged into
- * another request (attempt_merge(), before either is issued) and goes away.
+ * another request (attempt_merge(), before either is issued) and goes away;
+ * when the scheduler merges a request as it is inserted, in the context
+ * that made it, which may hold its bio in its slot.
  */
 static void iolayers_rq_merge(void *data, struct request *rq)
 {
@@ -177,7 +229,7 @@ static void iolayers_rq_merge(void *data, struct request *rq)
 
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
-	if (iolayers_table_empty(IOLAYERS_T_RQ))
+	if (iolayers_table_empty(IOLAYERS_T_RQ) && iolayers_table_empty(IOLAYERS_T_TASK))
 		return;
 	iolayers_handler_rcu_lock();
 	iolayers_hit(&iolayers_pc_rq_merge);
@@ -218,6 +270,8 @@ static void iolayers_rq_requeue(void *data, struct request *rq)
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
 	iolayers_handler_rcu_lock();
+	/* Back to the dispatch list, which a worker may issue from. */
+	iolayers_slot_take(rq);
 	r = iolayers_rq_find(rq);
 	if (r) {
 		iolayers_hit(&iolayers_pc_rq_requeue);
@@ -276,6 +330,8 @@ static void __maybe_unused iolayers_block_check_types(void)
 	IOLAYERS_TP_CHECK(block_bio_queue, iolayers_bio_queue);
 	IOLAYERS_TP_CHECK(block_bio_remap, iolayers_bio_remap);
 	IOLAYERS_TP_CHECK(block_split, iolayers_block_split);
+	IOLAYERS_TP_CHECK(block_bio_backmerge, iolayers_bio_backmerge);
+	IOLAYERS_TP_CHECK(block_bio_frontmerge, iolayers_bio_frontmerge);
 	IOLAYERS_TP_CHECK(block_rq_insert, iolayers_rq_insert);
 	IOLAYERS_TP_CHECK(block_rq_merge, iolayers_rq_merge);
 	IOLAYERS_TP_CHECK(block_rq_issue, iolayers_rq_issue);
@@ -290,6 +346,10 @@ static struct iolayers_probe iolayers_block_probes[] = {
 	IOLAYERS_TRACEPOINT("block_bio_queue", iolayers_bio_queue, iolayers_pc_bio_queue),
 	IOLAYERS_TRACEPOINT("block_bio_remap", iolayers_bio_remap, iolayers_pc_bio_remap),
 	IOLAYERS_TRACEPOINT("block_split", iolayers_block_split, iolayers_pc_block_split),
+	IOLAYERS_TRACEPOINT("block_bio_backmerge", iolayers_bio_backmerge,
+			    iolayers_pc_bio_backmerge),
+	IOLAYERS_TRACEPOINT("block_bio_frontmerge", iolayers_bio_frontmerge,
+			    iolayers_pc_bio_frontmerge),
 	/* Often skipped for NVMe without an I/O scheduler. */
 	IOLAYERS_TRACEPOINT("block_rq_insert", iolayers_rq_insert, iolayers_pc_rq_insert,
 			    .optional = true),
@@ -300,11 +360,41 @@ static struct iolayers_probe iolayers_block_probes[] = {
 	IOLAYERS_TRACEPOINT("block_rq_complete", iolayers_rq_complete, iolayers_pc_rq_complete),
 };
 
+/*
+ * The BLOCK layer's start, its probes attached: a read's bio may wait in
+ * its flow's slot (request.c) only when every event that moves a slot
+ * into the bio table fires: the merges, a split, a requeue and the
+ * scheduler's insert.
+ */
+static void iolayers_block_start(void)
+{
+	static const char * const needed[] = {
+		"block_split", "block_bio_backmerge", "block_bio_frontmerge", "block_rq_insert",
+		"block_rq_merge", "block_rq_requeue",
+	};
+	unsigned int i, k, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(iolayers_block_probes); i++)
+		for (k = 0; k < ARRAY_SIZE(needed); k++)
+			if (!strcmp(iolayers_block_probes[i].name, needed[k]) &&
+			    iolayers_block_probes[i].state == IOLAYERS_PROBE_ATTACHED)
+				n++;
+	WRITE_ONCE(iolayers_bio_slot_ready, n == ARRAY_SIZE(needed));
+	iolayers_requests_start();
+}
+
+/* Its stop, before its probes are detached. */
+static void iolayers_block_stop(void)
+{
+	WRITE_ONCE(iolayers_bio_slot_ready, false);
+	iolayers_requests_stop();
+}
+
 /* The BLOCK layer: bios and requests of followed reads, and their expiry. */
 struct iolayers_layer_probes iolayers_block_layer = {
 	.name = "BLOCK",
 	.probes = iolayers_block_probes,
 	.nr_probes = ARRAY_SIZE(iolayers_block_probes),
-	.start = iolayers_requests_start,
-	.stop = iolayers_requests_stop,
+	.start = iolayers_block_start,
+	.stop = iolayers_block_stop,
 };

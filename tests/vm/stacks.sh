@@ -312,5 +312,48 @@ check "scsi: every sda request had a device time ($(disk_col sda device_rqs) == 
 check "scsi: tables empty, nothing stale or expired ($(table_col bio entries) $(table_col rq entries) $(drops_total))" \
 	test "$(table_col bio entries)$(table_col rq entries)$(drops_total)" = 000
 rmmod iolayers
+# SCSI's dispatch budget: a device takes queue_depth commands at once; a
+# request that finds none (no I/O scheduler: issued directly) goes onto
+# the dispatch list without any block event, and a worker issues it once
+# a command completes. threadcheck's O_DIRECT threads, each started once
+# the one before waits for its I/O, on a depth of 1: every read must
+# still have its request (the module keeps such a device's bios in the
+# bio table, never in a reader's slot). Ground truth: the program's own
+# reads, the disk's, and the kernel's block_rq_issue events, of which
+# some must come from a worker (or the budget was never short).
+echo none >/sys/block/sda/queue/scheduler
+depth=$(cat /sys/block/sda/device/queue_depth)
+echo 1 >/sys/block/sda/device/queue_depth
+echo 3 >/proc/sys/vm/drop_caches
+"$IOLAYERS_MODULE_DIR/threadcheck" descend 40 /tmp/vd/data >/tmp/sb.out &
+p=$!
+while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.05; done
+check "scsi budget: insmod pid=$p" insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid=$p $IL_INSMOD_ARGS
+T=/sys/kernel/tracing
+echo 0 >$T/tracing_on
+echo >$T/trace
+echo 1 >$T/events/block/block_rq_issue/enable
+echo 1 >$T/tracing_on
+before=$(disk_reads sda)
+kill -CONT $p
+wait $p
+echo 0 >$T/tracing_on
+echo 0 >$T/events/block/block_rq_issue/enable
+disk=$(($(disk_reads sda) - before))
+read -r _ _ ios </tmp/sb.out
+by_worker=$(grep -c 'kworker.* block_rq_issue: 8,0 R' $T/trace)
+cache_counts
+qn=$(summary_field queue count) qb=$(summary_field queue bytes)
+echo "# scsi budget: threadcheck $ios reads; disk $disk reads; issued by a worker $by_worker; module DIRECT $DIRECT queue $qn ($qb bytes)"
+check "scsi budget: threadcheck made its 200 reads ($ios)" test "$ios" = 200
+check "scsi budget: requests issued by a worker, the budget was short ($by_worker > 0)" \
+	test "$by_worker" -gt 0
+check "scsi budget: every read DIRECT ($DIRECT == $ios)" test "$DIRECT" = "$ios"
+check "scsi budget: every read has its request ($qn == $ios), of its bytes ($qb)" \
+	test "$qn" = "$ios" -a "$qb" = $((ios * 4096))
+check "scsi budget: tables drained ($(table_col bio entries) $(table_col rq entries))" \
+	test "$(table_col bio entries)$(table_col rq entries)" = 00
+rmmod iolayers
+echo "$depth" >/sys/block/sda/device/queue_depth
 umount /tmp/vd
 finish

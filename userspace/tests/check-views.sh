@@ -252,7 +252,7 @@ fake_root() {
 	for e in raw_syscalls/sys_enter raw_syscalls/sys_exit filemap/mm_filemap_add_to_page_cache \
 		sched/sched_switch sched/sched_process_fork sched/sched_process_exit \
 		sched/sched_process_exec block/block_bio_queue block/block_bio_remap \
-		block/block_split block/block_rq_insert block/block_rq_merge block/block_rq_issue \
+		block/block_split block/block_bio_backmerge block/block_bio_frontmerge block/block_rq_insert block/block_rq_merge block/block_rq_issue \
 		block/block_rq_requeue block/block_rq_complete sock/inet_sock_set_state; do
 		mkdir -p "$r/sys/kernel/tracing/events/$e"
 	done
