@@ -325,7 +325,7 @@ echo none >/sys/block/sda/queue/scheduler
 depth=$(cat /sys/block/sda/device/queue_depth)
 echo 1 >/sys/block/sda/device/queue_depth
 echo 3 >/proc/sys/vm/drop_caches
-"$IOLAYERS_MODULE_DIR/threadcheck" descend 40 /tmp/vd/data >/tmp/sb.out &
+"$IOLAYERS_MODULE_DIR/threadcheck" descend 85 /tmp/vd/data >/tmp/sb.out &
 p=$!
 while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.05; done
 check "scsi budget: insmod pid=$p" insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid=$p $IL_INSMOD_ARGS
@@ -345,7 +345,7 @@ by_worker=$(grep -c 'kworker.* block_rq_issue: 8,0 R' $T/trace)
 cache_counts
 qn=$(summary_field queue count) qb=$(summary_field queue bytes)
 echo "# scsi budget: threadcheck $ios reads; disk $disk reads; issued by a worker $by_worker; module DIRECT $DIRECT queue $qn ($qb bytes)"
-check "scsi budget: threadcheck made its 200 reads ($ios)" test "$ios" = 200
+check "scsi budget: threadcheck made its 425 reads ($ios)" test "$ios" = 425
 check "scsi budget: requests issued by a worker, the budget was short ($by_worker > 0)" \
 	test "$by_worker" -gt 0
 check "scsi budget: every read DIRECT ($DIRECT == $ios)" test "$DIRECT" = "$ios"
