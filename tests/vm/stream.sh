@@ -496,11 +496,16 @@ timeout 120 tail --pid=$rd -f /dev/null
 wait $rd
 read -r got lost first <<<"$(cat /tmp/burst.out)"
 ring=$(awk '$1 == "stream/0" { print $5 }' "$IOLAYERS_D/stats")
-echo "burst: $reads reads, $got delivered, $lost lost, ring of $ring bytes, $(stats_value stream_batches) batches, $(stats_value stream_batch_full) ended by a half-full ring"
+echo "# burst: $reads reads, $got delivered, $lost lost, ring of $ring bytes, $(stats_value stream_batches) batches, $(stats_value stream_batch_full) ended by a half-full ring"
 check "burst: delivered + lost == the program's reads ($got + $lost == $reads == $nslow)" \
 	test $((got + lost)) = "$reads" -a "$reads" = "$nslow"
-check "burst: waits ended by a half-full ring ($(stats_value stream_batch_full))" \
-	test "$(stats_value stream_batch_full)" -ge 1
+# The producer's wake-up on a half-full ring: the first record taken had
+# waited far less than the batch's second (853 ms with that wake-up
+# removed, 13 ms alone and 139-206 ms beside other guests with it). How
+# many waits it ended (stream_batch_full) is shown, not asserted: on a
+# loaded host the reader may find the ring half full before it ever
+# waits (make check of 8cf3a17: 0, the first record 206 ms late, 1123
+# of 3000 lost).
 check "burst: the first record taken had waited far less than batch_us's second ($first us < 600000)" \
 	test "${first:-1000000}" -lt 600000
 rmmod iolayers
