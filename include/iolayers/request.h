@@ -153,6 +153,25 @@ static __always_inline struct iolayers_task_flow *iolayers_slot_here(void)
 }
 
 /**
+ * iolayers_slot_flush_bio() - Move the current reader's slot bio into the
+ *	bio table if it is @bio.
+ * @bio: a bio at an event after which another context may bind it (a
+ *	merge into a request already made; the original of a split)
+ *
+ * Context: in an RCU read-side critical section.
+ * Return: true when the slot held @bio.
+ */
+static inline bool iolayers_slot_flush_bio(const void *bio)
+{
+	struct iolayers_task_flow *f = iolayers_slot_here();
+
+	if (!f || f->slot.bio != bio)
+		return false;
+	iolayers_bio_slot_flush(f);
+	return true;
+}
+
+/**
  * iolayers_slot_take() - Move the current reader's slot bio into the bio
  *	table if @rq carries it.
  * @rq: a read request at an event after which another context may make

@@ -127,7 +127,6 @@ static void iolayers_block_split(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *s
 				 unsigned int new_sector)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_block_split);
-	struct iolayers_task_flow *f;
 	struct iolayers_bio *parent, *b;
 
 	if (iolayers_empty)
@@ -136,9 +135,8 @@ static void iolayers_block_split(void *data, IOLAYERS_TP_BIO_QUEUE struct bio *s
 		return;
 	iolayers_handler_rcu_lock();
 	/* The reader splitting its slot's bio: into the table with it first. */
-	f = bio_op(split) == REQ_OP_READ ? iolayers_slot_here() : NULL;
-	if (f && f->slot.bio == split->bi_private)
-		iolayers_bio_slot_flush(f);
+	if (bio_op(split) == REQ_OP_READ)
+		iolayers_slot_flush_bio(split->bi_private);
 	if (iolayers_table_empty(IOLAYERS_T_BIO))
 		goto out;
 	parent = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)split->bi_private);
@@ -168,18 +166,13 @@ out:
 static __always_inline void iolayers_bio_merge(struct bio *bio,
 					       struct iolayers_probe_pcpu __percpu *pcpu)
 {
-	struct iolayers_task_flow *f;
-
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
 	if (iolayers_table_empty(IOLAYERS_T_TASK) || bio_op(bio) != REQ_OP_READ)
 		return;
 	iolayers_handler_rcu_lock();
-	f = iolayers_slot_here();
-	if (f && f->slot.bio == bio) {
+	if (iolayers_slot_flush_bio(bio))
 		iolayers_hit(pcpu);
-		iolayers_bio_slot_flush(f);
-	}
 	iolayers_handler_rcu_unlock();
 }
 

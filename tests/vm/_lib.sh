@@ -583,3 +583,19 @@ workload_calls() {
 j = json.load(open(sys.argv[1]))
 print(j["calls"] if "calls" in j else j["jobs"][0]["read"]["total_ios"])' "$1"
 }
+
+# trace_start EVENT...: tracefs records the block events EVENT... into a
+# fresh buffer from now on; trace_stop ends the recording; trace_count
+# EVENT: how many times the kernel traced EVENT since trace_start.
+IL_TRACEFS=/sys/kernel/tracing
+trace_start() {
+	local e
+	echo 0 >$IL_TRACEFS/tracing_on
+	echo >$IL_TRACEFS/trace
+	for e in "$@"; do
+		echo 1 >$IL_TRACEFS/events/block/$e/enable
+	done
+	echo 1 >$IL_TRACEFS/tracing_on
+}
+trace_stop() { echo 0 >$IL_TRACEFS/tracing_on; }
+trace_count() { grep -c " $1: " $IL_TRACEFS/trace; }

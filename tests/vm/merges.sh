@@ -41,19 +41,8 @@ vda_stat() { awk -v f="$1" '{ print $f }' /sys/block/vda/stat; }
 # requests themselves (block_rq_merge: the module hands the merged
 # request's reads to the one that took it in); descend reads a block
 # after the one above it (a front merge: the request's first sector
-# moves). The kernel's own merge events (tracefs) say that each happened.
-T=/sys/kernel/tracing
-trace_start() {
-	local e
-	echo 0 >$T/tracing_on
-	echo >$T/trace
-	for e in block_rq_merge block_bio_frontmerge block_bio_backmerge; do
-		echo 1 >$T/events/block/$e/enable
-	done
-	echo 1 >$T/tracing_on
-}
-# trace_count EVENT: how many times the kernel traced EVENT since trace_start.
-trace_count() { grep -c " $1: " $T/trace; }
+# moves). The kernel's own merge events (tracefs) say that each happened
+# (trace_start, trace_count: _lib.sh).
 
 # merge_run FS/SCHED MODE N READS: threadcheck MODE N under the module,
 # checked against the program's reads and the disk's counters.
@@ -65,10 +54,10 @@ merge_run() {
 	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.05; done
 	check "$t: insmod pid=$p" insmod "$ko" pid=$p $IL_INSMOD_ARGS
 	r0=$(vda_stat 1) m0=$(vda_stat 2) s0=$(vda_stat 3)
-	trace_start
+	trace_start block_rq_merge block_bio_frontmerge block_bio_backmerge
 	kill -CONT $p
 	wait $p
-	echo 0 >$T/tracing_on
+	trace_stop
 	reads=$(($(vda_stat 1) - r0)) merged=$(($(vda_stat 2) - m0))
 	bytes=$((($(vda_stat 3) - s0) * 512))
 	rqm=$(trace_count block_rq_merge) fm=$(trace_count block_bio_frontmerge)

@@ -329,19 +329,15 @@ echo 3 >/proc/sys/vm/drop_caches
 p=$!
 while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.05; done
 check "scsi budget: insmod pid=$p" insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid=$p $IL_INSMOD_ARGS
-T=/sys/kernel/tracing
-echo 0 >$T/tracing_on
-echo >$T/trace
-echo 1 >$T/events/block/block_rq_issue/enable
-echo 1 >$T/tracing_on
+trace_start block_rq_issue
 before=$(disk_reads sda)
 kill -CONT $p
 wait $p
-echo 0 >$T/tracing_on
-echo 0 >$T/events/block/block_rq_issue/enable
+trace_stop
+echo 0 >$IL_TRACEFS/events/block/block_rq_issue/enable
 disk=$(($(disk_reads sda) - before))
 read -r _ _ ios </tmp/sb.out
-by_worker=$(grep -c 'kworker.* block_rq_issue: 8,0 R' $T/trace)
+by_worker=$(grep -c 'kworker.* block_rq_issue: 8,0 R' $IL_TRACEFS/trace)
 cache_counts
 qn=$(summary_field queue count) qb=$(summary_field queue bytes)
 echo "# scsi budget: threadcheck $ios reads; disk $disk reads; issued by a worker $by_worker; module DIRECT $DIRECT queue $qn ($qb bytes)"
