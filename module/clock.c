@@ -4,6 +4,7 @@
 #define pr_fmt(fmt) "iolayers: " fmt
 
 #include <linux/clocksource.h>
+#include <linux/export.h>
 #include <linux/percpu.h>
 #include <linux/printk.h>
 #include <linux/time64.h>
@@ -17,13 +18,29 @@
 
 /** iolayers_clock_tsc - New reads take TSC stamps. */
 bool iolayers_clock_tsc __read_mostly;
+EXPORT_SYMBOL_IF_KUNIT(iolayers_clock_tsc);
 /** iolayers_tsc_mult - TSC cycles to ns: multiplier. */
 u32 iolayers_tsc_mult __read_mostly;
+EXPORT_SYMBOL_IF_KUNIT(iolayers_tsc_mult);
 /** iolayers_tsc_shift - TSC cycles to ns: shift. */
 u32 iolayers_tsc_shift __read_mostly;
+EXPORT_SYMBOL_IF_KUNIT(iolayers_tsc_shift);
 
-/* Reads whose sys_exit could not read the TSC and ktime close together. */
+/* Anchors that could not read the TSC and ktime close together. */
 static DEFINE_PER_CPU(u64, iolayers_clock_gap_n);
+
+DEFINE_PER_CPU(struct iolayers_clock_anchor, iolayers_clock_anchor);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For the KUnit tests of the anchored time (kunit/clock_kunit.c). */
+EXPORT_PER_CPU_SYMBOL_GPL(iolayers_clock_anchor);
+#endif
+
+/*
+ * The longest a TSC read and ktime_get_ns() may lie apart in an anchor, in
+ * TSC cycles (a few µs at any clock rate), and how many times to try.
+ */
+#define IOLAYERS_BRACKET_CYCLES		8192
+#define IOLAYERS_BRACKET_TRIES		3
 
 /*
  * Is the kernel's monotonic clock the TSC? Its snapshot's counter value
@@ -71,12 +88,71 @@ void iolayers_clock_init(void)
 }
 
 /**
+ * iolayers_clock_anchor_set() - Take this CPU's anchor again: the TSC and
+ *	ktime_get_ns() of one moment.
+ * @tsc: where that moment's TSC stamp goes
+ *
+ * Interrupts off is not enough for the two to be of one moment: a
+ * hypervisor may stop the vCPU between two instructions (seen under QEMU,
+ * 400 µs between the two reads, which moved a flow's start after its
+ * request's completion). So ktime is read between two TSC reads, and
+ * read again when they lie too far apart; the anchor's TSC is the pair's
+ * midpoint, within half their distance of ktime's moment. After the last
+ * try the closest pair is returned for this one read, counted in
+ * clock_gaps, and not kept: an anchor off by half a gap would move the
+ * starts of every read for its span, and the next read tries again (what
+ * every read did before anchors). Also where the TSC's stability is
+ * checked (iolayers_clock_check()), once an anchor's span at most.
+ *
+ * Context: preemption disabled, not NMI (a read's sys_exit).
+ * Return: ktime_get_ns() of the moment.
+ */
+u64 iolayers_clock_anchor_set(u64 *tsc)
+{
+#ifdef CONFIG_X86_TSC
+	u64 t0, t1, now, best = U64_MAX, best_now = 0, best_tsc = 0;
+	struct iolayers_clock_anchor *a;
+	unsigned long flags;
+	int i;
+
+	iolayers_clock_check();
+	for (i = 0; i < IOLAYERS_BRACKET_TRIES; i++) {
+		local_irq_save(flags);
+		t0 = rdtsc_ordered();
+		now = ktime_get_ns();
+		t1 = rdtsc_ordered();
+		if (likely(t1 - t0 <= IOLAYERS_BRACKET_CYCLES)) {
+			*tsc = t0 + (t1 - t0) / 2;
+			a = this_cpu_ptr(&iolayers_clock_anchor);
+			WRITE_ONCE(a->tsc, *tsc);
+			WRITE_ONCE(a->ns, now);
+			local_irq_restore(flags);
+			return now;
+		}
+		local_irq_restore(flags);
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			best_tsc = t0 + (t1 - t0) / 2;
+			best_now = now;
+		}
+	}
+	iolayers_clock_gap();
+	*tsc = best_tsc;
+	return best_now;
+#else
+	*tsc = ktime_get_ns();
+	return *tsc;
+#endif
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_clock_anchor_set);
+
+/**
  * iolayers_clock_check() - Leave the TSC once the kernel found it unstable.
  *
  * Reads started after this take ktime_get_ns() stamps; a read that
  * started with the TSC finishes with it.
  *
- * Context: any (a read's sys_exit).
+ * Context: any (an anchor's renewal).
  */
 void iolayers_clock_check(void)
 {
@@ -89,12 +165,13 @@ void iolayers_clock_check(void)
 }
 
 /**
- * iolayers_clock_gap() - Count a read whose exit stamps lie far apart.
+ * iolayers_clock_gap() - Count a read whose end's TSC and ktime reads
+ *	lay far apart (no anchor could be taken).
  *
- * Its start (ktime at sys_exit less its TSC syscall time) may be late by
- * up to the gap; its layer times, TSC differences, are not affected.
+ * Its start (ktime at sys_exit less its TSC syscall time) may be off by up
+ * to half the gap; its layer times, TSC differences, are not affected.
  *
- * Context: any (a read's sys_exit).
+ * Context: any.
  */
 void iolayers_clock_gap(void)
 {
@@ -110,6 +187,7 @@ u64 iolayers_clock_gaps(void)
 {
 	return IOLAYERS_PERCPU_SUM(iolayers_clock_gap_n);
 }
+EXPORT_SYMBOL_IF_KUNIT(iolayers_clock_gaps);
 
 /**
  * iolayers_clock_gaps_reset() - Zero that count (`reset`).

@@ -579,65 +579,26 @@ static void iolayers_flow_sock_times(struct iolayers_read_state *rd, u64 end)
 }
 
 /*
- * The longest a TSC read and ktime_get_ns() may lie apart at sys_exit, in
- * TSC cycles (a few µs at any clock rate), and how many times to try.
- */
-#define IOLAYERS_BRACKET_CYCLES		8192
-#define IOLAYERS_BRACKET_TRIES		3
-
-/*
- * The sys_exit TSC stamp and ktime_get_ns() of the same moment. Interrupts
- * off is not enough: a hypervisor may stop the vCPU between two
- * instructions (seen under QEMU, 400 µs between the two reads, which moved
- * a flow's start after its request's completion), so ktime is read between
- * two TSC reads, and read again when they lie too far apart. After the
- * last try the closest pair is kept. The stamp is the pair's midpoint:
- * ktime's moment lies between them, so the record's start (ktime less the
- * syscall's time) is sys_enter's to within half the pair's distance (the
- * later TSC read put it up to the whole distance early: 2.7 µs before the
- * program's own clock read in a 7.2 guest).
- */
-static u64 iolayers_exit_stamps(u64 *end)
-{
-	u64 t0, t1, now, best = U64_MAX, best_now = 0, best_end = 0;
-	unsigned long flags;
-	int i;
-
-	for (i = 0; i < IOLAYERS_BRACKET_TRIES; i++) {
-		local_irq_save(flags);
-		t0 = iolayers_stamp(true);
-		now = ktime_get_ns();
-		t1 = iolayers_stamp(true);
-		local_irq_restore(flags);
-		if (likely(t1 - t0 <= IOLAYERS_BRACKET_CYCLES)) {
-			*end = t0 + (t1 - t0) / 2;
-			return now;
-		}
-		if (t1 - t0 < best) {
-			best = t1 - t0;
-			best_end = t0 + (t1 - t0) / 2;
-			best_now = now;
-		}
-	}
-	iolayers_clock_gap();
-	*end = best_end;
-	return best_now;
-}
-
-/*
  * The layer times of a read at its sys_exit, from its stamps: SYSCALL,
  * and VFS and FS, which end there too (vfs.c, fs.c), with their entries'
  * offsets from sys_enter. Returns ktime_get_ns() now, the record's time:
- * with TSC stamps the record's start (its time less the syscall's) is
- * sys_enter's to within half the bracket of iolayers_exit_stamps().
+ * with TSC stamps it is the end's TSC stamp converted from this CPU's
+ * clock anchor (iolayers_clock_now()), so the record's start (its time
+ * less the syscall's) is sys_enter's to within half the anchor's bracket
+ * and the slew of the kernel's clock over the anchor's span (clock.h).
+ * Preemption disabled.
  */
 static u64 iolayers_flow_times(struct iolayers_read_state *rd)
 {
 	bool tsc = rd->sys.tsc;
 	u64 end, now;
 
-	if (tsc) {
-		now = iolayers_exit_stamps(&end);
+	if (likely(tsc && READ_ONCE(iolayers_clock_tsc))) {
+		now = iolayers_clock_now(&end);
+	} else if (tsc) {
+		/* The TSC turned unstable during the read: no anchor from it. */
+		end = iolayers_stamp(true);
+		now = ktime_get_ns();
 	} else {
 		end = ktime_get_ns();
 		now = end;
@@ -654,8 +615,6 @@ static u64 iolayers_flow_times(struct iolayers_read_state *rd)
 	}
 	if (unlikely(rd->sock.start))
 		iolayers_flow_sock_times(rd, end);
-	if (tsc)
-		iolayers_clock_check();
 	return now;
 }
 
@@ -716,12 +675,20 @@ void iolayers_flow_finish(struct iolayers_task_flow *f, long ret)
 	iolayers_flow_end(f);
 	if (unlikely(f->blk_lost))
 		f->rd.missed |= IOLAYERS_MISSED_BLOCK;
+	/* Already so in sys_exit; the clock's anchor is per CPU. */
+	preempt_disable();
 	now = iolayers_flow_times(&f->rd);
+	/*
+	 * Its requests' completions were stamped by ktime_get_ns(), perhaps
+	 * on other CPUs, its end from this CPU's anchor, which may lie a
+	 * little early: they completed before the end, so it is no earlier.
+	 */
+	if (unlikely(f->blk.nr_rqs))
+		now = max3(now, f->blk.done_at, f->blk.device_at);
 	if (unlikely(rd->sock.start))
 		cache = iolayers_sock_state(f, ret);
 	else
 		cache = iolayers_cache_state(f, ret);
-	preempt_disable();
 	if (unlikely(rd->sock.start))
 		iolayers_flow_sock_hist(rd, cache, bytes);
 	iolayers_hist_note(IOLAYERS_L_SYSCALL, cache, rd->sys.ns, bytes);

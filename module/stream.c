@@ -385,7 +385,7 @@ static struct iolayers_flow_rec *iolayers_ring_put(struct iolayers_ring *rg, u32
  * iolayers_stream_store() - Write the record of a completed read.
  * @f: the flow, ended
  * @ret: what the syscall returned
- * @now: ktime_get_ns() at sys_exit
+ * @now: CLOCK_MONOTONIC at sys_exit (iolayers_clock_now())
  * @cache: its cache state (enum iolayers_cache)
  *
  * The record is filled in place in this CPU's ring; a read at least

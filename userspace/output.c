@@ -859,7 +859,7 @@ static const struct {
 	{ "disk_overflow", "iolayers_disk_overflow_total", NULL,
 	  "Requests on disks beyond the 16 the disk table holds (not in per-disk counts)." },
 	{ "clock_gaps", "iolayers_clock_gaps_total", NULL,
-	  "Reads whose start time may be late: the clocks could not be read close together." },
+	  "Reads whose start time may be off: the clocks could not be read close together." },
 	{ "stream_lost", "iolayers_stream_lost_records_total", NULL,
 	  "Reads the stream's reader lost (overwritten before it read them, vanished)." },
 	{ "stream_vanished", "iolayers_stream_vanished_records_total", NULL,

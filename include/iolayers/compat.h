@@ -290,8 +290,11 @@
  */
 #if KERNEL_VERSION(7, 2, 0) > LINUX_VERSION_CODE
 #define iolayers_ktime_snapshot(snap) ktime_get_snapshot(snap)
+/* A snapshot's time in ns (CLOCK_REALTIME before: the same rate). */
+#define iolayers_snapshot_ns(snap) ktime_to_ns((snap)->real)
 #else
 #define iolayers_ktime_snapshot(snap) ktime_get_snapshot_id(CLOCK_MONOTONIC, snap)
+#define iolayers_snapshot_ns(snap) ktime_to_ns((snap)->systime)
 #endif
 
 /*

@@ -325,7 +325,8 @@ struct iolayers_tgid {
  * @kind: IOLAYERS_EV_READ (stream.h)
  * @len: bytes it takes in its CPU's ring (short: no @blk; stream.c)
  * @wseq: the stream's records written on this CPU before it (stream.h)
- * @end_ns: ktime_get_ns() at sys_exit
+ * @end_ns: CLOCK_MONOTONIC at sys_exit (clock.h), no earlier than @blk's
+ *	last completion
  * @seq: the flow's id
  * @tid: thread id
  * @tgid: process id

@@ -140,8 +140,9 @@ check "4k: every MISS has an NVMe device time ($nodev without)" test "$nodev" -e
 # queueing and issuing, under emulation): reported, not failed. What must
 # hold is that the block part lies inside the syscall.
 echo "4k: flows with queue > service: $bad"
-# A start is sys_exit's ktime less the TSC syscall time: the two exit
-# stamps are read close together (clock_gaps: reads where they were not).
+# A start is sys_exit's time (the TSC converted from its CPU's anchor, a
+# TSC and ktime pair read close together; clock_gaps: reads whose end could
+# take no anchor) less the TSC syscall time.
 echo "4k: clock_tsc $(stats_value clock_tsc), clock_gaps $(stats_value clock_gaps)"
 check "4k: block part inside the syscall in every flow ($outside not)" \
 	test "$outside" -eq 0

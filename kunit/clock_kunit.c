@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: a read's end time from the TSC and its CPU's anchor, against
+ * ktime_get_ns() (include/iolayers/clock.h, module/clock.c).
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/ktime.h>
+#include <linux/time64.h>
+#include <linux/irqflags.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/timekeeping.h>
+#include <linux/math64.h>
+#include <iolayers/clock.h>
+#include <iolayers/compat.h>
+
+/*
+ * How far an anchored time may lie outside the two ktime_get_ns() reads
+ * around it: half the anchor's bracket (8192 cycles, 4 µs at 1 GHz) and
+ * the slew over an anchor's span (none in a guest without NTP), with a
+ * µs to spare.
+ */
+#define CLOCK_TEST_SLACK_NS	5000
+
+#ifdef CONFIG_X86_TSC
+static void clock_test_need_tsc(struct kunit *test)
+{
+	if (!READ_ONCE(iolayers_clock_tsc))
+		kunit_skip(test, "layer times from ktime_get_ns(): no anchor");
+}
+
+/* No anchor on this CPU: the next time takes one. */
+static void clock_test_forget(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	WRITE_ONCE(this_cpu_ptr(&iolayers_clock_anchor)->tsc, 0);
+	local_irq_restore(flags);
+}
+
+/*
+ * Anchored times every 50 µs or so for 20 ms (tens of anchors, each used to the
+ * end of its span, where a wrong rate shows most), each between the
+ * kernel's clock reads around it.
+ */
+static void iolayers_clock_test_brackets(struct kunit *test)
+{
+	u64 before, t, after, tsc;
+	int i, outside = 0;
+
+	clock_test_need_tsc(test);
+	for (i = 0; i < 400; i++) {
+		preempt_disable();
+		before = ktime_get_ns();
+		t = iolayers_clock_now(&tsc);
+		after = ktime_get_ns();
+		preempt_enable();
+		if (t + CLOCK_TEST_SLACK_NS < before || t > after + CLOCK_TEST_SLACK_NS) {
+			if (!outside++)
+				kunit_info(test, "%llu not within [%llu, %llu]", t, before, after);
+		}
+		usleep_range(50, 60);
+	}
+	KUNIT_EXPECT_EQ(test, outside, 0);
+	clock_test_forget();
+}
+
+/* An anchor too old, or ahead of the TSC, is taken again, not used. */
+static void iolayers_clock_test_renewal(struct kunit *test)
+{
+	static const u64 ages[] = { IOLAYERS_ANCHOR_CYCLES + 1, 1ULL << 40, -(1ULL << 20) };
+	struct iolayers_clock_anchor *a;
+	u64 before, t, after, tsc, gaps;
+	unsigned long flags;
+	unsigned int i;
+
+	clock_test_need_tsc(test);
+	for (i = 0; i < ARRAY_SIZE(ages); i++) {
+		gaps = iolayers_clock_gaps();
+		local_irq_save(flags);
+		a = this_cpu_ptr(&iolayers_clock_anchor);
+		tsc = rdtsc_ordered();
+		/* A wrong time: used as it is, it would be seen. */
+		WRITE_ONCE(a->tsc, tsc - ages[i]);
+		WRITE_ONCE(a->ns, 1);
+		before = ktime_get_ns();
+		t = iolayers_clock_now(&tsc);
+		after = ktime_get_ns();
+		local_irq_restore(flags);
+		KUNIT_EXPECT_GE_MSG(test, t + CLOCK_TEST_SLACK_NS, before, "age %llu", ages[i]);
+		KUNIT_EXPECT_LE_MSG(test, t, after + CLOCK_TEST_SLACK_NS, "age %llu", ages[i]);
+		/* Taken again, unless the host stopped us in every try. */
+		if (iolayers_clock_gaps() == gaps)
+			KUNIT_EXPECT_NE(test, READ_ONCE(a->ns), 1ULL);
+		clock_test_forget();
+	}
+}
+
+/*
+ * A fresh anchor is what the time is converted from, at the kernel's own
+ * rate: an anchor from a snapshot of the kernel's clock (its counter and
+ * its time of one moment, exact where two separate reads are not: under
+ * emulation a translation between them takes tens of µs), the time 200 µs
+ * later, and a second snapshot, between which the kernel's time at that
+ * time's TSC stamp is the proportion of the two (to 1 µs: half a percent
+ * of rate).
+ */
+static void iolayers_clock_test_uses_anchor(struct kunit *test)
+{
+	struct system_time_snapshot s0, s1;
+	struct iolayers_clock_anchor *a;
+	u64 tsc, t, want, k0;
+	unsigned long flags;
+
+	clock_test_need_tsc(test);
+	local_irq_save(flags);
+	iolayers_ktime_snapshot(&s0);
+	k0 = ktime_get_ns();
+	a = this_cpu_ptr(&iolayers_clock_anchor);
+	WRITE_ONCE(a->tsc, s0.cycles);
+	WRITE_ONCE(a->ns, 1000);
+	/* Within an anchor's span at any TSC rate up to 5.2 GHz. */
+	while (ktime_get_ns() - k0 < 200 * NSEC_PER_USEC)
+		cpu_relax();
+	t = iolayers_clock_now(&tsc);
+	iolayers_ktime_snapshot(&s1);
+	local_irq_restore(flags);
+	clock_test_forget();
+	if (tsc - s0.cycles > IOLAYERS_ANCHOR_CYCLES)
+		kunit_skip(test, "%llu cycles: past an anchor's span", tsc - s0.cycles);
+	KUNIT_ASSERT_GT(test, s1.cycles, tsc);
+	KUNIT_ASSERT_GT(test, tsc, s0.cycles);
+	want = 1000 + mul_u64_u64_div_u64(tsc - s0.cycles,
+					  iolayers_snapshot_ns(&s1) - iolayers_snapshot_ns(&s0),
+					  s1.cycles - s0.cycles);
+	KUNIT_EXPECT_GE(test, t + 1000, want);
+	KUNIT_EXPECT_LE(test, t, want + 1000);
+}
+#else
+static void iolayers_clock_test_brackets(struct kunit *test)
+{
+	kunit_skip(test, "no TSC");
+}
+
+static void iolayers_clock_test_renewal(struct kunit *test)
+{
+	kunit_skip(test, "no TSC");
+}
+
+static void iolayers_clock_test_uses_anchor(struct kunit *test)
+{
+	kunit_skip(test, "no TSC");
+}
+#endif
+
+static struct kunit_case iolayers_clock_cases[] = {
+	KUNIT_CASE(iolayers_clock_test_brackets),
+	KUNIT_CASE(iolayers_clock_test_renewal),
+	KUNIT_CASE(iolayers_clock_test_uses_anchor),
+	{}
+};
+
+static struct kunit_suite iolayers_clock_suite = {
+	.name = "iolayers_clock",
+	.test_cases = iolayers_clock_cases,
+};
+
+kunit_test_suite(iolayers_clock_suite);
