@@ -36,9 +36,14 @@ EXPORT_PER_CPU_SYMBOL_GPL(iolayers_clock_anchor);
 #endif
 
 /*
- * The longest a TSC read and ktime_get_ns() may lie apart in an anchor, in
- * TSC cycles (a few µs at any clock rate), and how many times to try.
+ * How far apart the two TSC reads around ktime_get_ns() may lie, in TSC
+ * cycles: for an anchor, which every read of its span ends on, 2048 (its
+ * midpoint then lies within 1024 cycles, 0.4 µs at 2.6 GHz, of ktime's
+ * moment; ktime_get_ns() takes about 100 on hardware); for one read's
+ * end when no anchor could be taken, 8192 (beyond, counted in
+ * clock_gaps). And how many times to try.
  */
+#define IOLAYERS_ANCHOR_BRACKET		2048
 #define IOLAYERS_BRACKET_CYCLES		8192
 #define IOLAYERS_BRACKET_TRIES		3
 
@@ -98,10 +103,11 @@ void iolayers_clock_init(void)
  * request's completion). So ktime is read between two TSC reads, and
  * read again when they lie too far apart; the anchor's TSC is the pair's
  * midpoint, within half their distance of ktime's moment. After the last
- * try the closest pair is returned for this one read, counted in
- * clock_gaps, and not kept: an anchor off by half a gap would move the
- * starts of every read for its span, and the next read tries again (what
- * every read did before anchors). Also where the TSC's stability is
+ * try the closest pair is returned for this one read and not kept (an
+ * anchor off by half a gap would move the starts of every read of its
+ * span; the next read tries again, what every read did before anchors),
+ * counted in clock_gaps if even it lay more than IOLAYERS_BRACKET_CYCLES
+ * apart. Also where the TSC's stability is
  * checked (iolayers_clock_check()), once an anchor's span at most.
  *
  * Context: preemption disabled, not NMI (a read's sys_exit).
@@ -121,7 +127,7 @@ u64 iolayers_clock_anchor_set(u64 *tsc)
 		t0 = rdtsc_ordered();
 		now = ktime_get_ns();
 		t1 = rdtsc_ordered();
-		if (likely(t1 - t0 <= IOLAYERS_BRACKET_CYCLES)) {
+		if (likely(t1 - t0 <= IOLAYERS_ANCHOR_BRACKET)) {
 			*tsc = t0 + (t1 - t0) / 2;
 			a = this_cpu_ptr(&iolayers_clock_anchor);
 			WRITE_ONCE(a->tsc, *tsc);
@@ -136,7 +142,8 @@ u64 iolayers_clock_anchor_set(u64 *tsc)
 			best_now = now;
 		}
 	}
-	iolayers_clock_gap();
+	if (best > IOLAYERS_BRACKET_CYCLES)
+		iolayers_clock_gap();
 	*tsc = best_tsc;
 	return best_now;
 #else

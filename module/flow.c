@@ -618,6 +618,15 @@ static u64 iolayers_flow_times(struct iolayers_read_state *rd)
 	return now;
 }
 
+/* @now within what @blk's ktime stamps say of a read @sys_ns long. */
+static noinline void iolayers_flow_end_bound(const struct iolayers_blk_acc *blk, u64 sys_ns,
+					     u64 *now)
+{
+	*now = min(*now, blk->queue_at + sys_ns);
+	if (blk->nr_rqs)
+		*now = max3(*now, blk->done_at, blk->device_at);
+}
+
 /* A socket read's SOCK, TCP and wait samples (preemption disabled). */
 static noinline void iolayers_flow_sock_hist(const struct iolayers_read_state *rd,
 					     enum iolayers_cache cache, u64 bytes)
@@ -679,12 +688,14 @@ void iolayers_flow_finish(struct iolayers_task_flow *f, long ret)
 	preempt_disable();
 	now = iolayers_flow_times(&f->rd);
 	/*
-	 * Its requests' completions were stamped by ktime_get_ns(), perhaps
-	 * on other CPUs, its end from this CPU's anchor, which may lie a
-	 * little early: they completed before the end, so it is no earlier.
+	 * Its bios and requests were stamped by ktime_get_ns(), perhaps on
+	 * other CPUs, its end from this CPU's anchor, which may lie a little
+	 * off: its first bio was queued after its start, and its requests
+	 * completed before its end (the later bound wins: the end is what
+	 * the stream orders by).
 	 */
-	if (unlikely(f->blk.nr_rqs))
-		now = max3(now, f->blk.done_at, f->blk.device_at);
+	if (unlikely(f->blk.queue_at))
+		iolayers_flow_end_bound(&f->blk, rd->sys.ns, &now);
 	if (unlikely(rd->sock.start))
 		cache = iolayers_sock_state(f, ret);
 	else
