@@ -37,11 +37,11 @@ EXPORT_PER_CPU_SYMBOL_GPL(iolayers_clock_anchor);
 
 /*
  * How far apart the two TSC reads around ktime_get_ns() may lie, in TSC
- * cycles: for an anchor, which every read of its span ends on, 2048 (its
- * midpoint then lies within 1024 cycles, 0.4 µs at 2.6 GHz, of ktime's
- * moment; ktime_get_ns() takes about 100 on hardware); for one read's
- * end when no anchor could be taken, 8192 (beyond, counted in
- * clock_gaps). And how many times to try.
+ * cycles: a pair at most 2048 apart is taken at once (its midpoint within
+ * 1024 cycles, 0.4 µs at 2.6 GHz, of ktime's moment; ktime_get_ns() takes
+ * about 100 on hardware); otherwise the closest of three, if at most 8192
+ * apart (a kernel with KASAN and lockdep under emulation takes more than
+ * 2048 every time), and beyond that none (counted in clock_gaps).
  */
 #define IOLAYERS_ANCHOR_BRACKET		2048
 #define IOLAYERS_BRACKET_CYCLES		8192
@@ -102,12 +102,12 @@ void iolayers_clock_init(void)
  * 400 µs between the two reads, which moved a flow's start after its
  * request's completion). So ktime is read between two TSC reads, and
  * read again when they lie too far apart; the anchor's TSC is the pair's
- * midpoint, within half their distance of ktime's moment. After the last
- * try the closest pair is returned for this one read and not kept (an
- * anchor off by half a gap would move the starts of every read of its
- * span; the next read tries again, what every read did before anchors),
- * counted in clock_gaps if even it lay more than IOLAYERS_BRACKET_CYCLES
- * apart. Also where the TSC's stability is
+ * midpoint, within half their distance of ktime's moment. The closest
+ * of three pairs is kept if at most IOLAYERS_BRACKET_CYCLES apart;
+ * beyond, it is returned for this one read, not kept (an anchor off by
+ * half such a gap would move the starts of every read of its span; the
+ * next read tries again, what every read did before anchors) and counted
+ * in clock_gaps. Also where the TSC's stability is
  * checked (iolayers_clock_check()), once an anchor's span at most.
  *
  * Context: preemption disabled, not NMI (a read's sys_exit).
@@ -127,24 +127,25 @@ u64 iolayers_clock_anchor_set(u64 *tsc)
 		t0 = rdtsc_ordered();
 		now = ktime_get_ns();
 		t1 = rdtsc_ordered();
-		if (likely(t1 - t0 <= IOLAYERS_ANCHOR_BRACKET)) {
-			*tsc = t0 + (t1 - t0) / 2;
-			a = this_cpu_ptr(&iolayers_clock_anchor);
-			WRITE_ONCE(a->tsc, *tsc);
-			WRITE_ONCE(a->ns, now);
-			local_irq_restore(flags);
-			return now;
-		}
 		local_irq_restore(flags);
 		if (t1 - t0 < best) {
 			best = t1 - t0;
 			best_tsc = t0 + (t1 - t0) / 2;
 			best_now = now;
 		}
+		if (likely(best <= IOLAYERS_ANCHOR_BRACKET))
+			break;
 	}
-	if (best > IOLAYERS_BRACKET_CYCLES)
-		iolayers_clock_gap();
 	*tsc = best_tsc;
+	if (unlikely(best > IOLAYERS_BRACKET_CYCLES)) {
+		iolayers_clock_gap();
+		return best_now;
+	}
+	local_irq_save(flags);
+	a = this_cpu_ptr(&iolayers_clock_anchor);
+	WRITE_ONCE(a->tsc, best_tsc);
+	WRITE_ONCE(a->ns, best_now);
+	local_irq_restore(flags);
 	return best_now;
 #else
 	*tsc = ktime_get_ns();

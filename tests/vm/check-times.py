@@ -11,10 +11,9 @@ the program that the stream has in its place (same syscall, offset and
 return value), its start (start_ns) and end (start_ns + syscall_ns) lie
 between t0 and t1 (SLACK ns either side: the module's end is its TSC
 stamp converted from its CPU's anchor, whose TSC is the midpoint of two
-TSC reads at most 2048 cycles apart around its clock read, or for a read
-that could take no anchor that of a pair at most 8192 apart, so the
-start is sys_enter's to within 1024 cycles, or 4096: 1.4 us at 3 GHz;
-a guest has no NTP to slew its clock over the anchor's span), and the
+TSC reads at most 8192 cycles apart around its clock read (2048 mostly),
+so the start is sys_enter's to within 4096 cycles, 1.4 us at 3 GHz; a
+guest has no NTP to slew its clock over the anchor's span), and the
 VFS and FS parts (*_off
 plus *_ns) inside the syscall's time, and so the SOCK and TCP parts of a
 socket read (sockets.sh, whose sockcheck writes the same log). Prints: compared outside worst
