@@ -7,7 +7,6 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/ktime.h>
-#include <linux/time64.h>
 #include <linux/irqflags.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -31,20 +30,26 @@ static void clock_test_need_tsc(struct kunit *test)
 		kunit_skip(test, "layer times from ktime_get_ns(): no anchor");
 }
 
-/* No anchor on this CPU: the next time takes one. */
+/* No anchor on this CPU: the next time takes one. Interrupts off. */
+static void clock_test_forget_irqs_off(void)
+{
+	WRITE_ONCE(this_cpu_ptr(&iolayers_clock_anchor)->tsc, 0);
+}
+
+/* The same with interrupts on. */
 static void clock_test_forget(void)
 {
 	unsigned long flags;
 
 	local_irq_save(flags);
-	WRITE_ONCE(this_cpu_ptr(&iolayers_clock_anchor)->tsc, 0);
+	clock_test_forget_irqs_off();
 	local_irq_restore(flags);
 }
 
 /*
- * Anchored times every 50 µs or so for 20 ms (tens of anchors, each used to the
- * end of its span, where a wrong rate shows most), each between the
- * kernel's clock reads around it.
+ * Anchored times every 50 µs or so for 20 ms (tens of anchors, each used
+ * to the end of its span, where a wrong rate shows most), each between
+ * the kernel's clock reads around it.
  */
 static void iolayers_clock_test_brackets(struct kunit *test)
 {
@@ -66,12 +71,6 @@ static void iolayers_clock_test_brackets(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, outside, 0);
 	clock_test_forget();
-}
-
-/* No anchor on this CPU: the next time takes one. Interrupts off. */
-static void clock_test_forget_irqs_off(void)
-{
-	WRITE_ONCE(this_cpu_ptr(&iolayers_clock_anchor)->tsc, 0);
 }
 
 /*

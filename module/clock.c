@@ -107,8 +107,8 @@ void iolayers_clock_init(void)
  * beyond, it is returned for this one read, not kept (an anchor off by
  * half such a gap would move the starts of every read of its span; the
  * next read tries again, what every read did before anchors) and counted
- * in clock_gaps. Also where the TSC's stability is
- * checked (iolayers_clock_check()), once an anchor's span at most.
+ * in clock_gaps. Also where the TSC's stability is checked
+ * (iolayers_clock_check()), once an anchor's span at most.
  *
  * Context: preemption disabled, not NMI (a read's sys_exit).
  * Return: ktime_get_ns() of the moment.
