@@ -279,12 +279,80 @@ static void iolayers_flow_test_fresh(struct kunit *test)
 	iolayers_flow_exit(current->pid);
 }
 
+/*
+ * An io_uring request's flow (module/flow.c, "Request flows" in
+ * Documentation/design.rst): keyed by its address, found by nobody's
+ * probes until an attempt begins; during one this thread's probes find it
+ * through the hand-off, and through the thread's own entry when the
+ * hand-off is lost (a move to another CPU); a nested attempt is none; the
+ * name async contexts use (its key) finds it until its completion; an
+ * attempt that entered the FS layer and got no data marks it as having
+ * waited; its record is the submitter's, with its attempts.
+ */
+static void iolayers_flow_test_request(struct kunit *test)
+{
+	static char req;	/* a request's address: any kernel address */
+	unsigned long key = (unsigned long)&req;
+	struct iolayers_flow_ref ref;
+	struct iolayers_flow_rec rec;
+	struct iolayers_task_flow *f;
+	pid_t tid = current->pid;
+	u64 seq;
+
+	rcu_read_lock();
+	preempt_disable();
+	f = iolayers_flow_req_start(key, 22, 5);	/* IORING_OP_READ on fd 5 */
+	if (!f) {
+		preempt_enable();
+		rcu_read_unlock();
+		kunit_skip(test, "no request entry (table full)");
+	}
+	seq = f->seq;
+	ref = iolayers_flow_ref_of(f);
+	KUNIT_EXPECT_EQ(test, ref.key, key);
+	KUNIT_EXPECT_PTR_EQ(test, iolayers_flow_get(&ref), f);
+	KUNIT_EXPECT_NULL(test, iolayers_flow_find(tid));
+	/* The first attempt, inline: this thread's probes find the request. */
+	KUNIT_EXPECT_TRUE(test, iolayers_flow_att_begin(f, IOLAYERS_UR_INLINE));
+	KUNIT_EXPECT_PTR_EQ(test, iolayers_flow_find(tid), f);
+	KUNIT_EXPECT_FALSE(test, iolayers_flow_att_begin(f, IOLAYERS_UR_INLINE));
+	this_cpu_write(iolayers_flow_cur, NULL);
+	KUNIT_EXPECT_PTR_EQ(test, iolayers_flow_find(tid), f);
+	/* It entered the FS layer and got no data: -EIOCBQUEUED. */
+	f->rd.fs.entries++;
+	iolayers_flow_att_end(f, true);
+	KUNIT_EXPECT_NULL(test, iolayers_flow_find(tid));
+	KUNIT_EXPECT_TRUE(test, f->rd.ur.waited);
+	/* The retry from task work gets it. */
+	KUNIT_EXPECT_TRUE(test, iolayers_flow_att_begin(f, IOLAYERS_UR_TASKWORK));
+	KUNIT_EXPECT_PTR_EQ(test, iolayers_flow_find(tid), f);
+	iolayers_flow_att_end(f, false);
+	KUNIT_EXPECT_NULL(test, iolayers_flow_find(tid));
+	KUNIT_EXPECT_PTR_EQ(test, iolayers_flow_get(&ref), f);
+	iolayers_flow_req_finish(f, 4096);
+	KUNIT_EXPECT_NULL(test, iolayers_flow_get(&ref));
+	preempt_enable();
+	rcu_read_unlock();
+	KUNIT_ASSERT_TRUE(test, iolayers_flow_test_record(seq, &rec));
+	KUNIT_EXPECT_EQ(test, rec.via, (u8)IOLAYERS_VIA_URING);
+	KUNIT_EXPECT_EQ(test, rec.nr, 22);
+	KUNIT_EXPECT_EQ(test, rec.fd, 5);
+	KUNIT_EXPECT_EQ(test, rec.ret, 4096L);
+	KUNIT_EXPECT_EQ(test, rec.tid, tid);
+	KUNIT_EXPECT_EQ(test, rec.attempts, (u8)2);
+	KUNIT_EXPECT_EQ(test, rec.where, (u8)(IOLAYERS_UR_INLINE | IOLAYERS_UR_TASKWORK));
+	KUNIT_EXPECT_GE(test, rec.ur_issue_off, 0LL);
+	KUNIT_EXPECT_LE(test, rec.ur_issue_ns, rec.sys_ns);
+	iolayers_flow_exit(tid);
+}
+
 static struct kunit_case iolayers_flow_cases[] = {
 	KUNIT_CASE(iolayers_flow_test_fold),
 	KUNIT_CASE(iolayers_flow_test_missed),
 	KUNIT_CASE(iolayers_flow_test_forget),
 	KUNIT_CASE(iolayers_flow_test_fresh),
 	KUNIT_CASE(iolayers_flow_test_maybe_here),
+	KUNIT_CASE(iolayers_flow_test_request),
 	{}
 };
 

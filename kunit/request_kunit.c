@@ -7,7 +7,7 @@
 static struct iolayers_bio iolayers_test_bio(pid_t tid, u64 seq, u32 bytes, u64 queue_ns)
 {
 	struct iolayers_bio b = {
-		.flow = { .tid = tid, .seq = seq }, .bytes = bytes, .queue_ns = queue_ns,
+		.flow = { .key = tid, .seq = seq }, .bytes = bytes, .queue_ns = queue_ns,
 	};
 
 	return b;

@@ -69,6 +69,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_putc(m, '\n');
 	/* Followed read() calls between sys_enter and sys_exit right now. */
 	seq_printf(m, "%-20s %12d\n", "flows_in_flight", iolayers_flows_in_flight());
+	/* io_uring reads submitted whose CQE was not posted yet. */
+	seq_printf(m, "%-20s %12d\n", "uring_in_flight", iolayers_reqs_in_flight());
 	/* Reads that lost a function entry to the recursion guard. */
 	seq_printf(m, "%-20s %12llu\n", "reads_missed", iolayers_reads_missed());
 	/* Grouped function entries' calls no probe of the group matched. */

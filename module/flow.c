@@ -59,8 +59,12 @@ DEFINE_PER_CPU(struct iolayers_task_flow *, iolayers_flow_cur);
 DEFINE_PER_CPU(const struct task_struct *, iolayers_flow_cur_task);
 
 #if IS_ENABLED(CONFIG_KUNIT)
-/* For the KUnit test of iolayers_flow_maybe_here() (kunit/flow_kunit.c). */
+/*
+ * For the KUnit tests of iolayers_flow_maybe_here() and of a request's
+ * attempts (kunit/flow_kunit.c).
+ */
 EXPORT_PER_CPU_SYMBOL_GPL(iolayers_flow_cur_task);
+EXPORT_PER_CPU_SYMBOL_GPL(iolayers_flow_cur);
 #endif
 
 /* The hand-off and its task, set by the task itself. */
@@ -162,10 +166,12 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_maybe);
  */
 struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref)
 {
-	struct iolayers_task_flow *f = iolayers_table_find(IOLAYERS_T_TASK, ref->tid);
+	struct iolayers_task_flow *f = iolayers_table_find(iolayers_flow_ref_table(ref->key),
+							    ref->key);
 
 	return f && READ_ONCE(f->seq) == ref->seq ? f : NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_get);
 
 /*
  * A new flow @seq in @f, idle or stale: no BLOCK part yet. @rd is the
@@ -203,6 +209,18 @@ static void iolayers_flow_unhand(struct iolayers_task_flow *f)
 		cmpxchg(per_cpu_ptr(&iolayers_flow_cur, cpu), f, NULL);
 }
 
+/*
+ * @t, a task's idle entry, no longer names an io_uring request's attempt
+ * (its end, or the request's when that end was not seen). Only the task
+ * sets the mark, and the request's end may clear it from elsewhere: one
+ * cmpxchg wins.
+ */
+static void iolayers_flow_att_drop(struct iolayers_task_flow *t)
+{
+	WRITE_ONCE(t->att, NULL);
+	cmpxchg_release(&t->state, IOLAYERS_FLOW_ENDED | IOLAYERS_FLOW_ATT, IOLAYERS_FLOW_ENDED);
+}
+
 /**
  * iolayers_flow_start() - Start a flow for a syscall of the current task.
  * @tid: the current task's thread id
@@ -225,6 +243,9 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 	u64 seq;
 	int cpu;
 
+	/* A hand-off left naming an io_uring request's flow (uring.c). */
+	if (f && unlikely(f->e.table != IOLAYERS_T_TASK))
+		f = iolayers_table_find(IOLAYERS_T_TASK, tid);
 	cpu = get_cpu();
 	seq = (this_cpu_inc_return(iolayers_seq) << IOLAYERS_SEQ_CPU_BITS) | cpu;
 	if (f)
@@ -253,6 +274,8 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 		 * which a completion reads first.
 		 */
 		iolayers_flow_renew(f, seq);
+		if (unlikely(READ_ONCE(f->state) & IOLAYERS_FLOW_ATT))
+			iolayers_flow_att_drop(f);	/* its end was not seen */
 		if (unlikely(cmpxchg(&f->state, IOLAYERS_FLOW_ENDED, 0) != IOLAYERS_FLOW_ENDED)) {
 			iolayers_flow_unhand(f);
 			f = NULL;
@@ -726,3 +749,366 @@ void iolayers_reads_missed_reset(void)
 {
 	IOLAYERS_PERCPU_ZERO(iolayers_missed_reads);
 }
+
+/*
+ * io_uring requests (uring.c). A request's flow lives in the request
+ * table from its submission to its completion's CQE. Each attempt to
+ * issue it runs in some task (the submitter inline, its task work, an
+ * io-wq worker, the SQPOLL thread): for the attempt's span that task's
+ * probes find the request's flow instead of a read of their own, through
+ * the hand-off, or through the task's own entry (its @att) when the
+ * hand-off was taken meanwhile, so the FS, cache and BLOCK layers bind to
+ * the request as they do to a read().
+ */
+
+/* A new flow id (iolayers_flow_start()'s kind). */
+static u64 iolayers_flow_seq(void)
+{
+	u64 seq;
+	int cpu;
+
+	cpu = get_cpu();
+	seq = (this_cpu_inc_return(iolayers_seq) << IOLAYERS_SEQ_CPU_BITS) | cpu;
+	put_cpu();
+	return seq;
+}
+
+/*
+ * The request's attempt @f no longer runs: no hand-off names it (the CPU
+ * the attempt set one on, and this one), and the task's entry no longer
+ * sends its probes to it. From the attempt's own end, or from the
+ * request's when that was not seen (@f's lock held, @f->rd.ur.open was
+ * set).
+ */
+static void iolayers_flow_att_close(struct iolayers_task_flow *f)
+{
+	struct iolayers_task_flow *t;
+	int cpu = f->rd.ur.hand_cpu;
+
+	f->rd.ur.open = false;
+	WRITE_ONCE(f->task, NULL);
+	WRITE_ONCE(f->tid, 0);
+	cmpxchg(per_cpu_ptr(&iolayers_flow_cur, cpu), f, NULL);
+	if (cpu != raw_smp_processor_id())
+		this_cpu_cmpxchg(iolayers_flow_cur, f, NULL);
+	t = iolayers_table_find(IOLAYERS_T_TASK, f->rd.ur.att_tid);
+	if (t && READ_ONCE(t->att) == f)
+		iolayers_flow_att_drop(t);
+}
+
+/**
+ * iolayers_flow_req_start() - Start the flow of a submitted io_uring read.
+ * @req: the request's address (its key; never dereferenced here)
+ * @opcode: its IORING_OP_*
+ * @fd: the file descriptor it names (a fixed file's index with
+ *	IOSQE_FIXED_FILE)
+ *
+ * A flow still there for the same address is a request whose completion
+ * was not seen (one that posts no CQE on success, IOSQE_CQE_SKIP_SUCCESS):
+ * counted stale and replaced. The flow starts with the submitting task as
+ * its process and thread, its clock and start stamp set.
+ *
+ * Context: the submitting task (or its SQPOLL thread), in an RCU
+ * read-side critical section.
+ * Return: the flow, or NULL (a full table, no memory: counted).
+ */
+struct iolayers_task_flow *iolayers_flow_req_start(unsigned long req, u8 opcode, int fd)
+{
+	struct iolayers_task_flow *f = iolayers_table_find(IOLAYERS_T_UREQ, req);
+
+	if (unlikely(f))
+		iolayers_flow_req_drop(f);
+	f = iolayers_table_alloc(IOLAYERS_T_UREQ);	/* zeroed: in flight */
+	if (!f)
+		return NULL;
+	spin_lock_init(&f->lock);
+	f->seq = iolayers_flow_seq();
+	f->rd.sys.nr = opcode;
+	f->rd.sys.fd = fd;
+	f->rd.sys.pos = -1;
+	f->rd.ur.opcode = opcode;
+	f->rd.ur.tid = current->pid;
+	f->rd.ur.tgid = current->tgid;
+	memcpy(f->rd.ur.comm, current->comm, sizeof(f->rd.ur.comm));
+	f->rd.sys.tsc = READ_ONCE(iolayers_clock_tsc);
+	f->rd.sys.start = iolayers_stamp(f->rd.sys.tsc);
+	iolayers_table_insert(IOLAYERS_T_UREQ, f, req);
+	return f;
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_req_start);
+
+/*
+ * Current's own entry, idle, marked as running an attempt of @f; a new
+ * one if it has none, or if a sweep just took it (GONE). NULL when it
+ * cannot be made (counted) or the task has a read in flight (never: an
+ * attempt runs in io_uring's code, inside no read()).
+ */
+static struct iolayers_task_flow *iolayers_flow_att_mark(struct iolayers_task_flow *f)
+{
+	pid_t tid = current->pid;
+	struct iolayers_task_flow *t = iolayers_table_find(IOLAYERS_T_TASK, tid);
+	u32 state;
+
+	if (t) {
+		WRITE_ONCE(t->att, f);
+		state = cmpxchg(&t->state, IOLAYERS_FLOW_ENDED,
+				IOLAYERS_FLOW_ENDED | IOLAYERS_FLOW_ATT);
+		if (state == IOLAYERS_FLOW_ENDED)
+			return t;
+		if (state == (IOLAYERS_FLOW_ENDED | IOLAYERS_FLOW_ATT))
+			return t;	/* an end not seen: now @f's */
+		WRITE_ONCE(t->att, NULL);
+		if (!(state & IOLAYERS_FLOW_GONE))
+			return NULL;
+		iolayers_flow_unhand(t);
+	}
+	t = iolayers_table_alloc(IOLAYERS_T_TASK);
+	if (!t)
+		return NULL;
+	spin_lock_init(&t->lock);
+	t->tid = tid;
+	t->task = current;
+	t->att = f;
+	t->state = IOLAYERS_FLOW_ENDED | IOLAYERS_FLOW_ATT;
+	iolayers_table_insert(IOLAYERS_T_TASK, t, tid);
+	/* After the entry: a miss remembered before it is forgotten. */
+	smp_mb__before_atomic();
+	atomic64_inc(&iolayers_task_inserts);
+	return t;
+}
+
+/**
+ * iolayers_flow_att_begin() - An attempt to issue a request begins.
+ * @f: the request's flow
+ * @where: IOLAYERS_UR_* of the context it runs in
+ *
+ * Until its end the current task's probes find @f as their read in
+ * flight. An attempt nested in one of the same request (io_read_fixed()
+ * calling io_read()) is no new attempt; one still open in another task
+ * (its end not seen) is closed first.
+ *
+ * Context: the task that issues it, preemption disabled (a kprobe).
+ * Return: true when the attempt began (its end is to be seen).
+ */
+bool iolayers_flow_att_begin(struct iolayers_task_flow *f, u8 where)
+{
+	struct iolayers_task_flow *t;
+	unsigned long flags;
+	u64 now;
+
+	spin_lock_irqsave(&f->lock, flags);
+	if (READ_ONCE(f->state) || (f->rd.ur.open && f->task == current)) {
+		spin_unlock_irqrestore(&f->lock, flags);
+		return false;
+	}
+	if (unlikely(f->rd.ur.open))
+		iolayers_flow_att_close(f);
+	t = iolayers_flow_att_mark(f);
+	if (!t) {
+		f->rd.missed |= IOLAYERS_MISSED_FS;
+		spin_unlock_irqrestore(&f->lock, flags);
+		return false;
+	}
+	now = iolayers_stamp(f->rd.sys.tsc);
+	f->rd.ur.open = true;
+	f->rd.ur.att_tid = current->pid;
+	f->rd.ur.hand_cpu = smp_processor_id();
+	f->rd.ur.where |= where;
+	if (f->rd.ur.attempts < U8_MAX)
+		f->rd.ur.attempts++;
+	f->rd.ur.fs_entries = f->rd.fs.entries;
+	f->rd.ur.att_start = now;
+	if (!f->rd.ur.first)
+		f->rd.ur.first = now;
+	WRITE_ONCE(f->tid, current->pid);
+	WRITE_ONCE(f->task, current);
+	iolayers_flow_hand(f);
+	spin_unlock_irqrestore(&f->lock, flags);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_att_begin);
+
+/**
+ * iolayers_flow_att_end() - An attempt to issue a request has returned.
+ * @f: the request's flow
+ * @again: the attempt did not get the data: it returned -EAGAIN (a retry
+ *	follows) or -EIOCBQUEUED (a buffered read armed to be woken when its
+ *	page is ready; a direct one that completes later)
+ *
+ * Its bio still in the slot goes into the bio table (the request made of
+ * it may be made in another context now), its time is added to the
+ * request's time issuing, and an attempt that entered the FS layer and
+ * did not get the data marks the request as having waited for it.
+ *
+ * Context: the task that ran the attempt, preemption disabled.
+ */
+void iolayers_flow_att_end(struct iolayers_task_flow *f, bool again)
+{
+	struct iolayers_read_uring *ur = &f->rd.ur;
+	unsigned long flags;
+	u64 now;
+
+	/*
+	 * The slot is the attempt's task's own (a bio it queued and made no
+	 * request of yet), flushed before the lock: a failed entry takes it
+	 * (iolayers_flow_lost_blk()).
+	 */
+	if (f->slot.bio && f->task == current)
+		iolayers_bio_slot_flush(f);
+	spin_lock_irqsave(&f->lock, flags);
+	if (READ_ONCE(f->state) || !ur->open || f->task != current) {
+		spin_unlock_irqrestore(&f->lock, flags);
+		return;
+	}
+	now = iolayers_stamp(f->rd.sys.tsc);
+	ur->issue += now - ur->att_start;
+	ur->last_end = now;
+	if (again && f->rd.fs.entries != ur->fs_entries && !f->rd.fs.direct)
+		ur->waited = true;
+	iolayers_flow_att_close(f);
+	spin_unlock_irqrestore(&f->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_att_end);
+
+/* A request's layer times at its completion, @end its stamp then. */
+static void iolayers_flow_req_times(struct iolayers_read_state *rd, u64 end)
+{
+	struct iolayers_read_uring *ur = &rd->ur;
+	bool tsc = rd->sys.tsc;
+	u64 last = ur->last_end ?: end;
+
+	rd->sys.ns = iolayers_stamp_ns(tsc, rd->sys.start, end);
+	if (rd->fs.reached) {
+		rd->fs.off = min(iolayers_stamp_ns(tsc, rd->sys.start, rd->fs.start), rd->sys.ns);
+		rd->fs.ns = min(iolayers_stamp_ns(tsc, rd->fs.start, last),
+				rd->sys.ns - rd->fs.off);
+	}
+	if (ur->first) {
+		ur->issue_off = min(iolayers_stamp_ns(tsc, rd->sys.start, ur->first), rd->sys.ns);
+		ur->issue_ns = min(iolayers_stamp_ns(tsc, 0, ur->issue),
+				   rd->sys.ns - ur->issue_off);
+	}
+}
+
+/*
+ * Record a request that completed with @res: its layer times, cache
+ * state, histograms and record, as iolayers_flow_finish() does a read's.
+ */
+static void iolayers_flow_req_record(struct iolayers_task_flow *f, long res)
+{
+	struct iolayers_read_state *rd = &f->rd;
+	enum iolayers_cache cache;
+	u64 bytes = res > 0 ? res : 0;
+	u64 now, end;
+
+	if (unlikely(f->blk_lost))
+		rd->missed |= IOLAYERS_MISSED_BLOCK;
+	/* An attempt that got no data waited for it (uring.c). */
+	rd->cache.iowait |= rd->ur.waited;
+	preempt_disable();
+	if (likely(rd->sys.tsc && READ_ONCE(iolayers_clock_tsc))) {
+		now = iolayers_clock_now(&end);
+	} else {
+		end = iolayers_stamp(rd->sys.tsc);
+		now = ktime_get_ns();
+	}
+	iolayers_flow_req_times(rd, end);
+	if (unlikely(f->blk.queue_at))
+		iolayers_flow_end_bound(&f->blk, rd->sys.ns, &now);
+	cache = iolayers_cache_state(f, res);
+	iolayers_hist_note(IOLAYERS_L_URING, cache, rd->sys.ns, bytes);
+	if (rd->fs.reached)
+		iolayers_hist_note(IOLAYERS_L_FS, cache, rd->fs.ns, bytes);
+	if (f->blk.nr_rqs)
+		iolayers_flow_blk_hist(&f->blk, cache);
+	iolayers_stream_store(f, res, now, cache);
+	preempt_enable();
+	if (unlikely(rd->missed))
+		this_cpu_inc(iolayers_missed_reads);
+}
+
+/*
+ * End @f's flow (in flight until now): no completion folds into it from
+ * here on, and no attempt runs in it. False if it had ended already.
+ */
+static bool iolayers_flow_req_end(struct iolayers_task_flow *f)
+{
+	unsigned long flags;
+	bool ended;
+
+	spin_lock_irqsave(&f->lock, flags);
+	ended = !READ_ONCE(f->state);
+	if (ended) {
+		/* As iolayers_flow_end(): a completion reads @state first. */
+		smp_store_release(&f->state, IOLAYERS_FLOW_ENDED);
+		if (unlikely(f->rd.ur.open))
+			iolayers_flow_att_close(f);
+	}
+	spin_unlock_irqrestore(&f->lock, flags);
+	/*
+	 * A bio left in the slot by an attempt whose end was not seen: its
+	 * request, made later, is late (the flow ended). After the lock, as
+	 * a failed entry takes it.
+	 */
+	if (ended && unlikely(f->slot.bio))
+		iolayers_bio_slot_flush(f);
+	return ended;
+}
+
+/**
+ * iolayers_flow_req_finish() - A request's completion was posted: record
+ *	it and remove its flow.
+ * @f: the request's flow
+ * @res: the CQE's result
+ *
+ * Context: the task that posts the CQE (the submitter's task work, an
+ * io-wq worker, the SQPOLL thread), in an RCU read-side critical section.
+ */
+void iolayers_flow_req_finish(struct iolayers_task_flow *f, long res)
+{
+	if (!iolayers_flow_req_end(f))
+		return;
+	if (iolayers_table_unlink(IOLAYERS_T_UREQ, f)) {
+		iolayers_flow_req_record(f, res);
+		iolayers_table_retire(f);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_req_finish);
+
+/**
+ * iolayers_flow_req_drop() - Remove a request's flow without a record.
+ * @f: the flow, found in the request table
+ *
+ * A request whose completion was not seen (its address used again by a
+ * new request), counted stale.
+ *
+ * Context: any, in an RCU read-side critical section.
+ */
+void iolayers_flow_req_drop(struct iolayers_task_flow *f)
+{
+	iolayers_flow_req_end(f);
+	if (iolayers_table_unlink(IOLAYERS_T_UREQ, f)) {
+		iolayers_table_drop(IOLAYERS_T_UREQ, IOLAYERS_DROP_STALE);
+		iolayers_table_retire(f);
+	}
+}
+
+static bool iolayers_req_in_flight(const void *entry)
+{
+	const struct iolayers_task_flow *f = entry;
+
+	return !READ_ONCE(f->state);
+}
+
+/**
+ * iolayers_reqs_in_flight() - io_uring requests of followed tasks in
+ *	flight now.
+ *
+ * Context: process context (a `stats` read); walks the request table.
+ * Return: the number of requests between their submission and their CQE.
+ */
+int iolayers_reqs_in_flight(void)
+{
+	return iolayers_table_count(IOLAYERS_T_UREQ, iolayers_req_in_flight);
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_reqs_in_flight);

@@ -30,6 +30,7 @@ bool iolayers_rcv;
 
 static struct iolayers_layer_probes *iolayers_all_layers[] = {
 	&iolayers_syscall_layer,
+	&iolayers_uring_layer,
 	&iolayers_vfs_layer,
 	&iolayers_fs_layer,
 	&iolayers_cache_layer,

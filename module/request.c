@@ -91,7 +91,7 @@ static bool iolayers_rq_add(struct iolayers_rq *r, const struct iolayers_flow_re
 	unsigned int i;
 
 	for (i = 0; i < r->nr_flows; i++)
-		if (r->flows[i].seq == flow->seq && r->flows[i].tid == flow->tid)
+		if (r->flows[i].seq == flow->seq && r->flows[i].key == flow->key)
 			break;
 	if (i == IOLAYERS_RQ_FLOWS)
 		return false;
@@ -280,7 +280,7 @@ bool iolayers_bio_foreign(const struct iolayers_task_flow *f, struct bio *bio)
  */
 void iolayers_bio_slot_flush(struct iolayers_task_flow *f)
 {
-	struct iolayers_flow_ref ref = { .tid = f->tid, .seq = f->seq };
+	struct iolayers_flow_ref ref = iolayers_flow_ref_of(f);
 	struct iolayers_bio *b;
 
 	if (!f->slot.bio)
@@ -315,7 +315,7 @@ void iolayers_bio_slot_flush(struct iolayers_task_flow *f)
  */
 void iolayers_bio_bind(struct iolayers_task_flow *f, struct bio *bio, bool slot)
 {
-	struct iolayers_flow_ref ref = { .tid = f->tid, .seq = f->seq };
+	struct iolayers_flow_ref ref = iolayers_flow_ref_of(f);
 	struct iolayers_bio *b = NULL;
 
 	/* Before any entry names the flow: its end takes the lock. */
@@ -329,7 +329,7 @@ void iolayers_bio_bind(struct iolayers_task_flow *f, struct bio *bio, bool slot)
 	if (!iolayers_table_empty(IOLAYERS_T_BIO))
 		b = iolayers_table_find(IOLAYERS_T_BIO, (unsigned long)bio);
 	if (b) {
-		if (b->sector == bio->bi_iter.bi_sector && b->flow.tid == ref.tid &&
+		if (b->sector == bio->bi_iter.bi_sector && b->flow.key == ref.key &&
 		    b->flow.seq == ref.seq)
 			return;
 		iolayers_table_del_stale(IOLAYERS_T_BIO, b);
@@ -446,8 +446,7 @@ static struct iolayers_rq *iolayers_rq_take_bios(struct request *rq, struct iola
 		if (f && bio == f->slot.bio) {
 			/* The reader's own bio, from its slot (b NULL). */
 			b = NULL;
-			slot_flow.tid = f->tid;
-			slot_flow.seq = f->seq;
+			slot_flow = iolayers_flow_ref_of(f);
 			flow = &slot_flow;
 			bytes = f->slot.bytes;
 			queue_ns = f->slot.queue_ns;

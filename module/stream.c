@@ -325,14 +325,38 @@ static s64 iolayers_read_pos(const struct iolayers_read_state *rd)
 	return rd->fs.reached ? rd->fs.pos : -1;
 }
 
+/* An io_uring request's own part of its record. */
+static noinline void iolayers_req_fill(struct iolayers_flow_rec *r,
+				       const struct iolayers_read_uring *ur)
+{
+	r->tid = ur->tid;
+	r->tgid = ur->tgid;
+	memcpy(r->comm, ur->comm, sizeof(r->comm));
+	r->via = IOLAYERS_VIA_URING;
+	r->attempts = ur->attempts;
+	r->where = ur->where;
+	r->ur_issue_off = ur->first ? ur->issue_off : -1;
+	r->ur_issue_ns = ur->first ? ur->issue_ns : 0;
+}
+
 static void iolayers_flow_fill(struct iolayers_flow_rec *r, const struct iolayers_task_flow *f,
 			       long ret, u64 now, int cache, bool blk)
 {
 	r->end_ns = now;
 	r->seq = f->seq;
-	r->tid = current->pid;
-	r->tgid = current->tgid;
-	memcpy(r->comm, current->comm, sizeof(r->comm));
+	if (unlikely(f->rd.ur.opcode)) {
+		/* An io_uring request: its submitter's, wherever it ends. */
+		iolayers_req_fill(r, &f->rd.ur);
+	} else {
+		r->tid = current->pid;
+		r->tgid = current->tgid;
+		memcpy(r->comm, current->comm, sizeof(r->comm));
+		r->via = IOLAYERS_VIA_SYSCALL;
+		r->attempts = 0;
+		r->where = 0;
+		r->vfs_off = f->rd.vfs.start ? f->rd.vfs.off : -1;
+		r->vfs_ns = f->rd.vfs.start ? f->rd.vfs.ns : 0;
+	}
 	r->nr = f->rd.sys.nr;
 	r->fd = f->rd.sys.fd;
 	r->pos = iolayers_read_pos(&f->rd);
@@ -342,8 +366,6 @@ static void iolayers_flow_fill(struct iolayers_flow_rec *r, const struct iolayer
 	r->ret = ret;
 	r->cache = cache;
 	r->sys_ns = f->rd.sys.ns;
-	r->vfs_off = f->rd.vfs.start ? f->rd.vfs.off : -1;
-	r->vfs_ns = f->rd.vfs.start ? f->rd.vfs.ns : 0;
 	/* @rd.sock holds an earlier read's unless this one's SOCK entry came. */
 	r->sock = f->rd.sock.start ? f->rd.sock.kind : IOLAYERS_SK_NONE;
 	if (unlikely(r->sock)) {
@@ -463,13 +485,51 @@ static int iolayers_sock_format(char *buf, size_t size, const struct iolayers_fl
 	int n;
 
 	if (!r->sock)
-		return scnprintf(buf, size, " - - - - - -\n");
+		return scnprintf(buf, size, " - - - - - -");
 	n = scnprintf(buf, size, " %s %llu", iolayers_sock_names[r->sock], r->sys_ns - r->sock_off);
 	n += iolayers_opt_format(buf + n, size - n, r->tcp_off >= 0, r->sys_ns - r->tcp_off);
 	n += iolayers_opt_format(buf + n, size - n, r->wait_ns, r->wait_ns);
 	n += scnprintf(buf + n, size - n, " %lld", r->sock_off);
 	n += iolayers_opt_format(buf + n, size - n, r->tcp_off >= 0, r->tcp_off);
+	return n;
+}
+
+static const char * const iolayers_where_names[] = IOLAYERS_URING_WHERE_NAMES;
+
+/* The io_uring columns of a line, and its newline. */
+static int iolayers_uring_format(char *buf, size_t size, const struct iolayers_flow_rec *r)
+{
+	char sep = ' ';
+	unsigned int i;
+	int n;
+
+	if (r->via != IOLAYERS_VIA_URING)
+		return scnprintf(buf, size, " - - - -\n");
+	n = scnprintf(buf, size, " %u", r->attempts);
+	n += iolayers_opt_format(buf + n, size - n, r->ur_issue_off >= 0, r->ur_issue_ns);
+	n += iolayers_opt_format(buf + n, size - n, r->ur_issue_off >= 0, r->ur_issue_off);
+	for (i = 0; i < ARRAY_SIZE(iolayers_where_names); i++) {
+		if (!(r->where & BIT(i)))
+			continue;
+		n += scnprintf(buf + n, size - n, "%c%s", sep, iolayers_where_names[i]);
+		sep = ',';
+	}
+	if (sep == ' ')
+		n += scnprintf(buf + n, size - n, " -");
 	return n + scnprintf(buf + n, size - n, "\n");
+}
+
+/* The syscall column: the syscall's name, or the io_uring opcode's. */
+static int iolayers_via_format(char *buf, size_t size, const struct iolayers_flow_rec *r)
+{
+	const char *op;
+
+	if (r->via != IOLAYERS_VIA_URING)
+		return scnprintf(buf, size, "%s",
+				 iolayers_syscall_names[iolayers_syscall_index(r->nr)]);
+	op = iolayers_uring_op_name(r->nr);
+	return op ? scnprintf(buf, size, "io_uring:%s", op) :
+		    scnprintf(buf, size, "io_uring:%d", r->nr);
 }
 
 /**
@@ -488,7 +548,9 @@ int iolayers_flow_format(char *buf, size_t size, const struct iolayers_flow_rec 
 	u64 start = r->end_ns - r->sys_ns;
 	/* A socket read's FS part holds its socket part. */
 	bool fs = !r->sock && r->fs_off >= 0;
-	char comm[TASK_COMM_LEN];
+	/* An io_uring request's VFS part holds its time issuing. */
+	bool vfs = r->via == IOLAYERS_VIA_SYSCALL && r->vfs_off >= 0;
+	char comm[TASK_COMM_LEN], via[32];
 	const char *disk;
 	dev_t dev;
 	int i, n;
@@ -497,11 +559,11 @@ int iolayers_flow_format(char *buf, size_t size, const struct iolayers_flow_rec 
 	for (i = 0; i < TASK_COMM_LEN - 1 && r->comm[i]; i++)
 		comm[i] = isgraph(r->comm[i]) ? r->comm[i] : '?';
 	comm[i] = '\0';
+	iolayers_via_format(via, sizeof(via), r);
 	n = scnprintf(buf, size, "%llu %llu %d %d %s %s %d %lld %llu %ld %s %llu", r->seq, start,
-		      r->tid, r->tgid, i ? comm : "?",
-		      iolayers_syscall_names[iolayers_syscall_index(r->nr)], r->fd, r->pos, r->req,
+		      r->tid, r->tgid, i ? comm : "?", via, r->fd, r->pos, r->req,
 		      r->ret, iolayers_cache_name(r->cache), r->sys_ns);
-	n += iolayers_opt_format(buf + n, size - n, r->vfs_off >= 0, r->vfs_ns);
+	n += iolayers_opt_format(buf + n, size - n, vfs, r->vfs_ns);
 	n += iolayers_opt_format(buf + n, size - n, fs, r->fs_ns);
 	n += iolayers_opt_format(buf + n, size - n, b->nr_rqs, b->queue_ns);
 	n += iolayers_opt_format(buf + n, size - n, b->nr_rqs, b->service_ns);
@@ -509,7 +571,7 @@ int iolayers_flow_format(char *buf, size_t size, const struct iolayers_flow_rec 
 	n += scnprintf(buf + n, size - n, " %u %u %llu %llu %llu %u %u", b->nr_bios, b->nr_rqs,
 		       b->bio_bytes, b->rq_bytes, r->sock ? 0 : r->ra_bytes, b->requeues,
 		       b->errors);
-	n += iolayers_opt_format(buf + n, size - n, r->vfs_off >= 0, r->vfs_off);
+	n += iolayers_opt_format(buf + n, size - n, vfs, r->vfs_off);
 	n += iolayers_opt_format(buf + n, size - n, fs, r->fs_off);
 	n += iolayers_opt_format(buf + n, size - n, b->queue_at, b->queue_at - start);
 	n += iolayers_opt_format(buf + n, size - n, b->nr_rqs, b->issue_at - start);
@@ -534,7 +596,8 @@ int iolayers_flow_format(char *buf, size_t size, const struct iolayers_flow_rec 
 	else
 		n += scnprintf(buf + n, size - n, " -");
 	n += scnprintf(buf + n, size - n, " %u", hweight16(b->disk_mask));
-	return n + iolayers_sock_format(buf + n, size - n, r);
+	n += iolayers_sock_format(buf + n, size - n, r);
+	return n + iolayers_uring_format(buf + n, size - n, r);
 }
 
 static int iolayers_rec_cmp(const void *a, const void *b)
@@ -793,12 +856,12 @@ static void iolayers_rec_to_raw(const struct iolayers_flow_rec *r, int cpu,
 	o->ret = r->ret;
 	o->ino = r->ino;
 	o->ns[IOLAYERS_L_SYSCALL] = r->sys_ns;
-	o->ns[IOLAYERS_L_VFS] = r->vfs_off >= 0 ? r->vfs_ns : -1;
+	o->ns[IOLAYERS_L_VFS] = !r->via && r->vfs_off >= 0 ? r->vfs_ns : -1;
 	o->ns[IOLAYERS_L_FS] = !r->sock && r->fs_off >= 0 ? r->fs_ns : -1;
 	o->ns[IOLAYERS_L_QUEUE] = b->nr_rqs ? b->queue_ns : -1;
 	o->ns[IOLAYERS_L_SERVICE] = b->nr_rqs ? b->service_ns : -1;
 	o->ns[IOLAYERS_L_DEVICE] = b->device_at ? b->device_ns : -1;
-	o->vfs_off = r->vfs_off;
+	o->vfs_off = r->via ? -1 : r->vfs_off;
 	o->fs_off = r->sock ? -1 : r->fs_off;
 	o->queue_off = b->queue_at ? (s64)(b->queue_at - start) : -1;
 	o->issue_off = b->nr_rqs ? (s64)(b->issue_at - start) : -1;
@@ -826,7 +889,18 @@ static void iolayers_rec_to_raw(const struct iolayers_flow_rec *r, int cpu,
 		o->dev_major = MAJOR(dev);
 		o->dev_minor = MINOR(dev);
 	}
-	o->syscall = iolayers_syscall_index(r->nr);
+	o->via = r->via;
+	if (r->via == IOLAYERS_VIA_URING) {
+		o->syscall = r->nr;
+		o->attempts = r->attempts;
+		o->where = r->where;
+		o->ur_issue_off = r->ur_issue_off;
+		o->ur_issue_ns = r->ur_issue_off >= 0 ? (s64)r->ur_issue_ns : -1;
+	} else {
+		o->syscall = iolayers_syscall_index(r->nr);
+		o->ur_issue_off = -1;
+		o->ur_issue_ns = -1;
+	}
 	o->cache = r->cache;
 	o->missed = r->missed;
 	o->ndisks = hweight16(b->disk_mask);

@@ -100,6 +100,7 @@ static struct iolayers_table iolayers_tables[IOLAYERS_NR_TABLES] = {
 	[IOLAYERS_T_TGID] = IOLAYERS_TABLE(IOLAYERS_T_TGID, "tgid", struct iolayers_tgid, 1),
 	[IOLAYERS_T_FILE] = IOLAYERS_TABLE(IOLAYERS_T_FILE, "file", struct iolayers_file, 1),
 	[IOLAYERS_T_SOCK] = IOLAYERS_TABLE(IOLAYERS_T_SOCK, "sock", struct iolayers_sockent, 1),
+	[IOLAYERS_T_UREQ] = IOLAYERS_TABLE(IOLAYERS_T_UREQ, "uring", struct iolayers_task_flow, 4),
 };
 
 static DEFINE_PER_CPU(u64 [IOLAYERS_NR_TABLES][IOLAYERS_NR_DROPS], iolayers_drops);

@@ -311,4 +311,41 @@
 	(KERNEL_VERSION(5, 10, 0) <= LINUX_VERSION_CODE && \
 	 KERNEL_VERSION(7, 3, 0) > LINUX_VERSION_CODE)
 
+/*
+ * io_uring (uring.c) reads struct io_kiocb, public since the io_uring
+ * code moved to its own directory (6.0, include/linux/io_uring_types.h);
+ * before that the layer has no probe point. The submission's tracepoint
+ * was io_uring_submit_sqe(req, force_nonblock) and became
+ * io_uring_submit_req(req) in 6.4 ("io_uring: rename
+ * trace_io_uring_submit_sqe() tracepoint", Jens Axboe); neither moved in
+ * a stable update. IOLAYERS_KERNEL_RANGE: < 6.1 none; < 6.4
+ * io_uring_submit_sqe; >= 6.4 io_uring_submit_req.
+ */
+#if KERNEL_VERSION(6, 1, 0) <= LINUX_VERSION_CODE
+#define IOLAYERS_HAVE_URING 1
+#if KERNEL_VERSION(6, 4, 0) > LINUX_VERSION_CODE
+#define IOLAYERS_URING_SUBMIT_TP "io_uring_submit_sqe"
+#define IOLAYERS_URING_SUBMIT_ARGS struct io_kiocb *req, bool force_nonblock
+#define IOLAYERS_URING_SUBMIT_CHECK(probe) IOLAYERS_TP_CHECK(io_uring_submit_sqe, probe)
+#else
+#define IOLAYERS_URING_SUBMIT_TP "io_uring_submit_req"
+#define IOLAYERS_URING_SUBMIT_ARGS struct io_kiocb *req
+#define IOLAYERS_URING_SUBMIT_CHECK(probe) IOLAYERS_TP_CHECK(io_uring_submit_req, probe)
+#endif
+
+/*
+ * io_uring_complete passed the CQE's fields one by one (ctx, req,
+ * user_data, res, cflags, extra1, extra2), then the CQE itself (ctx, req,
+ * cqe). Told by the kernel's own declaration of the tracepoint, not by
+ * its version: @cqe_probe where the tracepoint takes a CQE, @args_probe
+ * otherwise.
+ */
+#define IOLAYERS_URING_COMPLETE_PICK(cqe_probe, args_probe)				\
+	__builtin_choose_expr(								\
+		__builtin_types_compatible_p(typeof(register_trace_io_uring_complete) *, \
+			int (*)(void (*)(void *, struct io_ring_ctx *, void *,		\
+					 struct io_uring_cqe *), void *)),		\
+		(cqe_probe), (args_probe))
+#endif
+
 #endif /* _IOLAYERS_COMPAT_H */

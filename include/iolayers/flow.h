@@ -17,6 +17,9 @@
 struct bio;
 struct iolayers_rq;
 
+/* Thread ids fit in this many bits (PID_MAX_LIMIT, flow.c). */
+#define IOLAYERS_TID_BITS	22
+
 /**
  * struct iolayers_blk_acc - What the BLOCK and DEVICE layers saw of a flow.
  * @nr_bios: bios the flow's task queued during the read
@@ -60,7 +63,7 @@ struct iolayers_blk_acc {
 
 /**
  * struct iolayers_read_sys - The SYSCALL layer's part of a read().
- * @nr: syscall number
+ * @nr: syscall number (an io_uring request's IORING_OP_*)
  * @fd: file descriptor argument
  * @req: bytes requested (the iovecs' sum for the readv family)
  * @pos: file position argument of the p* calls, -1 for the current one
@@ -121,6 +124,8 @@ struct iolayers_read_file {
  * @ns: its latency, from that entry to the syscall's exit; 0 when not
  *	reached
  * @off: that entry's time after sys_enter, in ns (set at sys_exit)
+ * @entries: FS calls entered since the flow began, nested ones too (an
+ *	io_uring request tells by it which attempt reached the layer)
  */
 struct iolayers_read_fs {
 	bool reached;
@@ -132,6 +137,7 @@ struct iolayers_read_fs {
 	u64 start;
 	u64 ns;
 	u64 off;
+	u32 entries;
 };
 
 /**
@@ -187,6 +193,54 @@ struct iolayers_read_sock {
 #define IOLAYERS_MISSED_SOCK	BIT(3)
 
 /**
+ * struct iolayers_read_uring - An io_uring request's own part (uring.c).
+ * @opcode: its IORING_OP_* (0 for a read() flow)
+ * @attempts: attempts begun (io_read() calls; up to 255 counted)
+ * @open: an attempt runs now: @att_tid's task entry names this flow
+ *	(struct iolayers_task_flow's @att) and @hand_cpu's hand-off may
+ * @where: IOLAYERS_UR_* of the contexts its attempts ran in
+ * @waited: an attempt that entered the FS layer ended without the data
+ *	(-EAGAIN, or -EIOCBQUEUED for a buffered read armed to be woken)
+ * @fs_entries: @fs.entries when the open attempt began
+ * @hand_cpu: the CPU whose hand-off the open attempt set
+ * @att_tid: the task running the open attempt
+ * @tid: the submitting task's id
+ * @tgid: its process
+ * @comm: its name
+ * @first: stamp of the first attempt's start (0: none began)
+ * @att_start: stamp of the open attempt's start
+ * @last_end: stamp of the last attempt's end
+ * @issue: clock units spent in attempts, summed
+ * @issue_off: @first's time after the submission, in ns (set at the end)
+ * @issue_ns: @issue in ns (set at the end)
+ */
+struct iolayers_read_uring {
+	u8 opcode;
+	u8 attempts;
+	bool open;
+	u8 where;
+	bool waited;
+	u32 fs_entries;
+	int hand_cpu;
+	pid_t att_tid;
+	pid_t tid;
+	pid_t tgid;
+	char comm[TASK_COMM_LEN];
+	u64 first;
+	u64 att_start;
+	u64 last_end;
+	u64 issue;
+	u64 issue_off;
+	u64 issue_ns;
+};
+
+/* struct iolayers_read_uring's @where: an attempt ran... */
+#define IOLAYERS_UR_INLINE	BIT(0)	/* in the submitting syscall */
+#define IOLAYERS_UR_TASKWORK	BIT(1)	/* later, from a task's task work */
+#define IOLAYERS_UR_IOWQ	BIT(2)	/* in an io-wq worker, blocking */
+#define IOLAYERS_UR_SQPOLL	BIT(3)	/* in the ring's SQPOLL thread */
+
+/**
  * struct iolayers_read_state - One read()'s state, one part per layer that
  *	writes it (from the reader's own context).
  * @sys: SYSCALL (syscall.c)
@@ -195,6 +249,8 @@ struct iolayers_read_sock {
  * @file: the file, from the VFS or FS entry
  * @cache: cache state (cache.c)
  * @sock: SOCK and TCP (sock.c)
+ * @ur: an io_uring request's own part (uring.c), written whole at its
+ *	submission; a read() flow leaves it alone (@ur.opcode stays 0)
  * @missed: IOLAYERS_MISSED_* of the layers whose entry was refused
  * @foreign: the reader queued I/O that was not its file's during the read
  *	(BLOCK: iolayers_bio_foreign()), which it may have waited for
@@ -215,6 +271,7 @@ struct iolayers_read_state {
 	u8 missed;
 	bool foreign;
 	struct iolayers_read_sock sock;
+	struct iolayers_read_uring ur;
 };
 
 /**
@@ -239,9 +296,14 @@ struct iolayers_bio_slot {
 	u64 queue_ns;
 };
 
-/* struct iolayers_task_flow's @state: no read() in flight; removed. */
+/*
+ * struct iolayers_task_flow's @state: no read() in flight; removed; (a
+ * task's idle entry) the task runs an attempt of the io_uring request
+ * @att names.
+ */
 #define IOLAYERS_FLOW_ENDED	BIT(0)
 #define IOLAYERS_FLOW_GONE	BIT(1)
+#define IOLAYERS_FLOW_ATT	BIT(2)
 
 /**
  * struct iolayers_task_flow - A followed thread's read-family syscall.
@@ -275,7 +337,18 @@ struct iolayers_bio_slot {
  * @last_sk: the TCP socket the thread last read, known to have its entry
  *	in the socket table (sock.c; never dereferenced)
  * @last_sk_gen: the socket table's removals then (iolayers_sock_forget())
+ * @att: while the task runs an attempt of an io_uring request (@state
+ *	IOLAYERS_FLOW_ENDED | IOLAYERS_FLOW_ATT), that request's flow, which
+ *	its probes then find instead (iolayers_flow_here()); set and cleared
+ *	by the task itself, or cleared by the request's end when the
+ *	attempt's return was not seen
  * @rd: the read()'s own state, written by the reader's context only
+ *
+ * An io_uring request's flow is this structure too, in the request table
+ * (IOLAYERS_T_UREQ), keyed by the request's address: from its submission
+ * to its completion's CQE, its attempts run in whatever task issues them
+ * (@task and @tid are that task's while one runs, NULL and 0 between
+ * them), and its bios bind to it as a read's do (uring.c).
  *
  * The entry is added at the thread's first followed read() and kept
  * between reads (idle while @state is not 0): each sys_enter starts a new flow in
@@ -298,18 +371,34 @@ struct iolayers_task_flow {
 	u64 last_ino;
 	const void *last_sk;
 	u64 last_sk_gen;
+	struct iolayers_task_flow *att;
 	struct iolayers_read_state rd;
 };
 
 /**
  * struct iolayers_flow_ref - How an async context names a flow.
- * @tid: the flow's task, to find it in the task table
+ * @key: the flow's key in its table: a thread id in the task table, an
+ *	io_uring request's address in the request table (above any thread
+ *	id: iolayers_flow_ref_table())
  * @seq: the flow's id, to check it is still the same read()
  */
 struct iolayers_flow_ref {
-	pid_t tid;
+	unsigned long key;
 	u64 seq;
 };
+
+/* The table of the flow @key names. */
+static __always_inline enum iolayers_table_id iolayers_flow_ref_table(unsigned long key)
+{
+	return key >> IOLAYERS_TID_BITS ? IOLAYERS_T_UREQ : IOLAYERS_T_TASK;
+}
+
+/* How async contexts name @f's flow now. */
+static __always_inline struct iolayers_flow_ref
+iolayers_flow_ref_of(const struct iolayers_task_flow *f)
+{
+	return (struct iolayers_flow_ref){ .key = f->e.key, .seq = f->seq };
+}
 
 /**
  * struct iolayers_tgid - A process followed because its parent is.
@@ -341,8 +430,11 @@ struct iolayers_tgid {
  * @ret: what the syscall returned
  * @cache: enum iolayers_cache
  * @sys_ns: syscall latency
- * @vfs_off: vfs_read entry, ns after sys_enter (-1: not reached)
- * @vfs_ns: vfs_read latency
+ * @vfs_off: vfs_read entry, ns after sys_enter (-1: not reached); an
+ *	io_uring request's first attempt's start instead (@ur_issue_off)
+ * @vfs_ns: vfs_read latency (@ur_issue_ns: its attempts' time, summed)
+ * @ur_issue_off: see @vfs_off
+ * @ur_issue_ns: see @vfs_ns
  * @fs_off: FS call entry, ns after sys_enter (-1: not reached)
  * @fs_ns: FS latency
  * @ra_bytes: readahead bytes added to the page cache during the read
@@ -353,6 +445,9 @@ struct iolayers_tgid {
  * @wait_ns: the time it waited for data
  * @missed: IOLAYERS_MISSED_* of the layers the read lost an event of
  * @sock: enum iolayers_sock_kind (0: not a socket read)
+ * @via: enum iolayers_via
+ * @attempts: an io_uring request's attempts (struct iolayers_read_uring)
+ * @where: their contexts, IOLAYERS_UR_*
  * @blk: the BLOCK and DEVICE part
  */
 struct iolayers_flow_rec {
@@ -373,8 +468,16 @@ struct iolayers_flow_rec {
 	long ret;
 	int cache;
 	u64 sys_ns;
-	s64 vfs_off;
-	u64 vfs_ns;
+	union {
+		struct {
+			s64 vfs_off;
+			u64 vfs_ns;
+		};
+		struct {
+			s64 ur_issue_off;
+			u64 ur_issue_ns;
+		};
+	};
 	union {
 		struct {
 			s64 fs_off;
@@ -389,6 +492,9 @@ struct iolayers_flow_rec {
 	};
 	u8 missed;
 	u8 sock;
+	u8 via;
+	u8 attempts;
+	u8 where;
 	struct iolayers_blk_acc blk;
 };
 
@@ -408,7 +514,6 @@ struct iolayers_task_flow *iolayers_flow_table_find(pid_t tid, u64 miss);
  * The task table's misses (flow.c): per CPU, the last thread id the table
  * did not have, with the table's insertions then.
  */
-#define IOLAYERS_TID_BITS	22
 extern atomic64_t iolayers_task_inserts;
 DECLARE_PER_CPU(u64, iolayers_task_miss);
 
@@ -475,6 +580,27 @@ static __always_inline bool iolayers_flow_maybe_here(void)
 }
 
 /**
+ * iolayers_flow_attempt() - The io_uring request whose attempt a task
+ *	runs.
+ * @t: the task's own entry (current's), with IOLAYERS_FLOW_ATT
+ *
+ * Found this way when the hand-off does not name the request's flow (the
+ * task moved to another CPU during the attempt, or another task's read
+ * took the hand-off while it slept).
+ *
+ * Context: current's, in an RCU read-side critical section: the flow is
+ * retired only after its attempt's end cleared @t->att.
+ * Return: the request's flow, or NULL if the attempt just ended.
+ */
+static __always_inline struct iolayers_task_flow *
+iolayers_flow_attempt(struct iolayers_task_flow *t)
+{
+	struct iolayers_task_flow *f = READ_ONCE(t->att);
+
+	return f && f->task == current && !READ_ONCE(f->state) ? f : NULL;
+}
+
+/**
  * iolayers_flow_here() - Find the read() in flight of the current task,
  *	inline in every probe of a read's own context.
  * @tid: current's thread id
@@ -489,12 +615,24 @@ static __always_inline bool iolayers_flow_maybe_here(void)
 static __always_inline struct iolayers_task_flow *iolayers_flow_here(pid_t tid)
 {
 	struct iolayers_task_flow *f = iolayers_flow_current(tid);
+	u32 state;
 
-	return f && !READ_ONCE(f->state) ? f : NULL;
+	if (!f)
+		return NULL;
+	state = READ_ONCE(f->state);
+	if (likely(!state))
+		return f;
+	return unlikely(state & IOLAYERS_FLOW_ATT) ? iolayers_flow_attempt(f) : NULL;
 }
 
 struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref);
 void iolayers_flow_finish(struct iolayers_task_flow *f, long ret);
+struct iolayers_task_flow *iolayers_flow_req_start(unsigned long req, u8 opcode, int fd);
+void iolayers_flow_req_drop(struct iolayers_task_flow *f);
+bool iolayers_flow_att_begin(struct iolayers_task_flow *f, u8 where);
+void iolayers_flow_att_end(struct iolayers_task_flow *f, bool again);
+void iolayers_flow_req_finish(struct iolayers_task_flow *f, long res);
+int iolayers_reqs_in_flight(void);
 void iolayers_flow_add_bio(struct iolayers_task_flow *f, u64 seq, u32 bytes, u64 queue_ns);
 void iolayers_flow_lost_blk(const struct iolayers_flow_ref *ref);
 bool iolayers_flow_fold_rq(const struct iolayers_rq *r, unsigned int i, u64 now, bool error);

@@ -6,6 +6,7 @@
 #include <iolayers/probe.h>
 
 extern struct iolayers_layer_probes iolayers_syscall_layer;
+extern struct iolayers_layer_probes iolayers_uring_layer;
 extern struct iolayers_layer_probes iolayers_vfs_layer;
 extern struct iolayers_layer_probes iolayers_fs_layer;
 extern struct iolayers_layer_probes iolayers_cache_layer;

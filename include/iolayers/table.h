@@ -66,6 +66,8 @@ struct iolayers_entry {
  *	inode address (file.c)
  * @IOLAYERS_T_SOCK: TCP sockets followed reads read, keyed by address, to
  *	tell their segments in the receive path (sock.c)
+ * @IOLAYERS_T_UREQ: io_uring requests of followed tasks from submission to
+ *	completion, keyed by address (uring.c)
  * @IOLAYERS_NR_TABLES: number of tables
  */
 enum iolayers_table_id {
@@ -75,6 +77,7 @@ enum iolayers_table_id {
 	IOLAYERS_T_TGID,
 	IOLAYERS_T_FILE,
 	IOLAYERS_T_SOCK,
+	IOLAYERS_T_UREQ,
 	IOLAYERS_NR_TABLES,
 };
 

@@ -11,7 +11,7 @@
  * reader refuses versions it does not know.
  */
 #define IOLAYERS_DEBUGFS_DIR	"iolayers"
-#define IOLAYERS_FORMAT_VERSION	7
+#define IOLAYERS_FORMAT_VERSION	8
 #define IOLAYERS_VERSION_STRING	"0.1.0"
 
 /* Number of log2 buckets in every histogram: bucket i holds [2^i, 2^(i+1)). */
@@ -35,6 +35,8 @@
  * @IOLAYERS_L_WAIT: the time a socket read waited for data, from the
  *	socket's wait for data to the copy that followed it (summed when it
  *	waited more than once); WAITED reads only
+ * @IOLAYERS_L_URING: an io_uring request, from its submission to its
+ *	completion's CQE, wherever it ran (format 8)
  * @IOLAYERS_NR_LAYERS: number of layers
  */
 enum iolayers_layer {
@@ -47,6 +49,7 @@ enum iolayers_layer {
 	IOLAYERS_L_SOCK,
 	IOLAYERS_L_TCP,
 	IOLAYERS_L_WAIT,
+	IOLAYERS_L_URING,
 	IOLAYERS_NR_LAYERS,
 };
 
@@ -98,11 +101,48 @@ enum iolayers_cache {
  * readv, preadv, preadv2).
  */
 #define IOLAYERS_LAYER_NAMES \
-	{ "syscall", "vfs", "fs", "queue", "service", "device", "sock", "tcp", "wait" }
+	{ "syscall", "vfs", "fs", "queue", "service", "device", "sock", "tcp", "wait", "uring" }
 #define IOLAYERS_CACHE_NAMES \
 	{ "HIT", "MISS", "PARTIAL", "DIRECT", "other", "UNK", "ERROR", "READY", "WAITED", "EMPTY" }
 #define IOLAYERS_SYSCALL_NAMES \
 	{ "read", "pread64", "readv", "preadv", "preadv2", "recvfrom", "recvmsg" }
+
+/**
+ * enum iolayers_via - How a read was issued (format 8).
+ * @IOLAYERS_VIA_SYSCALL: a read-family syscall (its number in the
+ *	syscall column)
+ * @IOLAYERS_VIA_URING: an io_uring request (its IORING_OP_* there): a line
+ *	of `flows` names it "io_uring:" and the opcode's name
+ *	(iolayers_uring_op_name())
+ */
+enum iolayers_via {
+	IOLAYERS_VIA_SYSCALL,
+	IOLAYERS_VIA_URING,
+};
+
+/* Where an io_uring request's attempts ran, the where column's names. */
+#define IOLAYERS_URING_WHERE_NAMES \
+	{ "inline", "taskwork", "iowq", "sqpoll" }
+
+/**
+ * iolayers_uring_op_name() - The name of an io_uring read opcode.
+ * @op: its IORING_OP_* value
+ *
+ * Return: "READV", "READ_FIXED" or "READ", NULL for another.
+ */
+static inline const char *iolayers_uring_op_name(unsigned int op)
+{
+	switch (op) {
+	case 1:		/* IORING_OP_READV */
+		return "READV";
+	case 4:		/* IORING_OP_READ_FIXED */
+		return "READ_FIXED";
+	case 22:	/* IORING_OP_READ */
+		return "READ";
+	default:
+		return (const char *)0;
+	}
+}
 
 /* The first socket state: the states from here on are socket reads'. */
 #define IOLAYERS_C_FIRST_SOCK	IOLAYERS_C_READY
@@ -182,7 +222,7 @@ enum iolayers_sock_kind {
  * ever grow at their end, and the version changes when a field's meaning
  * does. Little-endian, naturally aligned; times are CLOCK_MONOTONIC ns.
  */
-#define IOLAYERS_STREAM_VERSION	1
+#define IOLAYERS_STREAM_VERSION	2
 
 /* Layers with a slot in struct iolayers_rec_read's ns (the file path's). */
 #define IOLAYERS_REC_LAYERS	6
@@ -275,7 +315,17 @@ struct iolayers_rec_lost {
  * @sock_off: sock_recvmsg's entry, ns after sys_enter (-1: not reached)
  * @tcp_off: tcp_recvmsg's entry (-1: not reached)
  * @sock: enum iolayers_sock_kind
+ * @via: enum iolayers_via (stream version 2 on, as the fields below): for
+ *	an io_uring request @syscall is its IORING_OP_*, @start_ns its
+ *	submission, @ns[0] its latency to the CQE, @ret the CQE's result
+ * @attempts: an io_uring request's attempts to issue it (0 otherwise)
+ * @where: where they ran, bit i IOLAYERS_URING_WHERE_NAMES[i]
  * @pad: zero
+ * @ur_issue_off: an io_uring request's first attempt, ns after its
+ *	submission (-1: none, or not a request)
+ * @ur_issue_ns: the time its attempts took, summed (-1: as above); the
+ *	rest of its latency it waited: queued for io-wq or task work, or
+ *	for its I/O
  */
 struct iolayers_rec_read {
 	struct iolayers_rec_hdr hdr;
@@ -318,7 +368,12 @@ struct iolayers_rec_read {
 	__s64 sock_off;
 	__s64 tcp_off;
 	__u8 sock;
-	__u8 pad[7];
+	__u8 via;
+	__u8 attempts;
+	__u8 where;
+	__u8 pad[4];
+	__s64 ur_issue_off;
+	__s64 ur_issue_ns;
 };
 
 /*
@@ -338,12 +393,20 @@ struct iolayers_rec_read {
  * socket reads' columns: sock (enum iolayers_sock_kind's name), sock_ns,
  * tcp_ns, wait_ns (the time it waited for data), sock_off and tcp_off ("-"
  * where not reached); a socket read's cache column holds READY, WAITED
- * or EMPTY (or UNK, other: see enum iolayers_cache).
+ * or EMPTY (or UNK, other: see enum iolayers_cache). Format 8 added
+ * io_uring requests: syscall "io_uring:READ" (or READV, READ_FIXED),
+ * start_ns the submission, syscall_ns the time to the CQE, ret its
+ * result; and the columns ur_attempts (attempts to issue it),
+ * ur_issue_ns (their time, summed; the rest it waited), ur_issue_off (the
+ * first one's start after the submission) and ur_where (the contexts
+ * they ran in, comma-separated IOLAYERS_URING_WHERE_NAMES), all "-" for
+ * a syscall.
  */
 #define IOLAYERS_FLOWS_HEADER \
 	"seq start_ns tid tgid comm syscall fd pos req ret cache syscall_ns vfs_ns fs_ns " \
 	"queue_ns service_ns device_ns bios rqs bio_bytes rq_bytes ra_bytes " \
 	"requeues errors vfs_off fs_off queue_off issue_off device_off done_off disk missed " \
-	"ino fs_dev dev ndisks sock sock_ns tcp_ns wait_ns sock_off tcp_off"
+	"ino fs_dev dev ndisks sock sock_ns tcp_ns wait_ns sock_off tcp_off " \
+	"ur_attempts ur_issue_ns ur_issue_off ur_where"
 
 #endif /* _UAPI_IOLAYERS_H */

@@ -59,6 +59,7 @@ static __always_inline void iolayers_fs_entry(struct iolayers_fregs *fregs,
 	if (!f)
 		return;
 	iolayers_hit(pcpu);
+	f->rd.fs.entries++;
 	if (f->rd.fs.reached) {
 		/*
 		 * Nested in the flow's outer FS call. A direct read the file
@@ -84,6 +85,8 @@ static __always_inline void iolayers_fs_entry(struct iolayers_fregs *fregs,
 		f->rd.file.ino = inode->i_ino;
 		f->rd.file.dev = inode->i_sb->s_dev;
 	}
+	if (unlikely(f->rd.ur.opcode))	/* an io_uring request: its size is here */
+		f->rd.sys.req = len;
 	f->rd.fs.pos = iocb->ki_pos;
 	f->rd.fs.first_index = iocb->ki_pos >> PAGE_SHIFT;
 	f->rd.fs.last_index = len ? (iocb->ki_pos + len - 1) >> PAGE_SHIFT : f->rd.fs.first_index;

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * URING layer: io_uring read requests (IORING_OP_READ, READV, READ_FIXED)
+ * of followed tasks, one flow per request from its submission
+ * (io_uring_submit_req) to its completion's CQE (io_uring_complete),
+ * keyed by the request, never by a task: its attempts to issue it
+ * (io_read(), a kretprobe) run inline in io_uring_enter(), from task work
+ * after a page-cache wait, in io-wq workers or the SQPOLL thread, and for
+ * each attempt's span that task's FS, cache and BLOCK probes bind to the
+ * request (flow.c).
+ */
+
+#define pr_fmt(fmt) "iolayers: " fmt
+
+#include <linux/errno.h>
+#include <linux/kprobes.h>
+#include <linux/sched.h>
+#include <iolayers/compat.h>
+#include <iolayers/filter.h>
+#include <iolayers/flow.h>
+#include <iolayers/layers.h>
+#include <iolayers/probe.h>
+#include <iolayers/table.h>
+
+#ifdef IOLAYERS_HAVE_URING
+#include <linux/io_uring.h>
+#include <linux/io_uring_types.h>
+#include <uapi/linux/io_uring.h>
+#include <trace/events/io_uring.h>
+
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_uring_submit);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_uring_read);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_uring_read_fixed);
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_uring_complete);
+
+/* The reads: what a request's attempts issue through io_read(). */
+static bool iolayers_uring_read_op(u8 op)
+{
+	return op == IORING_OP_READ || op == IORING_OP_READV || op == IORING_OP_READ_FIXED;
+}
+
+/*
+ * Whose request it is: the submitting thread's, or for a ring with an
+ * SQPOLL thread (an io worker of the process), its process's leader, so
+ * that comm= names the program and not "iou-sqp-N".
+ */
+static struct task_struct *iolayers_uring_owner(void)
+{
+	return current->flags & PF_IO_WORKER ? current->group_leader : current;
+}
+
+/* Prototype of TRACE_EVENT(io_uring_submit_req) (compat.h). */
+static void iolayers_uring_submit(void *data, IOLAYERS_URING_SUBMIT_ARGS)
+{
+	IOLAYERS_COST_SCOPE(&iolayers_pc_uring_submit);
+
+	if (iolayers_empty)
+		return;	/* empty=1: the floor of the mechanism */
+	if (!iolayers_uring_read_op(req->opcode) || !iolayers_follows(iolayers_uring_owner()))
+		return;
+	iolayers_hit(&iolayers_pc_uring_submit);
+	/* The fd is in the CQE's place until the completion (io_init_req()). */
+	iolayers_flow_req_start((unsigned long)req, req->opcode, req->cqe.fd);
+}
+
+/* A request's completion posted with @res, @req NULL for an aux CQE. */
+static __always_inline void iolayers_uring_done(void *req, s32 res)
+{
+	struct iolayers_task_flow *f;
+
+	if (iolayers_empty || !req || iolayers_table_empty(IOLAYERS_T_UREQ))
+		return;
+	f = iolayers_table_find(IOLAYERS_T_UREQ, (unsigned long)req);
+	if (!f)
+		return;
+	iolayers_hit(&iolayers_pc_uring_complete);
+	iolayers_flow_req_finish(f, res);
+}
+
+/*
+ * io_uring_complete's two prototypes: (ctx, req, user_data, res, cflags,
+ * extra1, extra2) until the CQE itself was passed, (ctx, req, cqe) since.
+ * The kernel's own declaration picks the handler (compat.h).
+ */
+static void iolayers_uring_complete_args(void *data, void *ctx, void *req, u64 user_data,
+					 int res, unsigned int cflags, u64 extra1, u64 extra2)
+{
+	IOLAYERS_COST_SCOPE(&iolayers_pc_uring_complete);
+
+	iolayers_uring_done(req, res);
+}
+
+static void iolayers_uring_complete_cqe(void *data, struct io_ring_ctx *ctx, void *req,
+					struct io_uring_cqe *cqe)
+{
+	IOLAYERS_COST_SCOPE(&iolayers_pc_uring_complete);
+
+	iolayers_uring_done(req, cqe->res);
+}
+
+/* What an attempt's return handler needs: its request, checked again. */
+struct iolayers_uring_att {
+	unsigned long req;
+	u64 seq;
+};
+
+/* Where an attempt runs, from io_read()'s issue flags. */
+static u8 iolayers_uring_where(const struct iolayers_task_flow *f, unsigned int issue_flags)
+{
+	if (issue_flags & IO_URING_F_IOWQ)
+		return IOLAYERS_UR_IOWQ;
+	if (current->flags & PF_IO_WORKER)
+		return IOLAYERS_UR_SQPOLL;
+	return f->rd.ur.attempts ? IOLAYERS_UR_TASKWORK : IOLAYERS_UR_INLINE;
+}
+
+/*
+ * io_read(req, issue_flags) and io_read_fixed(): an attempt of a followed
+ * request begins. Only those arm the return. A kprobe handler runs with
+ * preemption off, an RCU reader of the table.
+ */
+static __always_inline int iolayers_uring_att_entry(struct kretprobe_instance *ri,
+						    struct pt_regs *regs,
+						    struct iolayers_probe_pcpu __percpu *pcpu)
+{
+	IOLAYERS_COST_SCOPE(pcpu);
+	struct iolayers_uring_att *a = (struct iolayers_uring_att *)ri->data;
+	unsigned long req = regs_get_kernel_argument(regs, 0);
+	unsigned int issue_flags = regs_get_kernel_argument(regs, 1);
+	struct iolayers_task_flow *f;
+
+	if (iolayers_empty || iolayers_table_empty(IOLAYERS_T_UREQ))
+		return 1;
+	f = iolayers_table_find(IOLAYERS_T_UREQ, req);
+	if (!f)
+		return 1;
+	iolayers_hit(pcpu);
+	if (!iolayers_flow_att_begin(f, iolayers_uring_where(f, issue_flags)))
+		return 1;
+	a->req = req;
+	a->seq = f->seq;
+	return 0;
+}
+
+static int iolayers_uring_read_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return iolayers_uring_att_entry(ri, regs, &iolayers_pc_uring_read);
+}
+
+static int iolayers_uring_read_fixed_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return iolayers_uring_att_entry(ri, regs, &iolayers_pc_uring_read_fixed);
+}
+
+/*
+ * The attempt returned: 0 (done, its CQE to be posted), -EAGAIN (to be
+ * retried: polled, or punted to io-wq) or -EIOCBQUEUED (to complete
+ * later: a buffered read armed to be woken when its page is ready, a
+ * direct one when its bios complete).
+ */
+static int iolayers_uring_read_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	const struct iolayers_uring_att *a = (const struct iolayers_uring_att *)ri->data;
+	long ret = (long)regs_return_value(regs);
+	struct iolayers_task_flow *f = iolayers_table_find(IOLAYERS_T_UREQ, a->req);
+
+	if (f && READ_ONCE(f->seq) == a->seq)
+		iolayers_flow_att_end(f, ret == -EAGAIN || ret == -EIOCBQUEUED);
+	return 0;
+}
+
+/*
+ * As many attempts at once as io-wq may block in: each worker of a ring
+ * holds one while it waits for its read.
+ */
+#define IOLAYERS_URING_MAXACTIVE	1024
+
+static struct kretprobe iolayers_uring_read_krp = {
+	.entry_handler = iolayers_uring_read_entry,
+	.handler = iolayers_uring_read_return,
+	.data_size = sizeof(struct iolayers_uring_att),
+	.maxactive = IOLAYERS_URING_MAXACTIVE,
+};
+
+static struct kretprobe iolayers_uring_read_fixed_krp = {
+	.entry_handler = iolayers_uring_read_fixed_entry,
+	.handler = iolayers_uring_read_return,
+	.data_size = sizeof(struct iolayers_uring_att),
+	.maxactive = IOLAYERS_URING_MAXACTIVE,
+};
+
+/* The handlers' prototypes against the kernel's (never called). */
+static void __maybe_unused iolayers_uring_check_types(void)
+{
+	IOLAYERS_URING_SUBMIT_CHECK(iolayers_uring_submit);
+	IOLAYERS_TP_CHECK(io_uring_complete,
+			  IOLAYERS_URING_COMPLETE_PICK(iolayers_uring_complete_cqe,
+						       iolayers_uring_complete_args));
+}
+
+/*
+ * The attempts' probes come first: attached last, after the submission's
+ * and the completion's, and detached first. io_read_fixed() exists from
+ * the kernels where READ_FIXED has a handler of its own; where it calls
+ * io_read(), the nested attempt is no new one.
+ */
+static struct iolayers_probe iolayers_uring_probes[] = {
+	IOLAYERS_KRETPROBE("io_read", &iolayers_uring_read_krp, iolayers_pc_uring_read,
+			   .missed_layer = IOLAYERS_MISSED_FS),
+	IOLAYERS_KRETPROBE("io_read_fixed", &iolayers_uring_read_fixed_krp,
+			   iolayers_pc_uring_read_fixed, .optional = true,
+			   .missed_layer = IOLAYERS_MISSED_FS),
+	IOLAYERS_TRACEPOINT("io_uring_complete",
+			    IOLAYERS_URING_COMPLETE_PICK(iolayers_uring_complete_cqe,
+							 iolayers_uring_complete_args),
+			    iolayers_pc_uring_complete),
+	IOLAYERS_TRACEPOINT(IOLAYERS_URING_SUBMIT_TP, iolayers_uring_submit,
+			    iolayers_pc_uring_submit),
+};
+
+/* The URING layer: an io_uring read from its submission to its CQE. */
+struct iolayers_layer_probes iolayers_uring_layer = {
+	.name = "URING",
+	.probes = iolayers_uring_probes,
+	.nr_probes = ARRAY_SIZE(iolayers_uring_probes),
+};
+
+#else /* !IOLAYERS_HAVE_URING */
+
+IOLAYERS_PROBE_COUNTERS(iolayers_pc_uring_none);
+
+/* Never attached (unverified): a tracepoint handler of no prototype. */
+static void iolayers_uring_none(void)
+{
+}
+
+/*
+ * No struct io_kiocb to read before 6.1: the layer's one probe point is
+ * shown unverified in `layers` (and said once in the kernel's log), and
+ * io_uring reads make no record.
+ */
+static struct iolayers_probe iolayers_uring_probes[] = {
+	IOLAYERS_TRACEPOINT("io_uring_submit_sqe", iolayers_uring_none, iolayers_pc_uring_none,
+			    .optional = true, .unverified = true),
+};
+
+struct iolayers_layer_probes iolayers_uring_layer = {
+	.name = "URING",
+	.probes = iolayers_uring_probes,
+	.nr_probes = ARRAY_SIZE(iolayers_uring_probes),
+};
+
+#endif

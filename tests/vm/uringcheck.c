@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ground truth for the io_uring test: 4 KiB reads of FILE through an
+ * io_uring (liburing), one at a time, each after mincore() said whether
+ * its page is in the page cache, and what each CQE returned.
+ *
+ * Usage: uringcheck FILE COUNT SEED [direct] [async] [sqpoll] [errors] [mixed]
+ * direct opens FILE with O_DIRECT; async sets IOSQE_ASYNC on every
+ * request (issued by an io-wq worker, never inline); sqpoll makes the
+ * ring with an SQPOLL thread; errors makes every fourth read's buffer an
+ * unmapped page (-EFAULT); mixed cycles through IORING_OP_READ, READV and
+ * READ_FIXED (a registered buffer).
+ * Prints: reads N resident N nonresident N bytes N failed N, where
+ * resident and nonresident count the reads that did not fail. With
+ * UC_LOG=FILE in the environment, also one line per read into FILE:
+ * "OP OFFSET RESIDENT RES" (the opcode's name as the module's flows name
+ * it, the file offset, 1 when mincore() said the page was cached, the
+ * CQE's result).
+ * Stops itself (SIGSTOP) before the first read so that the test can load
+ * the module with its pid.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+static int has(int argc, char **argv, const char *word)
+{
+	int i;
+
+	for (i = 4; i < argc; i++)
+		if (!strcmp(argv[i], word))
+			return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static char buf[4096] __attribute__((aligned(4096)));
+	static const char * const names[] = { "io_uring:READ", "io_uring:READV",
+					      "io_uring:READ_FIXED" };
+	long count, pages, i, resident = 0, nonresident = 0, bytes = 0, failed = 0;
+	int fd, direct, async, sqpoll, errors, mixed, ret;
+	struct iovec iov = { buf, sizeof(buf) };
+	const char *log = getenv("UC_LOG");
+	struct io_uring_params p = { 0 };
+	struct io_uring ring;
+	FILE *logf = NULL;
+	unsigned char vec;
+	char *unmapped;
+	struct stat st;
+	void *map;
+
+	if (argc < 4) {
+		fprintf(stderr,
+			"usage: uringcheck FILE COUNT SEED [direct] [async] [sqpoll] [errors] [mixed]\n");
+		return 2;
+	}
+	direct = has(argc, argv, "direct");
+	async = has(argc, argv, "async");
+	sqpoll = has(argc, argv, "sqpoll");
+	errors = has(argc, argv, "errors");
+	mixed = has(argc, argv, "mixed");
+	count = atol(argv[2]);
+	srand(atoi(argv[3]));
+	/* An address the kernel accepts as user memory that faults. */
+	unmapped = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (unmapped == MAP_FAILED || munmap(unmapped, 4096)) {
+		perror("mmap");
+		return 1;
+	}
+	fd = open(argv[1], direct ? O_RDONLY | O_DIRECT : O_RDONLY);
+	if (fd < 0 || fstat(fd, &st)) {
+		perror(argv[1]);
+		return 1;
+	}
+	pages = st.st_size / 4096;
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED || pages == 0) {
+		perror("mmap");
+		return 1;
+	}
+	if (sqpoll) {
+		p.flags = IORING_SETUP_SQPOLL;
+		p.sq_thread_idle = 1000;
+	}
+	ret = io_uring_queue_init_params(4, &ring, &p);
+	if (ret < 0) {
+		fprintf(stderr, "io_uring_queue_init: %s\n", strerror(-ret));
+		return 1;
+	}
+	ret = io_uring_register_buffers(&ring, &iov, 1);
+	if (ret < 0) {
+		fprintf(stderr, "io_uring_register_buffers: %s\n", strerror(-ret));
+		return 1;
+	}
+	if (log && !(logf = fopen(log, "w"))) {
+		perror(log);
+		return 1;
+	}
+	raise(SIGSTOP);
+	for (i = 0; i < count; i++) {
+		long page = ((long)rand() * RAND_MAX + rand()) % pages;
+		int op = mixed ? i % 3 : 0, bad = errors && i % 4 == 1;
+		struct iovec biov = { bad ? unmapped : buf, sizeof(buf) };
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+		struct io_uring_cqe *cqe;
+		int res;
+
+		if (!sqe || mincore((char *)map + page * 4096, 4096, &vec)) {
+			perror("mincore");
+			return 1;
+		}
+		if (bad && op == 2)
+			op = 0;	/* a registered buffer is always mapped */
+		if (op == 0)
+			io_uring_prep_read(sqe, fd, biov.iov_base, sizeof(buf), page * 4096);
+		else if (op == 1)
+			io_uring_prep_readv(sqe, fd, &biov, 1, page * 4096);
+		else
+			io_uring_prep_read_fixed(sqe, fd, buf, sizeof(buf), page * 4096, 0);
+		if (async)
+			sqe->flags |= IOSQE_ASYNC;
+		sqe->user_data = i;
+		ret = io_uring_submit_and_wait(&ring, 1);
+		if (ret < 0) {
+			fprintf(stderr, "io_uring_submit_and_wait: %s\n", strerror(-ret));
+			return 1;
+		}
+		ret = io_uring_wait_cqe(&ring, &cqe);
+		if (ret < 0 || cqe->user_data != (__u64)i) {
+			fprintf(stderr, "io_uring_wait_cqe: %s\n", ret < 0 ? strerror(-ret) : "wrong CQE");
+			return 1;
+		}
+		res = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+		if (res < 0) {
+			failed++;
+		} else {
+			bytes += res;
+			if (vec & 1)
+				resident++;
+			else
+				nonresident++;
+		}
+		if (logf)
+			fprintf(logf, "%s %ld %d %d\n", names[op], page * 4096, vec & 1, res);
+	}
+	if (logf)
+		fclose(logf);
+	io_uring_queue_exit(&ring);
+	printf("reads %ld resident %ld nonresident %ld bytes %ld failed %ld\n", count, resident,
+	       nonresident, bytes, failed);
+	return 0;
+}
