@@ -153,8 +153,11 @@ static int summary_show(struct seq_file *m, void *v)
 		summary_line(m, iolayers_layer_name(l), &h);
 	}
 	for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
+		/* Reads: the read-family syscalls and the io_uring requests. */
 		iolayers_hist_sum(IOLAYERS_L_SYSCALL, c, &h);
 		reads[c] = h.count;
+		iolayers_hist_sum(IOLAYERS_L_URING, c, &h);
+		reads[c] += h.count;
 		if (c >= IOLAYERS_C_FIRST_SOCK)
 			socks += h.count;
 		else if (c != IOLAYERS_C_OTHER)

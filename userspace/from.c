@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * iolayers --from FILE: a recording (`iolayers record`, JSON lines) read
- * back into the snapshot the live views print: every read a flow, the
- * histograms built from the reads exactly as the module builds its own
- * (one sample per layer the read reached, log2 buckets), the slow reads
- * those at least the recording's slow_us, the files' paths from its file
- * objects. JSON is parsed by jansson.
+ * back into the snapshot the live views print: every read (a read-family
+ * syscall or an io_uring read request) a flow, the histograms built from
+ * the reads exactly as the module builds its own (one sample per layer
+ * the read reached, log2 buckets), the slow reads those at least the
+ * recording's slow_us, the files' paths from its file objects. JSON is
+ * parsed by jansson.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -65,6 +66,43 @@ static void hist_add(struct il_hist *h, int64_t ns, int64_t bytes)
 }
 
 /*
+ * An io_uring request's columns (format 8): ur_attempts, ur_issue_ns,
+ * ur_issue_off (null: none, or a syscall's) and ur_where (an array of
+ * IOLAYERS_URING_WHERE_NAMES, null for a syscall) into @f; -1 and "-"
+ * when absent (older records). Return: 0, or -1 for a bad value.
+ */
+static int from_uring(json_t *o, struct il_flow *f)
+{
+	json_t *where = json_object_get(o, "ur_where"), *w;
+	size_t i;
+
+	f->ur_attempts = f->ur_issue_ns = f->ur_issue_off = -1;
+	strcpy(f->ur_where, "-");
+	if (!json_object_get(o, "ur_attempts"))
+		return 0;
+	if (get_i64(o, "ur_attempts", 1, -1, &f->ur_attempts) ||
+	    get_i64(o, "ur_issue_ns", 1, -1, &f->ur_issue_ns) ||
+	    get_i64(o, "ur_issue_off", 1, -1, &f->ur_issue_off))
+		return -1;
+	if (json_is_null(where))
+		return 0;
+	if (!json_is_array(where))
+		return -1;
+	if (json_array_size(where))
+		f->ur_where[0] = '\0';
+	json_array_foreach(where, i, w) {
+		const char *name = json_string_value(w);
+
+		if (!name || strlen(f->ur_where) + strlen(name) + 2 > sizeof(f->ur_where))
+			return -1;
+		if (i)
+			strcat(f->ur_where, ",");
+		strcat(f->ur_where, name);
+	}
+	return 0;
+}
+
+/*
  * One read's object into @f, its samples into @s's histograms. Return: 0,
  * 1 for a read of another process than @s->view_pid (left out), -1 for
  * an object that is not a read's, -2 for a read whose numbers no kernel
@@ -103,13 +141,25 @@ static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 		return -1;
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
 		snprintf(key, sizeof(key), "%s_ns", il_layer_names[l]);
-		f->lat[l] = -1;	/* the socket layers: not in format 6's records */
+		/*
+		 * The socket layers are not in format 6's records, the uring
+		 * layer not in format 7's (nor before).
+		 */
+		f->lat[l] = -1;
 		if (l >= IOLAYERS_L_SOCK && !json_object_get(o, key))
 			continue;
 		if (get_i64(o, key, 1, -1, &f->lat[l]) || f->lat[l] < -1)
 			return -1;
 	}
-	if (f->lat[IOLAYERS_L_SYSCALL] < 0)
+	/*
+	 * An io_uring request (format 8) has its whole latency in uring_ns,
+	 * syscall_ns null; a syscall the other way round.
+	 */
+	f->via = il_is_uring(f->syscall) ? IOLAYERS_VIA_URING : IOLAYERS_VIA_SYSCALL;
+	if (il_flow_ns(f) < 0 ||
+	    f->lat[f->via == IOLAYERS_VIA_URING ? IOLAYERS_L_SYSCALL : IOLAYERS_L_URING] >= 0)
+		return -1;
+	if (from_uring(o, f))
 		return -1;
 	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
 		if (get_i64(o, offs[i], 1, -1, offv[i]))
@@ -154,7 +204,10 @@ static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 		return -2;
 	if (s->view_pid && f->tgid != s->view_pid)
 		return 1;
-	/* The module's samples (iolayers_flow_finish()): bytes as it counts them. */
+	/*
+	 * The module's samples (iolayers_flow_finish(), a request's
+	 * iolayers_flow_req_record()): bytes as it counts them.
+	 */
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
 		int64_t bytes = l <= IOLAYERS_L_FS || l >= IOLAYERS_L_SOCK ?
 				(f->ret > 0 ? f->ret : 0) : f->rq_bytes;
@@ -299,7 +352,7 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 			if (r)
 				continue;	/* another process's (-p) */
 			if (add_flow(&s->flows, &fw, &cap) ||
-			    (fw.lat[IOLAYERS_L_SYSCALL] >= slow_ns &&
+			    (il_flow_ns(&fw) >= slow_ns &&
 			     add_flow(&s->slow, &fw, &slowcap))) {
 				il_fail(err, errlen, "out of memory");
 				goto out;

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdint.h>
+#include <string.h>
 #include "../include/uapi/iolayers.h"
 
 #define IL_MAX_PROBES	64
@@ -73,7 +74,42 @@ struct il_flow {
 	/* Format 7: a socket read's kind ("-": none) and layer entries. */
 	char sock[IL_NAME_LEN];
 	int64_t sock_off, tcp_off;
+	/*
+	 * Format 8: how it was issued (enum iolayers_via, from its syscall
+	 * column: IL_URING_PREFIX names an io_uring request, whose whole
+	 * latency is in lat[IOLAYERS_L_URING], lat[IOLAYERS_L_SYSCALL] -1; a
+	 * syscall's the other way round), and a request's attempts, their
+	 * time summed, the first one's start after the submission (-1 when
+	 * none or not a request), where they ran ("inline,iowq"; "-").
+	 */
+	int via;
+	int64_t ur_attempts, ur_issue_ns, ur_issue_off;
+	char ur_where[IL_NAME_LEN];
 };
+
+/* The syscall column's start for an io_uring request (format 8). */
+#define IL_URING_PREFIX	"io_uring:"
+
+/* Whether @syscall, a syscall column, names an io_uring request. */
+static inline int il_is_uring(const char *syscall)
+{
+	return !strncmp(syscall, IL_URING_PREFIX, sizeof(IL_URING_PREFIX) - 1);
+}
+
+/*
+ * The layer that holds a flow's whole latency (sys_enter to sys_exit, or
+ * an io_uring request's submission to its CQE): what the per-read views
+ * sort by and put at the end of its timeline.
+ */
+static inline int il_flow_top(const struct il_flow *f)
+{
+	return f->via == IOLAYERS_VIA_URING ? IOLAYERS_L_URING : IOLAYERS_L_SYSCALL;
+}
+
+static inline int64_t il_flow_ns(const struct il_flow *f)
+{
+	return f->lat[il_flow_top(f)];
+}
 
 #define IL_PATH_LEN	512
 

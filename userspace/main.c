@@ -37,10 +37,11 @@ static struct env {
 const char *argp_program_version = "iolayers 0.1.0";
 /* Each example shorter than argp's 79 columns: it wraps longer lines at column 0. */
 static const char doc[] =
-"Show where the time of a process's read() calls goes, layer by layer:\n"
-"syscall, VFS, file system, block queue and service, NVMe device; and\n"
-"whether the page cache served them (HIT, MISS, PARTIAL, DIRECT), or\n"
-"that they failed (ERROR).\n"
+"Show where the time of a process's read() calls and io_uring read\n"
+"requests goes, layer by layer: syscall or io_uring request, VFS, file\n"
+"system, block queue and service, NVMe device; and whether the page\n"
+"cache served them (HIT, MISS, PARTIAL, DIRECT), or that they failed\n"
+"(ERROR).\n"
 "\n"
 "USAGE: iolayers [OPTIONS] [INTERVAL [COUNT]]\n"
 "       iolayers record [-o FILE] [--duration S] [-- COMMAND...]\n"
@@ -677,7 +678,7 @@ int main(int argc, char **argv)
 		const struct il_flow *f = il_pick_flow(&s.flows, env.flow, env.cache);
 		const struct il_flow *g = il_pick_flow(&s.slow, env.flow, env.cache);
 
-		if (!f || (g && !env.flow && g->lat[IOLAYERS_L_SYSCALL] > f->lat[IOLAYERS_L_SYSCALL]))
+		if (!f || (g && !env.flow && il_flow_ns(g) > il_flow_ns(f)))
 			f = g;
 		if (f) {
 			il_view_timeline(stdout, f);
@@ -699,8 +700,9 @@ int main(int argc, char **argv)
 	} else {
 		il_view_table(stdout, &s, env.cache_mask);
 		if (!env.hist)
-			printf("SHARE: the layer's time over the syscall time of the same reads; "
-			       "queue/service/device: the longest request of each read\n");
+			printf("SHARE: the layer's time over the syscall (or io_uring request) time "
+			       "of the same reads; queue/service/device: the longest request of each "
+			       "read\n");
 	}
 	il_snapshot_free(&s);
 	return ret;

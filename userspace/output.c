@@ -13,7 +13,7 @@
 
 /* What btt users call these. */
 static const char *const layer_alias[IOLAYERS_NR_LAYERS] = {
-	"", "", "", "Q2I-like", "I2C-like", "D2C-like", "", "", "",
+	"", "", "", "Q2I-like", "I2C-like", "D2C-like", "", "", "", "",
 };
 
 /* "123ns", "45.6us", "7.89ms", "1.23s": 3 significant digits. */
@@ -158,7 +158,10 @@ static void table_rows(FILE *out, const struct il_snapshot *s, unsigned int mask
 	char b[5][16];
 	int l;
 
+	/* The reads' whole time: their syscalls' and io_uring requests'. */
 	il_layer_hist(s, IOLAYERS_L_SYSCALL, mask, &sys);
+	il_layer_hist(s, IOLAYERS_L_URING, mask, &h);
+	il_hist_merge(&sys, &h);
 	fprintf(out, "  %-8s %-8s %9s %12s %8s %8s %8s %8s %6s\n", "LAYER", "", "COUNT", "BYTES",
 		"P50", "P90", "P99", "MAX", "SHARE");
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
@@ -177,8 +180,9 @@ static void table_rows(FILE *out, const struct il_snapshot *s, unsigned int mask
 
 /*
  * The default view: per cache state with reads (of those in @mask), a row
- * per layer (count, bytes, p50/p90/p99, max, share of the syscall time),
- * then the ratio of every state.
+ * per layer (count, bytes, p50/p90/p99, max, share of the reads' whole
+ * time: their syscalls' and io_uring requests'), then the ratio of every
+ * state.
  */
 void il_view_table(FILE *out, const struct il_snapshot *s, unsigned int mask)
 {
@@ -334,22 +338,35 @@ static void tl_line(FILE *out, const char *tree, const char *what, int64_t off, 
 		fprintf(out, "%s%*s %s\n", col, 34 - display_width(col), "", at);
 }
 
-/* The ASCII timeline of one read, every layer's start and end as offsets from sys_enter. */
+/*
+ * The ASCII timeline of one read, every layer's start and end as offsets
+ * from sys_enter; an io_uring request's from its submission (its first
+ * attempt's start, and the time its attempts took) to its CQE.
+ */
 void il_view_timeline(FILE *out, const struct il_flow *f)
 {
 	char note[160], a[16], b[16], c[16], t[2][IL_TERM_LEN(IL_NAME_LEN)];
-	int blk = f->rqs > 0;
+	int blk = f->rqs > 0, uring = f->via == IOLAYERS_VIA_URING;
 
-	fprintf(out, "%s() #%" PRIu64 ": tid %" PRId64 " %s, fd %" PRId64 ", %" PRId64
-		" of %" PRId64 " bytes", il_term_str(t[0], sizeof(t[0]), f->syscall), f->seq,
-		f->tid, il_term_str(t[1], sizeof(t[1]), f->comm), f->fd, f->ret, f->req);
+	fprintf(out, "%s%s #%" PRIu64 ": tid %" PRId64 " %s, fd %" PRId64 ", %" PRId64
+		" of %" PRId64 " bytes", il_term_str(t[0], sizeof(t[0]), f->syscall),
+		uring ? "" : "()", f->seq, f->tid, il_term_str(t[1], sizeof(t[1]), f->comm), f->fd,
+		f->ret, f->req);
 	if (f->pos >= 0)
 		fprintf(out, " at %" PRId64, f->pos);
 	fprintf(out, ", %s", il_cache_names[f->cache]);
 	if (strcmp(f->missed, "-"))
 		fprintf(out, " (lost events of: %s)", il_term_str(t[0], sizeof(t[0]), f->missed));
 	fprintf(out, "\n\u2502\n");
-	tl_line(out, "\u251c\u2500 ", "sys_enter", 0, "");
+	tl_line(out, "\u251c\u2500 ", uring ? "submit" : "sys_enter", 0, "");
+	if (uring && f->ur_issue_off >= 0) {
+		snprintf(note, sizeof(note), "%" PRId64 " attempt%s, %s issuing%s%s",
+			 f->ur_attempts, f->ur_attempts == 1 ? "" : "s",
+			 il_fmt_ns(a, sizeof(a), (double)(f->ur_issue_ns > 0 ? f->ur_issue_ns : 0)),
+			 strcmp(f->ur_where, "-") ? ", " : "",
+			 strcmp(f->ur_where, "-") ? il_term_str(t[0], sizeof(t[0]), f->ur_where) : "");
+		tl_line(out, "\u251c\u2500 ", "first attempt", f->ur_issue_off, note);
+	}
 	if (f->vfs_off >= 0)
 		tl_line(out, "\u251c\u2500 ", "vfs_read", f->vfs_off, "");
 	if (f->fs_off >= 0)
@@ -374,16 +391,18 @@ void il_view_timeline(FILE *out, const struct il_flow *f)
 		tl_line(out, "\u2502   \u2514\u2500 ", "block_rq_complete (last)", f->done_off, note);
 	}
 	if (f->fs_off >= 0) {
+		/* A request's FS time ends with its last attempt. */
 		snprintf(note, sizeof(note), "FS %s", il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_FS]));
-		tl_line(out, "\u251c\u2500 ", "fs read_iter returns", f->fs_off + f->lat[IOLAYERS_L_FS], note);
+		tl_line(out, "\u251c\u2500 ", uring ? "last attempt returns" : "fs read_iter returns",
+			f->fs_off + f->lat[IOLAYERS_L_FS], note);
 	}
 	if (f->vfs_off >= 0) {
 		snprintf(note, sizeof(note), "VFS %s", il_fmt_ns(b, sizeof(b), (double)f->lat[IOLAYERS_L_VFS]));
 		tl_line(out, "\u251c\u2500 ", "vfs_read returns", f->vfs_off + f->lat[IOLAYERS_L_VFS], note);
 	}
-	snprintf(note, sizeof(note), "syscall %s",
-		 il_fmt_ns(c, sizeof(c), (double)f->lat[IOLAYERS_L_SYSCALL]));
-	tl_line(out, "\u2514\u2500 ", "sys_exit", f->lat[IOLAYERS_L_SYSCALL], note);
+	snprintf(note, sizeof(note), "%s %s", uring ? "io_uring" : "syscall",
+		 il_fmt_ns(c, sizeof(c), (double)il_flow_ns(f)));
+	tl_line(out, "\u2514\u2500 ", uring ? "CQE" : "sys_exit", il_flow_ns(f), note);
 }
 
 static void ms_col(FILE *out, int64_t ns)
@@ -409,7 +428,7 @@ void il_view_slow(FILE *out, const struct il_flows *fl)
 		char t[IL_TERM_LEN(IL_NAME_LEN) + 15];
 
 		fprintf(out, "%-12" PRIu64 " %-10.6f %s %7" PRId64 " %10" PRId64 " %12" PRId64
-			" %-7s", f->seq, (f->start_ns + f->lat[IOLAYERS_L_SYSCALL]) / 1e9,
+			" %-7s", f->seq, (f->start_ns + il_flow_ns(f)) / 1e9,
 			il_term_pad(t, sizeof(t), f->comm, 15), f->tid, f->ret, f->pos,
 			il_cache_names[f->cache]);
 		for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
@@ -439,8 +458,12 @@ static int file_sum_cmp(const void *a, const void *b)
 {
 	const struct file_sum *x = a, *y = b;
 
-	if (x->ns[IOLAYERS_L_SYSCALL] != y->ns[IOLAYERS_L_SYSCALL])
-		return x->ns[IOLAYERS_L_SYSCALL] < y->ns[IOLAYERS_L_SYSCALL] ? 1 : -1;
+	/* The reads' whole time: syscalls' and io_uring requests'. */
+	double xt = x->ns[IOLAYERS_L_SYSCALL] + x->ns[IOLAYERS_L_URING];
+	double yt = y->ns[IOLAYERS_L_SYSCALL] + y->ns[IOLAYERS_L_URING];
+
+	if (xt != yt)
+		return xt < yt ? 1 : -1;
 	return 0;
 }
 
@@ -647,6 +670,22 @@ static void json_flows(FILE *out, const struct il_flows *fl)
 			il_json_str(out, f->sock, SIZE_MAX);
 		else
 			fprintf(out, "null");
+		/* An io_uring request's attempts (format 8); null for a syscall. */
+		fprintf(out, ", \"uring\": ");
+		if (f->via == IOLAYERS_VIA_URING) {
+			fprintf(out, "{");
+			json_i64(out, "attempts", f->ur_attempts, 0);
+			json_i64(out, "issue_ns", f->ur_issue_ns, 0);
+			json_i64(out, "issue_offset_ns", f->ur_issue_off, 0);
+			fprintf(out, "\"where\": ");
+			if (strcmp(f->ur_where, "-"))
+				il_json_str(out, f->ur_where, SIZE_MAX);
+			else
+				fprintf(out, "null");
+			fprintf(out, "}");
+		} else {
+			fprintf(out, "null");
+		}
 		fprintf(out, ", \"offset_ns\": {");
 		json_i64(out, "vfs", f->vfs_off, 0);
 		json_i64(out, "fs", f->fs_off, 0);
@@ -724,7 +763,9 @@ void il_view_json(FILE *out, const struct il_snapshot *s)
 #define PROM_LAST	35
 
 #define LB(l)		(1U << IOLAYERS_L_##l)
-#define DISK_LAYERS	(LB(SYSCALL) | LB(VFS) | LB(FS) | LB(QUEUE) | LB(SERVICE) | LB(DEVICE))
+/* A file read's: as a syscall, or as an io_uring request (uring, no vfs). */
+#define DISK_LAYERS	(LB(SYSCALL) | LB(VFS) | LB(FS) | LB(QUEUE) | LB(SERVICE) | LB(DEVICE) | \
+			 LB(URING))
 #define SOCK_LAYERS	(LB(SYSCALL) | LB(VFS) | LB(SOCK) | LB(TCP))
 
 /*
@@ -759,6 +800,7 @@ static const char *const prom_layer_help[IOLAYERS_NR_LAYERS] = {
 	[IOLAYERS_L_SOCK] = "from the socket family's recvmsg to the syscall's exit (part of the syscall's)",
 	[IOLAYERS_L_TCP] = "from tcp_recvmsg to the syscall's exit (part of the socket time)",
 	[IOLAYERS_L_WAIT] = "the wait for data on the socket (part of the socket time)",
+	[IOLAYERS_L_URING] = "an io_uring read request, submission to its completion's CQE (instead of the syscall's)",
 };
 
 /* A cache state as a label value: lower case. */
@@ -952,15 +994,17 @@ static void prom_view(FILE *out, const struct il_snapshot *s, int om)
 
 	prom_build_info(out, om, s);
 	prom_family(out, om, "iolayers_reads_total", "counter", NULL,
-		    "read() calls of the followed processes, by cache state (sockets: ready, waited, empty).");
+		    "read() calls and io_uring read requests of the followed processes, by cache state (sockets: ready, waited, empty).");
 	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
 		fprintf(out, "iolayers_reads_total{cache=\"%s\"} %" PRIu64 "\n",
 			prom_state(c, st, sizeof(st)), il_cache_reads(s, c));
 	prom_family(out, om, "iolayers_read_bytes_total", "counter", "bytes",
-		    "Bytes the followed read() calls returned, by cache state.");
+		    "Bytes the followed read() calls and io_uring read requests returned, by cache state.");
 	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
 		fprintf(out, "iolayers_read_bytes_total{cache=\"%s\"} %" PRIu64 "\n",
-			prom_state(c, st, sizeof(st)), s->hist[IOLAYERS_L_SYSCALL][c].bytes);
+			prom_state(c, st, sizeof(st)),
+			il_sat_add(s->hist[IOLAYERS_L_SYSCALL][c].bytes,
+				   s->hist[IOLAYERS_L_URING][c].bytes));
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 		prom_layer(out, om, s, l);
 	prom_losses_show(out, om, s);
@@ -1014,7 +1058,7 @@ void il_view_openmetrics(FILE *out, const struct il_snapshot *s)
 /* Layer colours of the SVG, and of its legend. */
 static const char *const svg_colour[IOLAYERS_NR_LAYERS] = {
 	"#c6dbef", "#6baed6", "#2171b5", "#fdae6b", "#e6550d", "#31a354", "#bcbddc", "#756bb1",
-	"#969696",
+	"#969696", "#c7e9c0",
 };
 
 static int cmp_slowest(const void *a, const void *b)
@@ -1022,7 +1066,7 @@ static int cmp_slowest(const void *a, const void *b)
 	const struct il_flow *x = *(const struct il_flow *const *)a;
 	const struct il_flow *y = *(const struct il_flow *const *)b;
 
-	return (x->lat[IOLAYERS_L_SYSCALL] < y->lat[IOLAYERS_L_SYSCALL]) - (x->lat[IOLAYERS_L_SYSCALL] > y->lat[IOLAYERS_L_SYSCALL]);
+	return (il_flow_ns(x) < il_flow_ns(y)) - (il_flow_ns(x) > il_flow_ns(y));
 }
 
 static void svg_seg(FILE *out, double x0, double scale, int64_t off, int64_t len, double y,
@@ -1041,7 +1085,8 @@ static void svg_seg(FILE *out, double x0, double scale, int64_t off, int64_t len
 
 /*
  * --svg: a waterfall of the @max slowest reads (one row each, aligned on
- * their sys_enter), a segment per layer at its real offset and length.
+ * their sys_enter, or an io_uring request's submission), a segment per
+ * layer at its real offset and length.
  */
 int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
 {
@@ -1062,8 +1107,8 @@ int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
 	if (n > max)
 		n = max;
 	for (i = 0; i < n; i++)
-		if (v[i]->lat[IOLAYERS_L_SYSCALL] > tmax)
-			tmax = v[i]->lat[IOLAYERS_L_SYSCALL];
+		if (il_flow_ns(v[i]) > tmax)
+			tmax = il_flow_ns(v[i]);
 	scale = width / tmax;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -1071,7 +1116,8 @@ int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
 		90 + row * (n + 1));
 	fprintf(out, "<text x=\"10\" y=\"18\" font-size=\"14\">iolayers ");
 	il_xml_str(out, s->version, SIZE_MAX);
-	fprintf(out, ": the %d slowest reads, each from its sys_enter</text>\n", n);
+	fprintf(out, ": the %d slowest reads, each from its sys_enter (an io_uring request: its "
+		"submission)</text>\n", n);
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 		fprintf(out, "<rect x=\"%d\" y=\"28\" width=\"12\" height=\"10\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"37\">%s</text>\n", 10 + 110 * l, svg_colour[l],
@@ -1090,7 +1136,7 @@ int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
 		fprintf(out, "<text x=\"10\" y=\"%.1f\">#%" PRIu64 " ", y + 12, f->seq);
 		il_xml_str(out, f->comm, 10);
 		fprintf(out, " %s %" PRId64 "B</text>\n", il_cache_names[f->cache], f->ret);
-		svg_seg(out, x0, scale, 0, f->lat[IOLAYERS_L_SYSCALL], y, 14, IOLAYERS_L_SYSCALL, f);
+		svg_seg(out, x0, scale, 0, il_flow_ns(f), y, 14, il_flow_top(f), f);
 		svg_seg(out, x0, scale, f->vfs_off, f->lat[IOLAYERS_L_VFS], y + 2, 10, IOLAYERS_L_VFS, f);
 		svg_seg(out, x0, scale, f->fs_off, f->lat[IOLAYERS_L_FS], y + 4, 6, IOLAYERS_L_FS, f);
 		if (f->rqs > 0) {

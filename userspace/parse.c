@@ -45,7 +45,9 @@ int il_parse_version(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 	 * Format 5 added the ERROR cache state, the disks' table and two
 	 * columns of `flows`; format 6 columns of `flows` (the file, its
 	 * device) and the stream's table in `stats`, and gave read() and
-	 * readv() their file offset in pos. This reader reads all three.
+	 * readv() their file offset in pos; format 7 the socket reads'
+	 * layers and columns, format 8 io_uring requests (the uring layer,
+	 * the ur_* columns). This reader reads them all.
 	 */
 	if (s->format < 4 || s->format > IOLAYERS_FORMAT_VERSION)
 		return il_fail(err, errlen,
@@ -423,6 +425,10 @@ static const struct {
 	{ "wait_ns", COL_I64, offsetof(struct il_flow, lat[IOLAYERS_L_WAIT]), 1 },
 	{ "sock_off", COL_I64, offsetof(struct il_flow, sock_off), 1 },
 	{ "tcp_off", COL_I64, offsetof(struct il_flow, tcp_off), 1 },
+	{ "ur_attempts", COL_I64, offsetof(struct il_flow, ur_attempts), 1 },	/* format 8 */
+	{ "ur_issue_ns", COL_I64, offsetof(struct il_flow, ur_issue_ns), 1 },
+	{ "ur_issue_off", COL_I64, offsetof(struct il_flow, ur_issue_off), 1 },
+	{ "ur_where", COL_STR, offsetof(struct il_flow, ur_where), 1 },
 #undef COL
 };
 #define NCOLS ((int)(sizeof(flow_cols) / sizeof(flow_cols[0])))
@@ -456,6 +462,21 @@ static int set_col(struct il_flow *fw, int col, const char *tok)
 			*(int64_t *)p = v;
 		}
 		return errno || end == tok || *end ? -1 : 0;
+	}
+}
+
+/*
+ * A line's read issued as an io_uring request (format 8: its syscall
+ * column "io_uring:READ"...): `flows` shows its whole latency, submission
+ * to CQE, in syscall_ns; the reader keeps it in the uring layer, as the
+ * module's histograms do, and never in the syscall layer.
+ */
+static void flow_via(struct il_flow *fw)
+{
+	fw->via = il_is_uring(fw->syscall) ? IOLAYERS_VIA_URING : IOLAYERS_VIA_SYSCALL;
+	if (fw->via == IOLAYERS_VIA_URING) {
+		fw->lat[IOLAYERS_L_URING] = fw->lat[IOLAYERS_L_SYSCALL];
+		fw->lat[IOLAYERS_L_SYSCALL] = -1;
 	}
 }
 
@@ -510,6 +531,9 @@ int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
 		strcpy(fw->sock, "-");	/* format 6: no socket columns */
 		fw->lat[IOLAYERS_L_SOCK] = fw->lat[IOLAYERS_L_TCP] = fw->lat[IOLAYERS_L_WAIT] = -1;
 		fw->sock_off = fw->tcp_off = -1;
+		fw->lat[IOLAYERS_L_URING] = -1;	/* format 7: no io_uring columns */
+		fw->ur_attempts = fw->ur_issue_ns = fw->ur_issue_off = -1;
+		strcpy(fw->ur_where, "-");
 		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
 			if (n == ncol || (map[n] >= 0 && set_col(fw, map[n], tok)))
 				return il_fail(err, errlen, "flows: line %d is garbled", lineno);
@@ -517,6 +541,7 @@ int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
 		}
 		if (n != ncol)
 			return il_fail(err, errlen, "flows: line %d is garbled", lineno);
+		flow_via(fw);
 		if (il_flow_check(fw))
 			return il_fail(err, errlen, "flows: line %d: numbers no kernel writes",
 				       lineno);
@@ -658,9 +683,10 @@ static int plausible(int64_t v, int64_t lo)
  * @f: the flow, as parsed
  *
  * Times and offsets are nanoseconds below 2^62 (146 years), -1 where a
- * layer was not reached; sizes and counts below 2^62 bytes; ids within
- * their kernel types. The views add and subtract these: within these
- * bounds no sum overflows.
+ * layer was not reached; a read's whole latency is its syscall's, or an
+ * io_uring request's in the uring layer (the syscall layer's -1 then);
+ * sizes and counts below 2^62 bytes; ids within their kernel types. The
+ * views add and subtract these: within these bounds no sum overflows.
  *
  * Return: 0, or -1.
  */
@@ -668,7 +694,7 @@ int il_flow_check(const struct il_flow *f)
 {
 	const int64_t offs[] = {
 		f->vfs_off, f->fs_off, f->queue_off, f->issue_off, f->device_off, f->done_off,
-		f->sock_off, f->tcp_off,
+		f->sock_off, f->tcp_off, f->ur_issue_ns, f->ur_issue_off,
 	};
 	const int64_t sizes[] = {
 		f->req, f->bios, f->rqs, f->bio_bytes, f->rq_bytes, f->ra_bytes, f->requeues,
@@ -677,7 +703,12 @@ int il_flow_check(const struct il_flow *f)
 	size_t i;
 	int l;
 
-	if (!plausible(f->start_ns, 0) || !plausible(f->lat[IOLAYERS_L_SYSCALL], 0) ||
+	/* A syscall's latency or a request's, the other layer's -1. */
+	if ((f->via != IOLAYERS_VIA_SYSCALL && f->via != IOLAYERS_VIA_URING) ||
+	    f->lat[f->via == IOLAYERS_VIA_URING ? IOLAYERS_L_SYSCALL : IOLAYERS_L_URING] != -1 ||
+	    f->ur_attempts < -1 || f->ur_attempts > UINT8_MAX)
+		return -1;
+	if (!plausible(f->start_ns, 0) || !plausible(il_flow_ns(f), 0) ||
 	    f->tid < 0 || f->tid > INT32_MAX || f->tgid < 0 || f->tgid > INT32_MAX ||
 	    f->fd < -1 || f->fd > INT32_MAX || f->pos < -1 || !plausible(f->ret, -4095) ||
 	    f->ino < -1)

@@ -2,7 +2,8 @@
 /*
  * iolayers record: save the module's stream of completed reads
  * (stream/raw, the binary records of include/uapi/iolayers.h) as JSON
- * lines: a header object, one object per read or loss, a trailer.
+ * lines: a header object, one object per read (a read-family syscall or
+ * an io_uring read request) or loss, a trailer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -91,10 +92,20 @@ static char *rec_i64(char *p, const char *key, int64_t v)
 /* The size of a read's record before format 7 added its socket part. */
 #define IL_REC_READ_V6 offsetof(struct iolayers_rec_read, sock_ns)
 
-/* A read's latency at layer @l (-1: not reached). */
+/*
+ * A read's latency at layer @l (-1: not reached). An io_uring request's
+ * whole latency (@ns[0], submission to CQE) is its uring layer's: it has
+ * no syscall's.
+ */
 static int64_t il_rec_lat(const struct iolayers_rec_read *r, int l)
 {
+	int uring = r->via == IOLAYERS_VIA_URING;
+
 	switch (l) {
+	case IOLAYERS_L_SYSCALL:
+		return uring ? -1 : r->ns[IOLAYERS_L_SYSCALL];
+	case IOLAYERS_L_URING:
+		return uring ? r->ns[IOLAYERS_L_SYSCALL] : -1;
 	case IOLAYERS_L_SOCK:
 		return r->sock_ns;
 	case IOLAYERS_L_TCP:
@@ -115,16 +126,59 @@ static char *rec_dev(char *p, const char *key, unsigned int major, unsigned int 
 }
 
 /*
+ * The syscall's name, or an io_uring request's "io_uring:" and its
+ * opcode's (its number for one the uapi header does not name).
+ */
+static char *rec_syscall(char *p, const struct iolayers_rec_read *r)
+{
+	static const char * const sys[] = IOLAYERS_SYSCALL_NAMES;
+	const char *op;
+
+	if (r->via != IOLAYERS_VIA_URING)
+		return il_put(p, r->syscall < sizeof(sys) / sizeof(sys[0]) ? sys[r->syscall] : "?");
+	op = iolayers_uring_op_name(r->syscall);
+	p = il_put(p, IL_URING_PREFIX);
+	return op ? il_put(p, op) : il_put_u64(p, r->syscall);
+}
+
+/*
+ * An io_uring request's own part: its attempts, their time, the first
+ * one's start, where they ran; null for a syscall.
+ */
+static char *rec_uring(char *p, const struct iolayers_rec_read *r)
+{
+	static const char * const where[] = IOLAYERS_URING_WHERE_NAMES;
+	unsigned int k, n = 0;
+
+	if (r->via != IOLAYERS_VIA_URING)
+		return il_put(p, ", \"ur_attempts\": null, \"ur_issue_ns\": null, "
+			      "\"ur_issue_off\": null, \"ur_where\": null");
+	p = il_put_u64(il_put(p, ", \"ur_attempts\": "), r->attempts);
+	p = rec_i64(p, ", \"ur_issue_ns\": ", r->ur_issue_ns);
+	p = rec_i64(p, ", \"ur_issue_off\": ", r->ur_issue_off);
+	p = il_put(p, ", \"ur_where\": [");
+	for (k = 0; k < sizeof(where) / sizeof(where[0]); k++)
+		if (r->where & (1U << k)) {
+			p = il_put(p, n++ ? ", \"" : "\"");
+			p = il_put(il_put(p, where[k]), "\"");
+		}
+	return il_put(p, "]");
+}
+
+/*
  * One read as a JSON line. Formatted into a buffer and written with one
  * fwrite(): the recorder must keep up with the module on one CPU, and
  * fprintf() per field cost it about 23,500 instructions a read.
  */
 static void rec_read(FILE *out, const struct iolayers_rec_read *r)
 {
-	static const char * const sys[] = IOLAYERS_SYSCALL_NAMES;
 	static const char * const missed[] = { "vfs", "fs", "block", "sock" };
 	static const char * const socks[] = IOLAYERS_SOCK_NAMES;
-	char line[1024 + IL_JSON_STR_MAX(sizeof(r->comm)) + IL_JSON_STR_MAX(sizeof(r->disk))];
+	/*
+	 * Its strings escaped, and the rest: its keys and numbers, 1,382
+	 * bytes with every number at its largest (tests/test_record.c).
+	 */
+	char line[2048 + IL_JSON_STR_MAX(sizeof(r->comm)) + IL_JSON_STR_MAX(sizeof(r->disk))];
 	char *p = line;
 	int l, k, n = 0;
 
@@ -133,8 +187,7 @@ static void rec_read(FILE *out, const struct iolayers_rec_read *r)
 	p = il_put_i64(il_put(p, ", \"tid\": "), r->tid);
 	p = il_put_i64(il_put(p, ", \"tgid\": "), r->tgid);
 	p = il_put_str(il_put(p, ", \"comm\": "), r->comm, sizeof(r->comm));
-	p = il_put(il_put(p, ", \"syscall\": \""),
-		   r->syscall < sizeof(sys) / sizeof(sys[0]) ? sys[r->syscall] : "?");
+	p = rec_syscall(il_put(p, ", \"syscall\": \""), r);
 	p = il_put_i64(il_put(p, "\", \"fd\": "), r->fd);
 	p = il_put_i64(il_put(p, ", \"pos\": "), r->pos);
 	p = il_put_u64(il_put(p, ", \"req\": "), r->req);
@@ -186,6 +239,7 @@ static void rec_read(FILE *out, const struct iolayers_rec_read *r)
 	} else {
 		p = il_put(p, ", \"sock\": null, \"sock_off\": null, \"tcp_off\": null");
 	}
+	p = rec_uring(p, r);
 	p = il_put(p, "}\n");
 	fwrite(line, 1, (size_t)(p - line), out);
 }
@@ -238,7 +292,8 @@ static void csv_row(FILE *out, const struct iolayers_rec_read *r, int64_t off, c
 	csv_opt(out, bytes);
 	/* No LBA, sector size or request pointer: pointers never leave the kernel. */
 	fputs(",,,,", out);
-	if (r->disk[0] && strcmp(hier, "SYSCALL") && strcmp(hier, "VFS") && strcmp(hier, "FS"))
+	if (r->disk[0] && strcmp(hier, "SYSCALL") && strcmp(hier, "URING") && strcmp(hier, "VFS") &&
+	    strcmp(hier, "FS"))
 		csv_str(out, r->disk, sizeof(r->disk));
 	for (int i = 0; i < 6; i++)
 		csv_opt(out, lat[i]);
@@ -250,12 +305,19 @@ static void csv_row(FILE *out, const struct iolayers_rec_read *r, int64_t off, c
 		fputs(",,\n", out);
 }
 
+/*
+ * A read's rows. An io_uring request's first and last are URING's, submit
+ * and complete (its CQE), the time between them its latency: the schema
+ * has no column for it, and it is no syscall's (Flow_SYSCALL_Lat empty).
+ */
 static void rec_read_csv(FILE *out, const struct iolayers_rec_read *r)
 {
 	const int64_t none[6] = { -1, -1, -1, -1, -1, -1 };
+	int uring = r->via == IOLAYERS_VIA_URING;
 	int64_t lat[6];
 
-	csv_row(out, r, 0, "SYSCALL", "enter", (int64_t)r->req, none, 0);
+	csv_row(out, r, 0, uring ? "URING" : "SYSCALL", uring ? "submit" : "enter", (int64_t)r->req,
+		none, 0);
 	if (r->vfs_off >= 0)
 		csv_row(out, r, r->vfs_off, "VFS", "enter", (int64_t)r->req, none, 0);
 	if (r->fs_off >= 0)
@@ -277,14 +339,14 @@ static void rec_read_csv(FILE *out, const struct iolayers_rec_read *r)
 		lat[4] = r->ns[IOLAYERS_L_SERVICE];
 		csv_row(out, r, r->done_off, "BLOCK", "complete", (int64_t)r->rq_bytes, lat, 0);
 	}
-	lat[0] = r->ns[IOLAYERS_L_SYSCALL];
+	lat[0] = uring ? -1 : r->ns[IOLAYERS_L_SYSCALL];
 	lat[1] = r->ns[IOLAYERS_L_VFS];
 	lat[2] = r->ns[IOLAYERS_L_FS];
 	lat[3] = r->ns[IOLAYERS_L_QUEUE];
 	lat[4] = r->ns[IOLAYERS_L_SERVICE];
 	lat[5] = r->ns[IOLAYERS_L_DEVICE];
-	csv_row(out, r, r->ns[IOLAYERS_L_SYSCALL], "SYSCALL", "exit", r->ret > 0 ? r->ret : 0, lat,
-		1);
+	csv_row(out, r, r->ns[IOLAYERS_L_SYSCALL], uring ? "URING" : "SYSCALL",
+		uring ? "complete" : "exit", r->ret > 0 ? r->ret : 0, lat, 1);
 }
 
 /*
@@ -307,9 +369,14 @@ static long rec_records(FILE *out, const char *buf, size_t len, uint64_t *lost,
 			struct iolayers_rec_read r;
 			size_t n = h.size < sizeof(r) ? h.size : sizeof(r);
 
-			/* A format 6 module's record: no socket part. */
+			/*
+			 * A shorter record than this reader's (a format 6
+			 * module's had no socket part): what it lacks is not
+			 * reached, or a syscall's.
+			 */
 			memset(&r, 0, sizeof(r));
 			r.sock_ns = r.tcp_ns = r.wait_ns = r.sock_off = r.tcp_off = -1;
+			r.ur_issue_off = r.ur_issue_ns = -1;
 			memcpy(&r, buf + off, n);
 			if (rec_csv)
 				rec_read_csv(out, &r);
@@ -369,8 +436,9 @@ static void rec_usage(FILE *f)
 		"until Ctrl-C, S seconds, or COMMAND's exit. With COMMAND, the module\n"
 		"follows it and its children (this sets the module's pid and children).\n"
 		"--csv: one row per event of each read instead (enter and exit of the\n"
-		"syscall, VFS and FS entries, block queue, issue and completions), the\n"
-		"columns of seed 000's event schema; a row STREAM,lost where records were lost.\n");
+		"syscall, or an io_uring request's submit and complete, VFS and FS\n"
+		"entries, block queue, issue and completions), the columns of seed\n"
+		"000's event schema; a row STREAM,lost where records were lost.\n");
 }
 
 /*

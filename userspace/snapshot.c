@@ -124,12 +124,21 @@ void il_layer_hist(const struct il_snapshot *s, int layer, unsigned int mask, st
 			il_hist_merge(out, &s->hist[layer][c]);
 }
 
+/*
+ * The reads in a cache state: its read-family syscalls and its io_uring
+ * read requests (format 8), each counted once, in its top layer (the
+ * module notes a request in the uring layer and not in the syscall's).
+ */
 uint64_t il_cache_reads(const struct il_snapshot *s, int cache)
 {
-	return s->hist[IOLAYERS_L_SYSCALL][cache].count;
+	return il_sat_add(s->hist[IOLAYERS_L_SYSCALL][cache].count,
+			  s->hist[IOLAYERS_L_URING][cache].count);
 }
 
-/* The flow with @seq, or the slowest (syscall latency) when @seq is 0. */
+/*
+ * The flow with @seq, or the slowest when @seq is 0: by its whole
+ * latency, a syscall's or an io_uring request's (il_flow_ns()).
+ */
 const struct il_flow *il_pick_flow(const struct il_flows *fl, uint64_t seq, int cache)
 {
 	const struct il_flow *best = NULL;
@@ -145,7 +154,7 @@ const struct il_flow *il_pick_flow(const struct il_flows *fl, uint64_t seq, int 
 		}
 		if (cache >= 0 && f->cache != cache)
 			continue;
-		if (!best || f->lat[IOLAYERS_L_SYSCALL] > best->lat[IOLAYERS_L_SYSCALL])
+		if (!best || il_flow_ns(f) > il_flow_ns(best))
 			best = f;
 	}
 	return best;

@@ -26,8 +26,9 @@ om = open(om_file).read()
 # The layers a read in each state can spend time in (output.c's table,
 # restated: a change there must be made here on purpose).
 # A HIT's block layers: the async readahead requests it issued that
-# completed before it returned.
-DISK = {"syscall", "vfs", "fs", "queue", "service", "device"}
+# completed before it returned. A file read's top layer is its syscall's,
+# or an io_uring request's (format 8: uring, and no vfs).
+DISK = {"syscall", "vfs", "fs", "queue", "service", "device", "uring"}
 SOCK = {"syscall", "vfs", "sock", "tcp"}
 POSSIBLE = {
     "hit": DISK, "miss": DISK, "partial": DISK, "direct": DISK,

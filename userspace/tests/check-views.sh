@@ -48,11 +48,15 @@ for r in rows[1:]:
         for k in ("min_ns", "max_ns", "p50_ns", "p90_ns", "p99_ns"):
             assert a[k] == int(s[k]), (r[0], k, a[k], s[k])
     n += 1
-# Six layers, nine where the module has the socket layers (format 7).
-assert n == (9 if any(r[0] == "sock" for r in rows[1:]) else 6), n
+# Six layers, nine where the module has the socket layers (format 7),
+# ten with the uring layer (format 8).
+names = {r[0] for r in rows[1:]}
+assert n == (10 if "uring" in names else 9 if "sock" in names else 6), n
 flows = sum(1 for _ in open(sys.argv[3])) - 1
 assert len(j["flows"]) == flows, (len(j["flows"]), flows)
-assert sum(j["cache"].values()) == j["layers"]["syscall"]["all"]["count"]
+# A state's reads: its syscalls and its io_uring requests (format 8).
+assert sum(j["cache"].values()) == j["layers"]["syscall"]["all"]["count"] + \
+    j["layers"]["uring"]["all"]["count"]
 PY
 	then
 		ok "$name: JSON parses and matches summary (count, bytes, min, max, p50/p90/p99)"
@@ -79,10 +83,15 @@ PY
 	else
 		not_ok "$name: check-prom.py: $(head -5 "$tmp/cp")"
 	fi
-	inf=$(awk -F'} ' '/^iolayers_syscall_latency_seconds_bucket\{.*le="\+Inf"/ { s += $2 } END { print s + 0 }' "$tmp/p.prom")
-	cnt=$(awk '$1 == "syscall" { print $2 }' "$d/summary")
-	[ "$inf" = "$cnt" ] && ok "$name: prometheus +Inf buckets == syscall count ($cnt)" ||
-		not_ok "$name: prometheus +Inf $inf != $cnt"
+	# The syscall layer, and an io_uring request's (format 8).
+	for l in syscall uring; do
+		c=$(awk -v l=$l '$1 == l { print $2 }' "$d/summary")
+		[ -n "$c" ] || continue
+		inf=$(awk -F'} ' -v l=$l 'index($0, "iolayers_" l "_latency_seconds_bucket{") == 1 &&
+			index($0, "le=\"+Inf\"") { s += $2 } END { print s + 0 }' "$tmp/p.prom")
+		[ "$inf" = "$c" ] && ok "$name: prometheus $l +Inf buckets == $l count ($c)" ||
+			not_ok "$name: prometheus $l +Inf $inf != $c"
+	done
 
 	# SVG: well-formed XML, one row per read up to --rows.
 	"$reader" --root "$d" --svg "$tmp/w.svg" --rows 30 >/dev/null
@@ -97,10 +106,16 @@ assert len(rows) == int(sys.argv[2]), (len(rows), sys.argv[2])
 PY
 	then ok "$name: SVG is XML with $want rows"; else not_ok "$name: SVG"; fi
 
-	# Histograms: the syscall layer's counts add up to the summary's.
+	# Histograms: the syscall layer's counts add up to the summary's (and
+	# the uring layer's, format 8).
 	"$reader" --root "$d" -H >"$tmp/h"
-	sum=$(awk '/^layer = / { on = ($3 == "syscall,") } on && / : [0-9]+ +\|/ { s += $5 } END { print s + 0 }' "$tmp/h")
-	[ "$sum" = "$cnt" ] && ok "$name: -H syscall counts add up ($sum)" || not_ok "$name: -H sum $sum != $cnt"
+	for l in syscall uring; do
+		c=$(awk -v l=$l '$1 == l { print $2 }' "$d/summary")
+		[ -n "$c" ] || continue
+		[ "$l" = uring ] && [ "$c" = 0 ] && continue	# no layer printed
+		sum=$(awk -v l="$l," '/^layer = / { on = ($3 == l) } on && / : [0-9]+ +\|/ { s += $5 } END { print s + 0 }' "$tmp/h")
+		[ "$sum" = "$c" ] && ok "$name: -H $l counts add up ($sum)" || not_ok "$name: -H $l sum $sum != $c"
+	done
 
 	# Interval mode: -j prints one JSON object per line and interval, the
 	# interval's deltas (none on a saved tree) after its wall-clock time;
@@ -190,9 +205,13 @@ PY
 		else not_ok "$name: -H $opt: rows are not the module's buckets in $unit"; fi
 	done
 
-	# Timeline of the slowest read; slow list.
+	# Timeline of the slowest read (an io_uring request's: from its
+	# submission to its CQE); slow list.
 	if [ "$flows" -gt 0 ]; then
-		"$reader" --root "$d" -t >"$tmp/t" && grep -q 'sys_enter' "$tmp/t" && grep -q 'sys_exit' "$tmp/t" &&
+		"$reader" --root "$d" -t >"$tmp/t" &&
+			{ { grep -q 'sys_enter' "$tmp/t" && grep -q 'sys_exit' "$tmp/t"; } ||
+			  { grep -q '^io_uring:' "$tmp/t" && grep -q 'submit' "$tmp/t" &&
+			    grep -q 'CQE' "$tmp/t"; }; } &&
 			ok "$name: timeline" || not_ok "$name: timeline"
 	fi
 	# Self-accounting (when the module showed it): -P's runs per probe and
@@ -352,6 +371,34 @@ assert {f["tgid"] for f in a["flows"]} == {42} and {f["tgid"] for f in b["flows"
 PY
 then ok "--from -p: each process's histograms and reads, adding up to the recording's"
 else not_ok "--from -p: $(head -c 200 "$tmp/vj.42")"; fi
+# A format 8 recording: its io_uring requests in the uring layer and
+# none in the syscall layer, each with its attempts; the slowest read's
+# timeline a request's, from its submission to its CQE.
+urec=$(dirname "$0")/recordings/uring.jsonl
+"$reader" --from "$urec" -j >"$tmp/uj" && "$reader" --from "$urec" -t >"$tmp/ut"
+if python3 - "$tmp/uj" "$urec" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+reads = [o for o in map(json.loads, open(sys.argv[2])) if "seq" in o]
+req = [r for r in reads if r["syscall"].startswith("io_uring:")]
+assert req and len(req) < len(reads), len(req)
+assert j["layers"]["uring"]["all"]["count"] == len(req)
+assert j["layers"]["uring"]["all"]["sum_ns"] == sum(r["uring_ns"] for r in req)
+assert j["layers"]["syscall"]["all"]["count"] == len(reads) - len(req)
+assert sum(j["cache"].values()) == len(reads), j["cache"]
+for f in j["flows"]:
+    uring = f["syscall"].startswith("io_uring:")
+    assert (f["latency_ns"]["syscall"] is None) == uring, f
+    assert (f["latency_ns"]["uring"] is None) != uring, f
+    assert (f["uring"] is None) != uring, f
+PY
+then
+	grep -q '^io_uring:READ #' "$tmp/ut" && grep -q 'CQE' "$tmp/ut" &&
+		ok "--from a format 8 recording: requests in the uring layer, their timeline to the CQE" ||
+		not_ok "--from a format 8 recording: -t: $(head -3 "$tmp/ut")"
+else
+	not_ok "--from a format 8 recording: -j: $(head -c 300 "$tmp/uj")"
+fi
 # --set-pid and the other settings: written to the module's parameters,
 # the change said on stderr (the module keeps it after the reader).
 mkdir -p "$tmp/params"

@@ -10,6 +10,13 @@
 
 static int failures;
 
+/* `flows`' header of format 7, before the io_uring columns. */
+#define FLOWS_HEADER_7 \
+	"seq start_ns tid tgid comm syscall fd pos req ret cache syscall_ns vfs_ns fs_ns " \
+	"queue_ns service_ns device_ns bios rqs bio_bytes rq_bytes ra_bytes " \
+	"requeues errors vfs_off fs_off queue_off issue_off device_off done_off disk missed " \
+	"ino fs_dev dev ndisks sock sock_ns tcp_ns wait_ns sock_off tcp_off"
+
 #define EXPECT(cond) do {						\
 	if (!(cond)) {							\
 		fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
@@ -305,7 +312,7 @@ static void test_hist_and_flows(void)
 	EXPECT(fl.n == 1 && fl.v[0].fs_off == -1 && fl.v[0].cache == IOLAYERS_C_UNK);
 	free(fl.v);
 	/* Format 6's: the file, its file system, the disk's number, disks. */
-	EXPECT(parse_flows_string(&fl, IOLAYERS_FLOWS_HEADER "\n"
+	EXPECT(parse_flows_string(&fl, FLOWS_HEADER_7 "\n"
 				  "7 100 5 5 fio read 3 8192 4096 4096 MISS 900 800 700 10 500 480 1 1 4096 4096 0 0 0 "
 				  "50 90 120 130 610 630 sda+ - 12 8:1 8:0 2 - - - - - -\n"
 				  "8 200 5 5 cat read 0 -1 4096 7 other 90 80 - - - - 0 0 0 0 0 0 0 5 - - - - - - - - - - 0"
@@ -321,6 +328,10 @@ static void test_hist_and_flows(void)
 	       fl.v[2].lat[IOLAYERS_L_SOCK] == 8800 && fl.v[2].lat[IOLAYERS_L_TCP] == 8700 &&
 	       fl.v[2].lat[IOLAYERS_L_WAIT] == 8000 && fl.v[2].sock_off == 200 &&
 	       fl.v[2].tcp_off == 300 && !strcmp(fl.v[2].syscall, "recvfrom"));
+	/* Format 7 has no io_uring columns: every read a syscall. */
+	EXPECT(fl.n == 3 && fl.v[2].via == IOLAYERS_VIA_SYSCALL &&
+	       fl.v[2].lat[IOLAYERS_L_SYSCALL] == 9000 && fl.v[2].lat[IOLAYERS_L_URING] == -1 &&
+	       fl.v[2].ur_attempts == -1 && !strcmp(fl.v[2].ur_where, "-"));
 	free(fl.v);
 }
 
@@ -631,6 +642,213 @@ static void test_hist_limits(void)
 	EXPECT(il_hist_percentile(&a, 100) == UINT64_MAX);
 }
 
+/* A view's output, into a buffer to free. */
+#define VIEW(buf, view, ...) do {					\
+	size_t len_ = 0;						\
+	FILE *m_ = open_memstream(&(buf), &len_);			\
+									\
+	if (!m_)							\
+		abort();						\
+	view(m_, __VA_ARGS__);						\
+	fclose(m_);							\
+} while (0)
+
+/*
+ * Format 8: io_uring read requests. `flows` names one "io_uring:OP" and
+ * shows its whole latency (submission to CQE) in syscall_ns; the reader
+ * keeps it in the uring layer, never the syscall's, as the module's
+ * histograms do; the per-read views sort and end it by that latency.
+ */
+static void test_uring(void)
+{
+	static const char line_syscall[] =
+		"7 100 5 5 fio pread64 3 8192 4096 4096 MISS 900 800 700 10 500 480 1 1 4096 4096 0 0 0 "
+		"50 90 120 130 610 630 sda - 12 8:1 8:0 1 - - - - - - - - - -\n";
+	static const char line_read[] =
+		"8 200 5 5 fio io_uring:READ 3 0 4096 4096 MISS 2000 - 1500 10 900 880 1 1 4096 4096 0 0 0 "
+		"- 300 400 410 1300 1320 sda - 12 8:1 8:0 1 - - - - - - 2 700 60 inline,taskwork\n";
+	/* An opcode the uapi header does not name; no attempt began. */
+	static const char line_op[] =
+		"9 300 5 5 fio io_uring:7 4 -1 100 -22 other 50 - - - - - 0 0 0 0 0 0 0 "
+		"- - - - - - - - - - - 0 - - - - - - 0 - - -\n";
+	static const char * const bad[] = {
+		/* a request's latency not shown */
+		"8 200 5 5 fio io_uring:READ 3 0 4096 4096 HIT - - - - - - 0 0 0 0 0 0 0 "
+		"- - - - - - - - - - - 0 - - - - - - 1 - - inline\n",
+		/* more attempts than the module counts */
+		"8 200 5 5 fio io_uring:READ 3 0 4096 4096 HIT 9 - - - - - 0 0 0 0 0 0 0 "
+		"- - - - - - - - - - - 0 - - - - - - 256 - - inline\n",
+		NULL,
+	};
+	static const char head[] =
+		"{\"iolayers_record\": 1, \"stream_version\": 2, \"format\": 8, \"kernel\": \"k\", "
+		"\"module\": \"iolayers 0.1.0\", \"open_ns\": 1, \"settings\": {\"slow_us\": \"1\"}, "
+		"\"command\": []}\n";
+	/* seq, syscall, syscall_ns, uring_ns (format 8), the ur_* members */
+	static const char rd[] =
+		"{\"seq\": %d, \"cpu\": 0, \"tid\": 42, \"tgid\": 42, \"comm\": \"x\", "
+		"\"syscall\": \"%s\", \"fd\": 3, \"pos\": 8192, \"req\": 4096, \"ret\": 4096, "
+		"\"cache\": \"MISS\", \"start_ns\": 100, \"syscall_ns\": %s, \"vfs_ns\": null, "
+		"\"fs_ns\": 300000, \"queue_ns\": 1000, \"service_ns\": 200000, "
+		"\"device_ns\": 190000, \"sock_ns\": null, \"tcp_ns\": null, \"wait_ns\": null"
+		"%s, \"vfs_off\": null, \"fs_off\": 20, \"queue_off\": 30, "
+		"\"issue_off\": 40, \"device_off\": 50, \"done_off\": 60, \"bios\": 1, "
+		"\"rqs\": 1, \"bio_bytes\": 4096, \"rq_bytes\": 4096, \"ra_bytes\": 0, "
+		"\"requeues\": 0, \"errors\": 0, \"ino\": 12, \"fs_dev\": \"259:0\", "
+		"\"dev\": \"259:0\", \"disk\": \"nvme0n1\", \"ndisks\": 1, \"missed\": [], "
+		"\"sock\": null, \"sock_off\": null, \"tcp_off\": null%s}\n";
+	static const char ur_none[] = ", \"ur_attempts\": null, \"ur_issue_ns\": null, "
+				      "\"ur_issue_off\": null, \"ur_where\": null";
+	static const char ur_two[] = ", \"ur_attempts\": 2, \"ur_issue_ns\": 7000, "
+				     "\"ur_issue_off\": 10, \"ur_where\": [\"inline\", \"taskwork\"]";
+	char text[8192], r1[2048], r2[2048], r3[2048], err[256], *buf = NULL;
+	struct il_snapshot s;
+	struct il_flows fl;
+	const struct il_flow *f;
+	json_error_t jerr;
+	json_t *j, *jf;
+	int i;
+
+	EXPECT(parse_flows_string(&fl, IOLAYERS_FLOWS_HEADER "\n", err, sizeof(err)) == 0 &&
+	       fl.n == 0);
+	free(fl.v);
+	snprintf(text, sizeof(text), "%s\n%s%s%s", IOLAYERS_FLOWS_HEADER, line_syscall, line_read,
+		 line_op);
+	EXPECT(parse_flows_string(&fl, text, err, sizeof(err)) == 0);
+	EXPECT(fl.n == 3);
+	if (fl.n == 3) {
+		EXPECT(fl.v[0].via == IOLAYERS_VIA_SYSCALL && fl.v[0].lat[IOLAYERS_L_SYSCALL] == 900 &&
+		       fl.v[0].lat[IOLAYERS_L_URING] == -1 && fl.v[0].ur_attempts == -1 &&
+		       fl.v[0].ur_issue_ns == -1 && !strcmp(fl.v[0].ur_where, "-"));
+		/* The request: named, its latency in the uring layer only. */
+		EXPECT(fl.v[1].via == IOLAYERS_VIA_URING && !strcmp(fl.v[1].syscall, "io_uring:READ"));
+		EXPECT(fl.v[1].lat[IOLAYERS_L_URING] == 2000 && fl.v[1].lat[IOLAYERS_L_SYSCALL] == -1);
+		EXPECT(fl.v[1].lat[IOLAYERS_L_VFS] == -1 && fl.v[1].lat[IOLAYERS_L_FS] == 1500 &&
+		       fl.v[1].lat[IOLAYERS_L_DEVICE] == 880 && fl.v[1].vfs_off == -1);
+		EXPECT(fl.v[1].ur_attempts == 2 && fl.v[1].ur_issue_ns == 700 &&
+		       fl.v[1].ur_issue_off == 60 && !strcmp(fl.v[1].ur_where, "inline,taskwork"));
+		EXPECT(il_flow_top(&fl.v[1]) == IOLAYERS_L_URING && il_flow_ns(&fl.v[1]) == 2000);
+		EXPECT(fl.v[2].via == IOLAYERS_VIA_URING && !strcmp(fl.v[2].syscall, "io_uring:7") &&
+		       fl.v[2].lat[IOLAYERS_L_URING] == 50 && fl.v[2].ret == -22 &&
+		       fl.v[2].ur_attempts == 0 && fl.v[2].ur_issue_off == -1 &&
+		       !strcmp(fl.v[2].ur_where, "-"));
+		/* The slowest: the request, by its whole latency. */
+		EXPECT(il_pick_flow(&fl, 0, -1) == &fl.v[1]);
+		VIEW(buf, il_view_timeline, &fl.v[1]);
+		EXPECT(strstr(buf, "io_uring:READ #8: tid 5 fio, fd 3, 4096 of 4096 bytes at 0, MISS\n"));
+		EXPECT(strstr(buf, "submit  ") && strstr(buf, "CQE  ") && !strstr(buf, "sys_e"));
+		EXPECT(strstr(buf, "<- 2 attempts, 700ns issuing, inline,taskwork\n"));
+		EXPECT(strstr(buf, "(+2.00us)  <- io_uring 2.00us\n"));
+		free(buf);
+		VIEW(buf, il_view_timeline, &fl.v[0]);
+		EXPECT(strstr(buf, "pread64() #7:") && strstr(buf, "sys_exit") &&
+		       strstr(buf, "<- syscall 900ns\n"));
+		free(buf);
+		VIEW(buf, il_view_slow, &fl);
+		EXPECT(strstr(buf, "    uring\n"));
+		free(buf);
+	}
+	free(fl.v);
+	for (i = 0; bad[i]; i++) {
+		snprintf(text, sizeof(text), "%s\n%s", IOLAYERS_FLOWS_HEADER, bad[i]);
+		err[0] = 0;
+		EXPECT(parse_flows_string(&fl, text, err, sizeof(err)) == -1);
+		EXPECT(strstr(err, "line 2") != NULL);
+		free(fl.v);
+	}
+
+	/* The module's histograms: a uring row of `hist`. */
+	memset(&s, 0, sizeof(s));
+	EXPECT(parse_string(il_parse_hist, &s,
+			    "layer uring cache HIT count 2 sum_ns 3000 min_ns 1000 max_ns 2000 bytes 8192\n"
+			    "                 512                 1023            1\n"
+			    "                1024                 2047            1\n",
+			    err, sizeof(err)) == 0);
+	EXPECT(s.hist[IOLAYERS_L_URING][IOLAYERS_C_HIT].count == 2 &&
+	       s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_HIT].count == 0);
+	EXPECT(il_cache_reads(&s, IOLAYERS_C_HIT) == 2);
+
+	/* A format 8 tree (hand-made, as the module writes one). */
+	EXPECT(il_read_snapshot("fixtures/handmade-8-uring", &s, err, sizeof(err)) == 0);
+	EXPECT(s.format == 8);
+	EXPECT(s.hist[IOLAYERS_L_URING][IOLAYERS_C_MISS].count == 1 &&
+	       s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].count == 1 &&
+	       s.hist[IOLAYERS_L_URING][IOLAYERS_C_DIRECT].count == 2 &&
+	       s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_DIRECT].count == 0);
+	EXPECT(il_cache_reads(&s, IOLAYERS_C_MISS) == 2 && il_cache_reads(&s, IOLAYERS_C_DIRECT) == 2);
+	EXPECT(s.flows.n == 10 && s.slow.n == 2);
+	if (s.flows.n == 10) {
+		f = &s.flows.v[4];
+		EXPECT(f->seq == 1320 && f->via == IOLAYERS_VIA_URING &&
+		       f->lat[IOLAYERS_L_URING] == 2412000 && f->lat[IOLAYERS_L_SYSCALL] == -1);
+		EXPECT(il_pick_flow(&s.flows, 0, -1) == f);
+		EXPECT(!strcmp(s.flows.v[6].syscall, "io_uring:READ_FIXED") &&
+		       !strcmp(s.flows.v[6].ur_where, "sqpoll"));
+	}
+	VIEW(buf, il_view_table, &s, 1U << IOLAYERS_C_DIRECT);
+	/* A DIRECT section of requests only: no syscall row; shares of their time. */
+	EXPECT(strstr(buf, "DIRECT: 2 reads\n") && !strstr(buf, "  syscall "));
+	EXPECT(strstr(buf, "  uring                     2        12288    524us    912us    912us    912us 100.0%\n"));
+	free(buf);
+	VIEW(buf, il_view_json, &s);
+	j = json_loads(buf, JSON_DECODE_INT_AS_REAL, &jerr);
+	EXPECT(j != NULL);
+	jf = json_array_get(json_object_get(j, "flows"), 4);
+	EXPECT(json_is_null(json_object_get(json_object_get(jf, "latency_ns"), "syscall")));
+	EXPECT(json_number_value(json_object_get(json_object_get(jf, "latency_ns"), "uring")) == 2412000);
+	EXPECT(json_number_value(json_object_get(json_object_get(jf, "uring"), "attempts")) == 2);
+	EXPECT(!strcmp(json_string_value(json_object_get(json_object_get(jf, "uring"), "where")) ?: "",
+		       "inline,taskwork"));
+	EXPECT(json_is_null(json_object_get(json_array_get(json_object_get(j, "flows"), 0), "uring")));
+	EXPECT(json_number_value(json_object_get(json_object_get(j, "cache"), "MISS")) == 2);
+	json_decref(j);
+	free(buf);
+	il_snapshot_free(&s);
+
+	/* A recording: a request's latency in uring_ns, its syscall_ns null. */
+	snprintf(r1, sizeof(r1), rd, 7, "pread64", "500000", ", \"uring_ns\": null", ur_none);
+	snprintf(r2, sizeof(r2), rd, 8, "io_uring:READ", "null", ", \"uring_ns\": 900000", ur_two);
+	/* An older recorder's read (format 7): no uring_ns, no ur_*. */
+	snprintf(r3, sizeof(r3), rd, 9, "read", "400", "", "");
+	snprintf(text, sizeof(text), "%s%s%s%s{\"end\": true, \"reads\": 3, \"lost\": 0}\n", head, r1,
+		 r2, r3);
+	err[0] = 0;
+	EXPECT(parse_recording_string(&s, text, err, sizeof(err)) == 0);
+	EXPECT(!s.warning[0]);
+	EXPECT(s.flows.n == 3);
+	if (s.flows.n == 3) {
+		EXPECT(s.flows.v[0].via == IOLAYERS_VIA_SYSCALL && s.flows.v[0].ur_attempts == -1 &&
+		       !strcmp(s.flows.v[0].ur_where, "-"));
+		f = &s.flows.v[1];
+		EXPECT(f->via == IOLAYERS_VIA_URING && f->lat[IOLAYERS_L_URING] == 900000 &&
+		       f->lat[IOLAYERS_L_SYSCALL] == -1 && f->ur_attempts == 2 &&
+		       f->ur_issue_ns == 7000 && f->ur_issue_off == 10 &&
+		       !strcmp(f->ur_where, "inline,taskwork"));
+		EXPECT(s.flows.v[2].via == IOLAYERS_VIA_SYSCALL &&
+		       s.flows.v[2].lat[IOLAYERS_L_URING] == -1 &&
+		       s.flows.v[2].lat[IOLAYERS_L_SYSCALL] == 400);
+	}
+	/* Counted in the uring layer, not the syscall's; slow by its latency. */
+	EXPECT(s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].count == 2 &&
+	       s.hist[IOLAYERS_L_URING][IOLAYERS_C_MISS].count == 1 &&
+	       s.hist[IOLAYERS_L_URING][IOLAYERS_C_MISS].sum_ns == 900000 &&
+	       s.hist[IOLAYERS_L_URING][IOLAYERS_C_MISS].bytes == 4096 &&
+	       s.hist[IOLAYERS_L_FS][IOLAYERS_C_MISS].count == 3);
+	EXPECT(il_cache_reads(&s, IOLAYERS_C_MISS) == 3);
+	EXPECT(s.slow.n == 2 && s.slow.v[1].seq == 8);
+	il_snapshot_free(&s);
+	/* A request with a syscall latency, a syscall with a request's: damage. */
+	snprintf(r2, sizeof(r2), rd, 8, "io_uring:READ", "900000", ", \"uring_ns\": 900000", ur_two);
+	snprintf(r3, sizeof(r3), rd, 9, "pread64", "900000", ", \"uring_ns\": 900000", ur_none);
+	for (i = 0; i < 2; i++) {
+		snprintf(text, sizeof(text), "%s%s%s", head, r1, i ? r3 : r2);
+		EXPECT(parse_recording_string(&s, text, err, sizeof(err)) == 0);
+		EXPECT(s.flows.n == 1 && strstr(s.warning, "line 3") &&
+		       strstr(s.warning, "not a read's record"));
+		il_snapshot_free(&s);
+	}
+}
+
 int main(void)
 {
 	test_hist_limits();
@@ -643,6 +861,7 @@ int main(void)
 	test_hist_and_flows();
 	test_bad_hist_and_flows();
 	test_recording();
+	test_uring();
 	test_json_writer();
 	test_escape();
 	printf("test_parse: %s\n", failures ? "FAILED" : "ok");

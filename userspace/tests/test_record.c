@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Plain-C tests of `iolayers record` without the module: the binary
+ * records of stream/raw (include/uapi/iolayers.h) made here, turned into
+ * JSON lines and CSV rows by record.c (included, for its static
+ * functions), read back by jansson and by --from's parser.
+ */
+#define _GNU_SOURCE	/* asprintf() */
+#include "../record.c"
+#include <jansson.h>
+
+static int failures;
+
+#define EXPECT(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
+		failures++;						\
+	}								\
+} while (0)
+
+/* main.c's, which is not linked here: record's settings are not tested. */
+const char *il_params_dir(void)
+{
+	return "/nonexistent";
+}
+
+int il_set_param(const char *name, const char *value)
+{
+	(void)name;
+	(void)value;
+	return -1;
+}
+
+/* A read's record as a format 8 module writes one: a syscall's. */
+static void rec_init(struct iolayers_rec_read *r, uint64_t seq)
+{
+	int l;
+
+	memset(r, 0, sizeof(*r));
+	r->hdr.type = IOLAYERS_REC_READ;
+	r->hdr.size = sizeof(*r);
+	r->hdr.cpu = 1;
+	r->seq = seq;
+	r->start_ns = 1000000;
+	r->pos = 8192;
+	r->req = 4096;
+	r->ret = 4096;
+	r->ino = 12;
+	for (l = 0; l < IOLAYERS_REC_LAYERS; l++)
+		r->ns[l] = -1;
+	r->ns[IOLAYERS_L_SYSCALL] = 500000;
+	r->ns[IOLAYERS_L_FS] = 300000;
+	r->vfs_off = r->queue_off = r->issue_off = r->device_off = r->done_off = -1;
+	r->fs_off = 20;
+	r->tid = r->tgid = 42;
+	r->fd = 3;
+	r->fs_major = 259;
+	r->syscall = 1;		/* pread64 */
+	r->cache = IOLAYERS_C_MISS;
+	strcpy(r->comm, "x");
+	r->sock_ns = r->tcp_ns = r->wait_ns = r->sock_off = r->tcp_off = -1;
+	r->ur_issue_off = r->ur_issue_ns = -1;
+}
+
+/* An io_uring request's: @op its IORING_OP_*, @ns its latency to the CQE. */
+static void rec_init_uring(struct iolayers_rec_read *r, uint64_t seq, unsigned int op, int64_t ns)
+{
+	rec_init(r, seq);
+	r->via = IOLAYERS_VIA_URING;
+	r->syscall = op;
+	r->ns[IOLAYERS_L_SYSCALL] = ns;
+	r->attempts = 2;
+	r->where = 1U << 0 | 1U << 1;	/* inline, taskwork */
+	r->ur_issue_off = 10;
+	r->ur_issue_ns = 7000;
+}
+
+/* What rec_records() writes for @len bytes of records at @buf; to free. */
+static char *convert(const void *buf, size_t len, long *reads, uint64_t *lost)
+{
+	struct iolayers_rec_start start = { 0 };
+	char *out = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&out, &size);
+
+	if (!m)
+		abort();
+	*lost = 0;
+	*reads = rec_records(m, buf, len, lost, &start);
+	fclose(m);
+	return out;
+}
+
+/* Line @n (from 0) of @text as a JSON object; NULL if it is none. */
+static json_t *json_line(const char *text, int n)
+{
+	json_error_t jerr;
+
+	for (; n > 0 && text; n--) {
+		text = strchr(text, '\n');
+		if (text)
+			text++;
+	}
+	if (!text || !*text)
+		return NULL;
+	return json_loadb(text, strcspn(text, "\n"), JSON_REJECT_DUPLICATES, &jerr);
+}
+
+static int64_t num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? json_integer_value(v) : -12345;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "(none)";
+}
+
+/*
+ * JSON lines: a syscall's latency in syscall_ns, an io_uring request's in
+ * uring_ns (syscall_ns null), its opcode named, its attempts; read back
+ * by --from into the uring layer.
+ */
+static void test_json_lines(void)
+{
+	struct iolayers_rec_read r[4];
+	struct iolayers_rec_lost lo = { { IOLAYERS_REC_LOST, sizeof(lo), 0 }, 3 };
+	char buf[sizeof(r) + sizeof(lo)], err[256], *out, *text;
+	struct il_snapshot s;
+	uint64_t lost;
+	json_t *o, *w;
+	long reads;
+	FILE *f;
+
+	rec_init(&r[0], 7);
+	rec_init_uring(&r[1], 8, 22, 900000);			/* IORING_OP_READ */
+	rec_init_uring(&r[2], 9, 4, 60000);			/* IORING_OP_READ_FIXED */
+	rec_init_uring(&r[3], 10, 99, 3000);			/* none the header names */
+	r[3].attempts = 0;
+	r[3].where = 0;
+	r[3].ur_issue_off = r[3].ur_issue_ns = -1;
+	r[3].ret = -22;
+	r[3].cache = IOLAYERS_C_OTHER;
+	r[3].ns[IOLAYERS_L_FS] = -1;
+	r[3].fs_off = -1;
+	memcpy(buf, r, sizeof(r));
+	memcpy(buf + sizeof(r), &lo, sizeof(lo));
+	out = convert(buf, sizeof(buf), &reads, &lost);
+	EXPECT(reads == 4 && lost == 3);
+
+	o = json_line(out, 0);
+	EXPECT(o && !strcmp(str(o, "syscall"), "pread64") && num(o, "syscall_ns") == 500000);
+	EXPECT(o && json_is_null(json_object_get(o, "uring_ns")) &&
+	       json_is_null(json_object_get(o, "ur_attempts")) &&
+	       json_is_null(json_object_get(o, "ur_issue_ns")) &&
+	       json_is_null(json_object_get(o, "ur_issue_off")) &&
+	       json_is_null(json_object_get(o, "ur_where")));
+	json_decref(o);
+	o = json_line(out, 1);
+	EXPECT(o && !strcmp(str(o, "syscall"), "io_uring:READ"));
+	EXPECT(o && json_is_null(json_object_get(o, "syscall_ns")) && num(o, "uring_ns") == 900000);
+	EXPECT(o && num(o, "ur_attempts") == 2 && num(o, "ur_issue_ns") == 7000 &&
+	       num(o, "ur_issue_off") == 10 && num(o, "fs_ns") == 300000 &&
+	       json_is_null(json_object_get(o, "vfs_ns")));
+	w = json_object_get(o, "ur_where");
+	EXPECT(json_array_size(w) == 2 &&
+	       !strcmp(json_string_value(json_array_get(w, 0)) ?: "", "inline") &&
+	       !strcmp(json_string_value(json_array_get(w, 1)) ?: "", "taskwork"));
+	json_decref(o);
+	o = json_line(out, 2);
+	EXPECT(o && !strcmp(str(o, "syscall"), "io_uring:READ_FIXED") && num(o, "uring_ns") == 60000);
+	json_decref(o);
+	o = json_line(out, 3);
+	EXPECT(o && !strcmp(str(o, "syscall"), "io_uring:99") && num(o, "ur_attempts") == 0 &&
+	       json_is_null(json_object_get(o, "ur_issue_ns")) &&
+	       json_array_size(json_object_get(o, "ur_where")) == 0);
+	json_decref(o);
+	o = json_line(out, 4);
+	EXPECT(o && num(o, "lost") == 3);
+	json_decref(o);
+
+	/* Read back as a recording: each in its layer, counted once. */
+	if (asprintf(&text, "{\"iolayers_record\": 1, \"stream_version\": %d, \"format\": %d, "
+		     "\"kernel\": \"k\", \"module\": \"iolayers 0.1.0\", \"open_ns\": 1, "
+		     "\"settings\": {\"slow_us\": \"100\"}, \"command\": []}\n%s"
+		     "{\"end\": true, \"reads\": 4, \"lost\": 3}\n", IOLAYERS_STREAM_VERSION,
+		     IOLAYERS_FORMAT_VERSION, out) < 0)
+		abort();
+	f = fmemopen(text, strlen(text), "r");
+	memset(&s, 0, sizeof(s));
+	err[0] = '\0';
+	EXPECT(f && il_parse_recording(f, &s, err, sizeof(err)) == 0);
+	if (f)
+		fclose(f);
+	EXPECT(!s.warning[0]);
+	EXPECT(s.flows.n == 4);
+	if (s.flows.n == 4) {
+		EXPECT(s.flows.v[0].via == IOLAYERS_VIA_SYSCALL &&
+		       s.flows.v[0].lat[IOLAYERS_L_SYSCALL] == 500000);
+		EXPECT(s.flows.v[1].via == IOLAYERS_VIA_URING &&
+		       s.flows.v[1].lat[IOLAYERS_L_URING] == 900000 &&
+		       s.flows.v[1].lat[IOLAYERS_L_SYSCALL] == -1 &&
+		       !strcmp(s.flows.v[1].ur_where, "inline,taskwork"));
+		EXPECT(s.flows.v[3].via == IOLAYERS_VIA_URING && !strcmp(s.flows.v[3].ur_where, "-") &&
+		       s.flows.v[3].ur_attempts == 0);
+	}
+	EXPECT(s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].count == 1 &&
+	       s.hist[IOLAYERS_L_URING][IOLAYERS_C_MISS].count == 2 &&
+	       s.hist[IOLAYERS_L_URING][IOLAYERS_C_OTHER].count == 1 &&
+	       s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_OTHER].count == 0);
+	/* slow_us 100: the syscall's 500 us, the request's 900 us */
+	EXPECT(s.slow.n == 2);
+	il_snapshot_free(&s);
+	free(text);
+	free(out);
+}
+
+/*
+ * A record shorter than this reader's (before its io_uring part): a
+ * syscall's, its io_uring members null. And a JSON line at its longest:
+ * every number at its largest, every byte of comm and disk escaped.
+ */
+static void test_sizes(void)
+{
+	struct iolayers_rec_read r;
+	json_error_t jerr;
+	char *out, *p;
+	uint64_t lost;
+	long reads;
+	json_t *o;
+	int l;
+
+	rec_init(&r, 7);
+	memset(&r.via, 0xff, sizeof(r) - offsetof(struct iolayers_rec_read, via));
+	r.hdr.size = offsetof(struct iolayers_rec_read, via);
+	out = convert(&r, r.hdr.size, &reads, &lost);
+	o = json_line(out, 0);
+	EXPECT(reads == 1 && o && !strcmp(str(o, "syscall"), "pread64") &&
+	       num(o, "syscall_ns") == 500000 && json_is_null(json_object_get(o, "uring_ns")) &&
+	       json_is_null(json_object_get(o, "ur_where")));
+	json_decref(o);
+	free(out);
+
+	memset(&r, 0xff, sizeof(r));
+	r.hdr.type = IOLAYERS_REC_READ;
+	r.hdr.size = sizeof(r);
+	r.pos = r.ret = INT64_MIN;
+	for (l = 0; l < IOLAYERS_REC_LAYERS; l++)
+		r.ns[l] = INT64_MAX;
+	r.vfs_off = r.fs_off = r.queue_off = r.issue_off = r.device_off = r.done_off = INT64_MAX;
+	r.sock_ns = r.tcp_ns = r.wait_ns = r.sock_off = r.tcp_off = INT64_MAX;
+	r.ur_issue_off = r.ur_issue_ns = INT64_MAX;
+	r.tid = r.tgid = r.fd = INT32_MIN;
+	r.syscall = 255;
+	r.cache = IOLAYERS_C_PARTIAL;
+	r.sock = IOLAYERS_SK_UNIX_DGRAM;
+	r.via = IOLAYERS_VIA_URING;
+	r.where = 0xff;
+	memset(r.comm, 0x01, sizeof(r.comm) - 1);
+	r.comm[sizeof(r.comm) - 1] = '\0';
+	memset(r.disk, 0x01, sizeof(r.disk) - 1);
+	r.disk[sizeof(r.disk) - 1] = '\0';
+	out = convert(&r, sizeof(r), &reads, &lost);
+	/* u64 numbers past json_int_t: read as reals */
+	o = json_loadb(out, strlen(out), JSON_DECODE_INT_AS_REAL, &jerr);
+	EXPECT(reads == 1 && o && !strcmp(str(o, "syscall"), "io_uring:255") &&
+	       json_array_size(json_object_get(o, "ur_where")) == 4 &&
+	       json_array_size(json_object_get(o, "missed")) == 4);
+	json_decref(o);
+	/* Its keys and numbers: what rec_read()'s buffer holds besides the strings. */
+	p = out;
+	l = (int)strlen(out) - IL_JSON_STR_MAX(sizeof(r.comm) - 1) - IL_JSON_STR_MAX(sizeof(r.disk) - 1);
+	EXPECT(l > 1000 && l <= 1600);
+	if (l <= 1000 || l > 1600)
+		fprintf(stderr, "the longest line without its strings: %d bytes: %s", l, p);
+	free(out);
+}
+
+/*
+ * --csv: an io_uring request's first and last rows are URING submit and
+ * complete, no Flow_SYSCALL_Lat; a syscall's SYSCALL enter and exit.
+ */
+static void test_csv(void)
+{
+	struct iolayers_rec_read r[2];
+	char *out, *line, *save;
+	uint64_t lost;
+	long reads;
+	int n = 0;
+
+	rec_init(&r[0], 7);
+	rec_init_uring(&r[1], 8, 22, 900000);
+	rec_csv = 1;
+	out = convert(r, sizeof(r), &reads, &lost);
+	rec_csv = 0;
+	EXPECT(reads == 2);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save), n++) {
+		switch (n) {
+		case 0:
+			EXPECT(!strncmp(line, "1000000,SYSCALL,enter,42,42,\"x\",1,7,,7,4096,", 44));
+			break;
+		case 2:
+			/* sys_exit at start + 500 us; the syscall's latency, the FS's */
+			EXPECT(!strncmp(line, "1500000,SYSCALL,exit,", 21) &&
+			       strstr(line, ",,,,,500000,,300000,,,,MISS,0"));
+			break;
+		case 3:
+			EXPECT(!strncmp(line, "1000000,URING,submit,42,42,\"x\",1,8,,8,4096,", 43));
+			break;
+		case 5:
+			EXPECT(!strncmp(line, "1900000,URING,complete,", 23) &&
+			       strstr(line, ",,,,,,,300000,,,,MISS,0"));
+			break;
+		}
+	}
+	EXPECT(n == 6);
+	free(out);
+}
+
+int main(void)
+{
+	test_json_lines();
+	test_sizes();
+	test_csv();
+	printf("test_record: %s\n", failures ? "FAILED" : "ok");
+	return failures ? 1 : 0;
+}
