@@ -221,6 +221,28 @@ static void iolayers_flow_att_drop(struct iolayers_task_flow *t)
 	cmpxchg_release(&t->state, IOLAYERS_FLOW_ENDED | IOLAYERS_FLOW_ATT, IOLAYERS_FLOW_ENDED);
 }
 
+static void iolayers_flow_att_close(struct iolayers_task_flow *f);
+
+/*
+ * @t, current's idle entry, still marks an attempt of an io_uring request
+ * whose end was not seen (its kretprobe detached during it): the attempt
+ * is closed (no hand-off names the request any more, so none of this
+ * task's probes finds it) and the mark goes.
+ */
+static noinline void iolayers_flow_att_stale(struct iolayers_task_flow *t)
+{
+	struct iolayers_task_flow *f = READ_ONCE(t->att);
+	unsigned long flags;
+
+	if (f) {
+		spin_lock_irqsave(&f->lock, flags);
+		if (f->rd.ur.open && f->task == current)
+			iolayers_flow_att_close(f);
+		spin_unlock_irqrestore(&f->lock, flags);
+	}
+	iolayers_flow_att_drop(t);
+}
+
 /**
  * iolayers_flow_start() - Start a flow for a syscall of the current task.
  * @tid: the current task's thread id
@@ -275,7 +297,7 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 		 */
 		iolayers_flow_renew(f, seq);
 		if (unlikely(READ_ONCE(f->state) & IOLAYERS_FLOW_ATT))
-			iolayers_flow_att_drop(f);	/* its end was not seen */
+			iolayers_flow_att_stale(f);	/* its end was not seen */
 		if (unlikely(cmpxchg(&f->state, IOLAYERS_FLOW_ENDED, 0) != IOLAYERS_FLOW_ENDED)) {
 			iolayers_flow_unhand(f);
 			f = NULL;
@@ -791,9 +813,11 @@ static void iolayers_flow_att_close(struct iolayers_task_flow *f)
 	cmpxchg(per_cpu_ptr(&iolayers_flow_cur, cpu), f, NULL);
 	if (cpu != raw_smp_processor_id())
 		this_cpu_cmpxchg(iolayers_flow_cur, f, NULL);
+	/* Only if the task's mark is still @f's (its next may be another's). */
 	t = iolayers_table_find(IOLAYERS_T_TASK, f->rd.ur.att_tid);
-	if (t && READ_ONCE(t->att) == f)
-		iolayers_flow_att_drop(t);
+	if (t && cmpxchg(&t->att, f, NULL) == f)
+		cmpxchg_release(&t->state, IOLAYERS_FLOW_ENDED | IOLAYERS_FLOW_ATT,
+				IOLAYERS_FLOW_ENDED);
 }
 
 /**
@@ -802,6 +826,7 @@ static void iolayers_flow_att_close(struct iolayers_task_flow *f)
  * @opcode: its IORING_OP_*
  * @fd: the file descriptor it names (a fixed file's index with
  *	IOSQE_FIXED_FILE)
+ * @user_data: its user_data (its CQE's)
  *
  * A flow still there for the same address is a request whose completion
  * was not seen (one that posts no CQE on success, IOSQE_CQE_SKIP_SUCCESS):
@@ -812,7 +837,8 @@ static void iolayers_flow_att_close(struct iolayers_task_flow *f)
  * read-side critical section.
  * Return: the flow, or NULL (a full table, no memory: counted).
  */
-struct iolayers_task_flow *iolayers_flow_req_start(unsigned long req, u8 opcode, int fd)
+struct iolayers_task_flow *iolayers_flow_req_start(unsigned long req, u8 opcode, int fd,
+						   u64 user_data)
 {
 	struct iolayers_task_flow *f = iolayers_table_find(IOLAYERS_T_UREQ, req);
 
@@ -827,6 +853,7 @@ struct iolayers_task_flow *iolayers_flow_req_start(unsigned long req, u8 opcode,
 	f->rd.sys.fd = fd;
 	f->rd.sys.pos = -1;
 	f->rd.ur.opcode = opcode;
+	f->rd.ur.user_data = user_data;
 	f->rd.ur.tid = current->pid;
 	f->rd.ur.tgid = current->tgid;
 	memcpy(f->rd.ur.comm, current->comm, sizeof(f->rd.ur.comm));
@@ -1015,7 +1042,14 @@ static void iolayers_flow_req_record(struct iolayers_task_flow *f, long res)
 	iolayers_flow_req_times(rd, end);
 	if (unlikely(f->blk.queue_at))
 		iolayers_flow_end_bound(&f->blk, rd->sys.ns, &now);
-	cache = iolayers_cache_state(f, res);
+	/* A read of a socket (its SOCK layer ends at the CQE too). */
+	if (unlikely(rd->sock.start)) {
+		iolayers_flow_sock_times(rd, end);
+		cache = iolayers_sock_state(f, res);
+		iolayers_flow_sock_hist(rd, cache, bytes);
+	} else {
+		cache = iolayers_cache_state(f, res);
+	}
 	iolayers_hist_note(IOLAYERS_L_URING, cache, rd->sys.ns, bytes);
 	if (rd->fs.reached)
 		iolayers_hist_note(IOLAYERS_L_FS, cache, rd->fs.ns, bytes);
@@ -1091,6 +1125,39 @@ void iolayers_flow_req_drop(struct iolayers_task_flow *f)
 		iolayers_table_drop(IOLAYERS_T_UREQ, IOLAYERS_DROP_STALE);
 		iolayers_table_retire(f);
 	}
+}
+
+/* iolayers_reqs_expire()'s test: a request older than @arg's age. */
+static bool iolayers_req_expired(void *entry, void *arg)
+{
+	struct iolayers_task_flow *f = entry;
+	const u64 *max_age_ns = arg;
+
+	if (ktime_get_ns() - f->e.born_ns <= *max_age_ns)
+		return false;
+	/* Closes an attempt still open: no hand-off outlives the entry. */
+	iolayers_flow_req_end(f);
+	return true;
+}
+
+/**
+ * iolayers_reqs_expire() - Remove the requests in flight longer than an
+ *	age.
+ * @max_age_ns: the age
+ *
+ * A request whose completion was not seen (its CQE overflowed the ring,
+ * the ring went away) stays in the table otherwise until a new request
+ * takes its address; one really in flight that long loses its record
+ * (its CQE finds nothing). Counted ``expired``.
+ *
+ * Context: process context (the expiry work).
+ */
+void iolayers_reqs_expire(u64 max_age_ns)
+{
+	int n = iolayers_table_prune(IOLAYERS_T_UREQ, iolayers_req_expired, &max_age_ns);
+
+	while (n-- > 0)
+		iolayers_table_drop(IOLAYERS_T_UREQ, IOLAYERS_DROP_EXPIRED);
 }
 
 static bool iolayers_req_in_flight(const void *entry)

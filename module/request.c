@@ -595,7 +595,8 @@ static DECLARE_DELAYED_WORK(iolayers_expire_work, iolayers_expire_fn);
  * iolayers_requests_expire() - Expire old bio and request entries now.
  *
  * Bios that never reached a request we saw, or requests whose completion
- * we missed, would otherwise stay until unload.
+ * we missed, would otherwise stay until unload; so would io_uring
+ * requests whose CQE was not seen (flow.c).
  *
  * Context: process context.
  */
@@ -605,6 +606,8 @@ static void iolayers_requests_expire(void)
 
 	iolayers_table_expire(IOLAYERS_T_BIO, age);
 	iolayers_table_expire(IOLAYERS_T_RQ, age);
+	/* io_uring requests may wait long (a pipe's data): ten times as old. */
+	iolayers_reqs_expire(age * 10);
 }
 
 static void iolayers_expire_fn(struct work_struct *work)

@@ -316,9 +316,11 @@
  * code moved to its own directory (6.0, include/linux/io_uring_types.h);
  * before that the layer has no probe point. The submission's tracepoint
  * was io_uring_submit_sqe(req, force_nonblock) and became
- * io_uring_submit_req(req) in 6.4 ("io_uring: rename
- * trace_io_uring_submit_sqe() tracepoint", Jens Axboe); neither moved in
- * a stable update. IOLAYERS_KERNEL_RANGE: < 6.1 none; < 6.4
+ * io_uring_submit_req(req) between 6.2 and 6.5 (taken here as 6.4,
+ * "io_uring: rename trace_io_uring_submit_sqe() tracepoint", Jens Axboe;
+ * 6.3 and 6.4 were not built: a wrong guess there fails the build at the
+ * prototype check, it cannot attach a wrong handler); neither moved in a
+ * stable update. IOLAYERS_KERNEL_RANGE: < 6.1 none; < 6.4
  * io_uring_submit_sqe; >= 6.4 io_uring_submit_req.
  */
 #if KERNEL_VERSION(6, 1, 0) <= LINUX_VERSION_CODE

@@ -204,6 +204,10 @@ struct iolayers_read_sock {
  * @fs_entries: @fs.entries when the open attempt began
  * @hand_cpu: the CPU whose hand-off the open attempt set
  * @att_tid: the task running the open attempt
+ * @user_data: its user_data, to tell its CQE from another request's at
+ *	the same address
+ * @krp_missed: the attempts' kretprobes' misses at its submission
+ *	(uring.c)
  * @tid: the submitting task's id
  * @tgid: its process
  * @comm: its name
@@ -222,6 +226,8 @@ struct iolayers_read_uring {
 	bool waited;
 	u32 fs_entries;
 	int hand_cpu;
+	u64 user_data;
+	unsigned int krp_missed;
 	pid_t att_tid;
 	pid_t tid;
 	pid_t tgid;
@@ -627,7 +633,9 @@ static __always_inline struct iolayers_task_flow *iolayers_flow_here(pid_t tid)
 
 struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref);
 void iolayers_flow_finish(struct iolayers_task_flow *f, long ret);
-struct iolayers_task_flow *iolayers_flow_req_start(unsigned long req, u8 opcode, int fd);
+struct iolayers_task_flow *iolayers_flow_req_start(unsigned long req, u8 opcode, int fd,
+						   u64 user_data);
+void iolayers_reqs_expire(u64 max_age_ns);
 void iolayers_flow_req_drop(struct iolayers_task_flow *f);
 bool iolayers_flow_att_begin(struct iolayers_task_flow *f, u8 where);
 void iolayers_flow_att_end(struct iolayers_task_flow *f, bool again);

@@ -40,41 +40,82 @@ static bool iolayers_uring_read_op(u8 op)
 }
 
 /*
- * Whose request it is: the submitting thread's, or for a ring with an
- * SQPOLL thread (an io worker of the process), its process's leader, so
- * that comm= names the program and not "iou-sqp-N".
+ * Whose request it is, for the filters: the submitting thread's, or for a
+ * ring with an SQPOLL thread (an io worker of the process), its process's
+ * leader, so that comm= follows the program and not "iou-sqp-N". The
+ * record names the thread that submitted it (the SQPOLL thread's id and
+ * name there), in the program's process.
  */
 static struct task_struct *iolayers_uring_owner(void)
 {
 	return current->flags & PF_IO_WORKER ? current->group_leader : current;
 }
 
-/* Prototype of TRACE_EVENT(io_uring_submit_req) (compat.h). */
+static struct kretprobe iolayers_uring_read_krp, iolayers_uring_read_fixed_krp;
+
+/*
+ * Attempts the kretprobes could not follow (no free instance): their
+ * entry handler never ran, so a request whose attempts ran while this
+ * moved lost what they did (counted in its record's missed column).
+ */
+static unsigned int iolayers_uring_krp_missed(void)
+{
+	return READ_ONCE(iolayers_uring_read_krp.nmissed) +
+	       READ_ONCE(iolayers_uring_read_fixed_krp.nmissed);
+}
+
+/*
+ * Prototype of TRACE_EVENT(io_uring_submit_req) (compat.h). A request
+ * that posts no CQE when it succeeds (IOSQE_CQE_SKIP_SUCCESS) is not
+ * followed: its end would not be seen.
+ */
 static void iolayers_uring_submit(void *data, IOLAYERS_URING_SUBMIT_ARGS)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_uring_submit);
+	struct iolayers_task_flow *f;
 
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
-	if (!iolayers_uring_read_op(req->opcode) || !iolayers_follows(iolayers_uring_owner()))
+	if (!iolayers_uring_read_op(req->opcode) || (req->flags & REQ_F_CQE_SKIP))
 		return;
-	iolayers_hit(&iolayers_pc_uring_submit);
-	/* The fd is in the CQE's place until the completion (io_init_req()). */
-	iolayers_flow_req_start((unsigned long)req, req->opcode, req->cqe.fd);
+	/* From 6.13 on a tracepoint's probes run preemptible. */
+	iolayers_handler_rcu_lock();
+	if (iolayers_follows(iolayers_uring_owner())) {
+		iolayers_hit(&iolayers_pc_uring_submit);
+		/* The fd is in the CQE's place until the completion (io_init_req()). */
+		f = iolayers_flow_req_start((unsigned long)req, req->opcode, req->cqe.fd,
+					    req->cqe.user_data);
+		if (f)
+			f->rd.ur.krp_missed = iolayers_uring_krp_missed();
+	}
+	iolayers_handler_rcu_unlock();
 }
 
-/* A request's completion posted with @res, @req NULL for an aux CQE. */
-static __always_inline void iolayers_uring_done(void *req, s32 res)
+/*
+ * A request's completion posted with @res, @req NULL for an aux CQE. A
+ * flow left at the request's address by one whose completion was not
+ * seen (a CQE that overflowed the ring) is not this request's: another
+ * user_data, or no read at all now, and it goes, counted stale.
+ */
+static __always_inline void iolayers_uring_done(struct io_kiocb *req, u64 user_data, s32 res)
 {
 	struct iolayers_task_flow *f;
 
 	if (iolayers_empty || !req || iolayers_table_empty(IOLAYERS_T_UREQ))
 		return;
+	iolayers_handler_rcu_lock();
 	f = iolayers_table_find(IOLAYERS_T_UREQ, (unsigned long)req);
-	if (!f)
-		return;
-	iolayers_hit(&iolayers_pc_uring_complete);
-	iolayers_flow_req_finish(f, res);
+	if (f && (f->rd.ur.user_data != user_data || f->rd.ur.opcode != req->opcode)) {
+		iolayers_flow_req_drop(f);
+		f = NULL;
+	}
+	if (f) {
+		iolayers_hit(&iolayers_pc_uring_complete);
+		if (f->rd.ur.krp_missed != iolayers_uring_krp_missed())
+			f->rd.missed |= IOLAYERS_MISSED_FS;
+		iolayers_flow_req_finish(f, res);
+	}
+	iolayers_handler_rcu_unlock();
 }
 
 /*
@@ -87,7 +128,7 @@ static void iolayers_uring_complete_args(void *data, void *ctx, void *req, u64 u
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_uring_complete);
 
-	iolayers_uring_done(req, res);
+	iolayers_uring_done(req, user_data, res);
 }
 
 static void iolayers_uring_complete_cqe(void *data, struct io_ring_ctx *ctx, void *req,
@@ -95,7 +136,7 @@ static void iolayers_uring_complete_cqe(void *data, struct io_ring_ctx *ctx, voi
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_uring_complete);
 
-	iolayers_uring_done(req, cqe->res);
+	iolayers_uring_done(req, cqe->user_data, cqe->res);
 }
 
 /* What an attempt's return handler needs: its request, checked again. */
@@ -161,7 +202,8 @@ static int iolayers_uring_read_fixed_entry(struct kretprobe_instance *ri, struct
 static int iolayers_uring_read_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	const struct iolayers_uring_att *a = (const struct iolayers_uring_att *)ri->data;
-	long ret = (long)regs_return_value(regs);
+	/* io_read() returns an int: the register's upper half is not defined. */
+	int ret = (int)regs_return_value(regs);
 	struct iolayers_task_flow *f = iolayers_table_find(IOLAYERS_T_UREQ, a->req);
 
 	if (f && READ_ONCE(f->seq) == a->seq)

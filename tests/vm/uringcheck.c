@@ -8,7 +8,7 @@
  * direct opens FILE with O_DIRECT; async sets IOSQE_ASYNC on every
  * request (issued by an io-wq worker, never inline); sqpoll makes the
  * ring with an SQPOLL thread; errors makes every fourth read's buffer an
- * unmapped page (-EFAULT); mixed cycles through IORING_OP_READ, READV and
+ * inaccessible page (-EFAULT); mixed cycles through IORING_OP_READ, READV and
  * READ_FIXED (a registered buffer).
  * Prints: reads N resident N nonresident N bytes N failed N, where
  * resident and nonresident count the reads that did not fail. With
@@ -71,9 +71,13 @@ int main(int argc, char **argv)
 	mixed = has(argc, argv, "mixed");
 	count = atol(argv[2]);
 	srand(atoi(argv[3]));
-	/* An address the kernel accepts as user memory that faults. */
-	unmapped = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (unmapped == MAP_FAILED || munmap(unmapped, 4096)) {
+	/*
+	 * An address the kernel accepts as user memory that faults: a page
+	 * kept inaccessible (an unmapped one would be taken by the ring's
+	 * own mappings below).
+	 */
+	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (unmapped == MAP_FAILED) {
 		perror("mmap");
 		return 1;
 	}
@@ -137,7 +141,9 @@ int main(int argc, char **argv)
 		}
 		ret = io_uring_wait_cqe(&ring, &cqe);
 		if (ret < 0 || cqe->user_data != (__u64)i) {
-			fprintf(stderr, "io_uring_wait_cqe: %s\n", ret < 0 ? strerror(-ret) : "wrong CQE");
+			fprintf(stderr, "io_uring_wait_cqe: %s (read %ld, CQE %llu res %d)\n",
+				ret < 0 ? strerror(-ret) : "wrong CQE", i,
+				ret < 0 ? 0ULL : (unsigned long long)cqe->user_data, ret < 0 ? 0 : cqe->res);
 			return 1;
 		}
 		res = cqe->res;
