@@ -301,7 +301,7 @@ static void iolayers_flow_test_request(struct kunit *test)
 
 	rcu_read_lock();
 	preempt_disable();
-	f = iolayers_flow_req_start(key, 22, 5);	/* IORING_OP_READ on fd 5 */
+	f = iolayers_flow_req_start(key, 22, 5, 77);	/* IORING_OP_READ on fd 5 */
 	if (!f) {
 		preempt_enable();
 		rcu_read_unlock();
@@ -346,6 +346,59 @@ static void iolayers_flow_test_request(struct kunit *test)
 	iolayers_flow_exit(tid);
 }
 
+/*
+ * The ends a request's flow may meet besides its own: a completion while
+ * an attempt is open closes it (no probe of the task finds the request
+ * afterwards, its entry is idle again); a new request at the address of
+ * one whose completion was not seen replaces it; a read() of the task
+ * over an attempt whose end was not seen starts a read of its own, and
+ * the request is no longer found.
+ */
+static void iolayers_flow_test_request_ends(struct kunit *test)
+{
+	static char req;
+	unsigned long key = (unsigned long)&req;
+	struct iolayers_task_flow *f, *g, *r;
+	struct iolayers_flow_ref ref;
+	pid_t tid = current->pid;
+
+	rcu_read_lock();
+	preempt_disable();
+	f = iolayers_flow_req_start(key, 22, 3, 1);
+	if (!f) {
+		preempt_enable();
+		rcu_read_unlock();
+		kunit_skip(test, "no request entry (table full)");
+	}
+	KUNIT_EXPECT_TRUE(test, iolayers_flow_att_begin(f, IOLAYERS_UR_IOWQ));
+	KUNIT_EXPECT_PTR_EQ(test, iolayers_flow_find(tid), f);
+	iolayers_flow_req_finish(f, -ECANCELED);
+	KUNIT_EXPECT_NULL(test, iolayers_flow_find(tid));
+	/* The task's end of the attempt, after the completion: nothing. */
+	iolayers_flow_att_end(f, false);
+	/* A completion not seen: the next request at the address replaces it. */
+	f = iolayers_flow_req_start(key, 22, 3, 2);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	ref = iolayers_flow_ref_of(f);
+	g = iolayers_flow_req_start(key, 1, 3, 3);
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	KUNIT_EXPECT_PTR_NE(test, g, f);
+	KUNIT_EXPECT_NULL(test, iolayers_flow_get(&ref));
+	/* An attempt whose end is not seen, then a read() of the task. */
+	KUNIT_EXPECT_TRUE(test, iolayers_flow_att_begin(g, IOLAYERS_UR_INLINE));
+	r = iolayers_flow_start(tid);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_PTR_NE(test, r, g);
+	KUNIT_EXPECT_PTR_EQ(test, iolayers_flow_find(tid), r);
+	KUNIT_EXPECT_FALSE(test, g->rd.ur.open);
+	iolayers_flow_finish(r, 0);
+	KUNIT_EXPECT_NULL(test, iolayers_flow_find(tid));
+	iolayers_flow_req_finish(g, 0);
+	preempt_enable();
+	rcu_read_unlock();
+	iolayers_flow_exit(tid);
+}
+
 static struct kunit_case iolayers_flow_cases[] = {
 	KUNIT_CASE(iolayers_flow_test_fold),
 	KUNIT_CASE(iolayers_flow_test_missed),
@@ -353,6 +406,7 @@ static struct kunit_case iolayers_flow_cases[] = {
 	KUNIT_CASE(iolayers_flow_test_fresh),
 	KUNIT_CASE(iolayers_flow_test_maybe_here),
 	KUNIT_CASE(iolayers_flow_test_request),
+	KUNIT_CASE(iolayers_flow_test_request_ends),
 	{}
 };
 
