@@ -78,13 +78,19 @@ static const struct pf_point pf_points[] = {
 	{ "DEVICE", "event nvme/nvme_complete_rq", 1, "no NVMe device times (nvme_core not loaded?)" },
 	{ "DEVICE", "event scsi/scsi_dispatch_cmd_start", 1, "no SCSI device times (no SCSI driver loaded?)" },
 	{ "DEVICE", "event scsi/scsi_dispatch_cmd_done", 1, "no SCSI device times (no SCSI driver loaded?)" },
+	{ "URING", "event io_uring/io_uring_submit_req|io_uring/io_uring_submit_sqe", 1,
+	  "io_uring reads make no record" },
+	{ "URING", "event io_uring/io_uring_complete", 1, "io_uring reads make no record" },
+	{ "URING", "function io_read", 1, "io_uring reads make no record" },
+	{ "URING", "function io_read_fixed", 1,
+	  "where io_read_fixed exists, IORING_OP_READ_FIXED requests get no FS, cache or BLOCK part" },
 	{ "FILTER", "event sched/sched_process_fork", 0, NULL },
 	{ "FILTER", "event sched/sched_process_exit", 0, NULL },
 	{ "FILTER", "event sched/sched_process_exec", 0, NULL },
 };
 
-static const char * const pf_layers[] = { "SYSCALL", "VFS", "FS", "CACHE", "SOCK", "BLOCK", "DEVICE",
-					    "FILTER" };
+static const char * const pf_layers[] = { "SYSCALL", "URING", "VFS", "FS", "CACHE", "SOCK", "BLOCK",
+					    "DEVICE", "FILTER" };
 
 struct pf {
 	const char *root;
@@ -93,6 +99,7 @@ struct pf {
 	char *funcs;		/* available_filter_functions, NUL-separated lines */
 	size_t nfuncs;
 	int fatal, lost;	/* cannot load or show; a layer or part lost */
+	const char *no_uring;	/* why the module attaches no URING probe here */
 };
 
 static int pf_path(const struct pf *p, char *buf, size_t len, const char *rel)
@@ -189,9 +196,22 @@ static int pf_point_there(const struct pf *p, const struct pf_point *pt, char *f
 	char rel[512];
 
 	if (!strncmp(pt->what, "event", 5)) {
-		snprintf(found, flen, "%s", strchr(what, '/') + 1);
-		snprintf(rel, sizeof(rel), "%s/events/%s", p->tracefs + strlen(p->root), what);
-		return pf_exists(p, rel);
+		/* Alternatives "system/event|system/event": the first there. */
+		while (*what) {
+			size_t n = strcspn(what, "|");
+			const char *slash = memchr(what, '/', n);
+
+			snprintf(found, flen, "%.*s", slash ? (int)(what + n - slash - 1) : (int)n,
+				 slash ? slash + 1 : what);
+			snprintf(rel, sizeof(rel), "%s/events/%.*s", p->tracefs + strlen(p->root),
+				 (int)n, what);
+			if (pf_exists(p, rel))
+				return 1;
+			what += n + (what[n] == '|');
+		}
+		snprintf(found, flen, "%s", strchr(alts, '/') + 1);
+		found[strcspn(found, "|")] = '\0';
+		return 0;
 	}
 	while (*what) {
 		size_t n = strcspn(what, "|");
@@ -221,6 +241,14 @@ static void pf_predict(struct pf *p)
 
 			if (strcmp(pt->layer, pf_layers[l]))
 				continue;
+			if (!strcmp(pt->layer, "URING") && p->no_uring) {
+				/* The module attaches none of them here (uring.c). */
+				pf_point_there(p, pt, name, sizeof(name));
+				partial = 1;
+				snprintf(lack + strlen(lack), sizeof(lack) - strlen(lack),
+					 "\n        - %s not there: %s", name, p->no_uring);
+				continue;
+			}
 			if (pf_point_there(p, pt, name, sizeof(name))) {
 				snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s",
 					 *have ? ", " : "", name);
@@ -301,6 +329,18 @@ int il_preflight(const char *root, FILE *out)
 		       "see compat.rst)", v);
 	else
 		pf_say(&p, "?", "kernel release unknown");
+	/*
+	 * The URING layer: struct io_kiocb is public from 6.1; on a lockdep
+	 * kernel (a debug build) the module leaves it unattached (uring.c).
+	 */
+	if (v) {
+		unsigned int major = 0, minor = 0;
+
+		if (sscanf(v, "%u.%u", &major, &minor) == 2 && (major < 6 || (major == 6 && minor < 1)))
+			p.no_uring = "a kernel before 6.1: io_uring reads make no record";
+	}
+	if (!p.no_uring && pf_exists(&p, "/proc/lockdep"))
+		p.no_uring = "a lockdep (debug) kernel: the module leaves io_uring unfollowed, its reads make no record";
 	v = pf_line(&p, "/sys/kernel/realtime", buf, sizeof(buf));
 	if (v && !strcmp(v, "1")) {
 		pf_say(&p, "no", "PREEMPT_RT kernel: the module refuses to load here");
