@@ -340,7 +340,7 @@ int il_preflight(const char *root, FILE *out)
 			p.no_uring = "a kernel before 6.1: io_uring reads make no record";
 	}
 	if (!p.no_uring && pf_exists(&p, "/proc/lockdep"))
-		p.no_uring = "a lockdep (debug) kernel: the module leaves io_uring unfollowed, its reads make no record";
+		p.no_uring = "a debug kernel (lock proving): the module leaves io_uring unfollowed, its reads make no record";
 	v = pf_line(&p, "/sys/kernel/realtime", buf, sizeof(buf));
 	if (v && !strcmp(v, "1")) {
 		pf_say(&p, "no", "PREEMPT_RT kernel: the module refuses to load here");
