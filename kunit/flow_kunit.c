@@ -2,6 +2,7 @@
 /* KUnit: flows (module/flow.c): folding a completed request, refused layers, forgetting. */
 
 #include <kunit/test.h>
+#include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -301,7 +302,8 @@ static void iolayers_flow_test_request(struct kunit *test)
 
 	rcu_read_lock();
 	preempt_disable();
-	f = iolayers_flow_req_start(key, 22, 5, 77);	/* IORING_OP_READ on fd 5 */
+	/* IORING_OP_READ on fd 5 */
+	f = iolayers_flow_req_start(key, IOLAYERS_VIA_URING, 22, 5, 77);
 	if (!f) {
 		preempt_enable();
 		rcu_read_unlock();
@@ -364,7 +366,7 @@ static void iolayers_flow_test_request_ends(struct kunit *test)
 
 	rcu_read_lock();
 	preempt_disable();
-	f = iolayers_flow_req_start(key, 22, 3, 1);
+	f = iolayers_flow_req_start(key, IOLAYERS_VIA_URING, 22, 3, 1);
 	if (!f) {
 		preempt_enable();
 		rcu_read_unlock();
@@ -377,10 +379,10 @@ static void iolayers_flow_test_request_ends(struct kunit *test)
 	/* The task's end of the attempt, after the completion: nothing. */
 	iolayers_flow_att_end(f, false);
 	/* A completion not seen: the next request at the address replaces it. */
-	f = iolayers_flow_req_start(key, 22, 3, 2);
+	f = iolayers_flow_req_start(key, IOLAYERS_VIA_URING, 22, 3, 2);
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	ref = iolayers_flow_ref_of(f);
-	g = iolayers_flow_req_start(key, 1, 3, 3);
+	g = iolayers_flow_req_start(key, IOLAYERS_VIA_URING, 1, 3, 3);
 	KUNIT_ASSERT_NOT_NULL(test, g);
 	KUNIT_EXPECT_PTR_NE(test, g, f);
 	KUNIT_EXPECT_NULL(test, iolayers_flow_get(&ref));
@@ -399,6 +401,76 @@ static void iolayers_flow_test_request_ends(struct kunit *test)
 	iolayers_flow_exit(tid);
 }
 
+/* A completion in interrupt context: from a hard irq_work's callback. */
+struct iolayers_flow_test_irq {
+	struct irq_work work;
+	unsigned long key;
+	bool in_irq;
+};
+
+static void iolayers_flow_test_irq_fn(struct irq_work *work)
+{
+	struct iolayers_flow_test_irq *t = container_of(work, struct iolayers_flow_test_irq, work);
+	struct iolayers_task_flow *f = iolayers_table_find(IOLAYERS_T_UREQ, t->key);
+
+	t->in_irq = !in_task();
+	if (f)
+		iolayers_flow_req_finish(f, 4096);
+}
+
+/*
+ * An AIO read completed in interrupt context (a direct read's bio): its
+ * flow leaves the table there, and its record is written in task context
+ * by the worker, the submitter's, with the result it completed with.
+ */
+static void iolayers_flow_test_request_irq(struct kunit *test)
+{
+	static char req;
+	struct iolayers_flow_test_irq t = {
+		.work = IRQ_WORK_INIT_HARD(iolayers_flow_test_irq_fn),
+		.key = (unsigned long)&req,
+	};
+	struct iolayers_flow_rec rec;
+	struct iolayers_task_flow *f;
+	pid_t tid = current->pid;
+	u64 seq;
+
+	rcu_read_lock();
+	preempt_disable();
+	f = iolayers_flow_req_start(t.key, IOLAYERS_VIA_AIO, 0, 4, 9);	/* IOCB_CMD_PREAD */
+	if (!f) {
+		preempt_enable();
+		rcu_read_unlock();
+		kunit_skip(test, "no request entry (table full)");
+	}
+	seq = f->seq;
+	KUNIT_EXPECT_TRUE(test, iolayers_flow_att_begin(f, IOLAYERS_UR_INLINE));
+	f->rd.fs.entries++;
+	f->rd.fs.direct = true;
+	iolayers_flow_att_end(f, true);
+	KUNIT_EXPECT_FALSE(test, f->rd.ur.waited);	/* a direct read waits for no page */
+	preempt_enable();
+	rcu_read_unlock();
+	irq_work_queue(&t.work);
+	irq_work_sync(&t.work);
+	KUNIT_EXPECT_TRUE(test, t.in_irq);
+	rcu_read_lock();
+	KUNIT_EXPECT_NULL(test, iolayers_table_find(IOLAYERS_T_UREQ, t.key));
+	rcu_read_unlock();
+	iolayers_reqs_flush();
+	KUNIT_ASSERT_TRUE(test, iolayers_flow_test_record(seq, &rec));
+	KUNIT_EXPECT_EQ(test, rec.via, (u8)IOLAYERS_VIA_AIO);
+	KUNIT_EXPECT_EQ(test, rec.nr, 0);
+	KUNIT_EXPECT_EQ(test, rec.fd, 4);
+	KUNIT_EXPECT_EQ(test, rec.ret, 4096L);
+	KUNIT_EXPECT_EQ(test, rec.tid, tid);
+	KUNIT_EXPECT_EQ(test, rec.attempts, (u8)1);
+	KUNIT_EXPECT_EQ(test, rec.where, (u8)IOLAYERS_UR_INLINE);
+	KUNIT_EXPECT_EQ(test, rec.cache, IOLAYERS_C_DIRECT);
+	KUNIT_EXPECT_LE(test, rec.ur_issue_ns, rec.sys_ns);
+	iolayers_flow_exit(tid);
+}
+
 static struct kunit_case iolayers_flow_cases[] = {
 	KUNIT_CASE(iolayers_flow_test_fold),
 	KUNIT_CASE(iolayers_flow_test_missed),
@@ -407,6 +479,7 @@ static struct kunit_case iolayers_flow_cases[] = {
 	KUNIT_CASE(iolayers_flow_test_maybe_here),
 	KUNIT_CASE(iolayers_flow_test_request),
 	KUNIT_CASE(iolayers_flow_test_request_ends),
+	KUNIT_CASE(iolayers_flow_test_request_irq),
 	{}
 };
 

@@ -69,8 +69,10 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_putc(m, '\n');
 	/* Followed read() calls between sys_enter and sys_exit right now. */
 	seq_printf(m, "%-20s %12d\n", "flows_in_flight", iolayers_flows_in_flight());
-	/* io_uring reads submitted whose CQE was not posted yet. */
+	/* io_uring and AIO reads submitted whose completion was not posted yet. */
 	seq_printf(m, "%-20s %12d\n", "uring_in_flight", iolayers_reqs_in_flight());
+	/* Requests that completed in interrupt context, recorded by a worker. */
+	seq_printf(m, "%-20s %12llu\n", "reqs_irq_done", iolayers_reqs_irq_done());
 	/* Reads that lost a function entry to the recursion guard. */
 	seq_printf(m, "%-20s %12llu\n", "reads_missed", iolayers_reads_missed());
 	/* Grouped function entries' calls no probe of the group matched. */
@@ -153,10 +155,12 @@ static int summary_show(struct seq_file *m, void *v)
 		summary_line(m, iolayers_layer_name(l), &h);
 	}
 	for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
-		/* Reads: the read-family syscalls and the io_uring requests. */
+		/* Reads: the read-family syscalls, io_uring and AIO requests. */
 		iolayers_hist_sum(IOLAYERS_L_SYSCALL, c, &h);
 		reads[c] = h.count;
 		iolayers_hist_sum(IOLAYERS_L_URING, c, &h);
+		reads[c] += h.count;
+		iolayers_hist_sum(IOLAYERS_L_AIO, c, &h);
 		reads[c] += h.count;
 		if (c >= IOLAYERS_C_FIRST_SOCK)
 			socks += h.count;

@@ -9,12 +9,14 @@
 
 #include <linux/export.h>
 #include <linux/ktime.h>
+#include <linux/llist.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <iolayers/cache.h>
 #include <iolayers/clock.h>
 #include <iolayers/compat.h>
@@ -821,12 +823,14 @@ static void iolayers_flow_att_close(struct iolayers_task_flow *f)
 }
 
 /**
- * iolayers_flow_req_start() - Start the flow of a submitted io_uring read.
+ * iolayers_flow_req_start() - Start the flow of a submitted request: an
+ *	io_uring read or a Linux AIO one.
  * @req: the request's address (its key; never dereferenced here)
- * @opcode: its IORING_OP_*
+ * @via: IOLAYERS_VIA_URING or IOLAYERS_VIA_AIO
+ * @opcode: its IORING_OP_* or IOCB_CMD_*
  * @fd: the file descriptor it names (a fixed file's index with
  *	IOSQE_FIXED_FILE)
- * @user_data: its user_data (its CQE's)
+ * @user_data: its user_data (its CQE's; an iocb's aio_data)
  *
  * A flow still there for the same address is a request whose completion
  * was not seen (one that posts no CQE on success, IOSQE_CQE_SKIP_SUCCESS):
@@ -837,8 +841,8 @@ static void iolayers_flow_att_close(struct iolayers_task_flow *f)
  * read-side critical section.
  * Return: the flow, or NULL (a full table, no memory: counted).
  */
-struct iolayers_task_flow *iolayers_flow_req_start(unsigned long req, u8 opcode, int fd,
-						   u64 user_data)
+struct iolayers_task_flow *iolayers_flow_req_start(unsigned long req, u8 via, u8 opcode,
+						   int fd, u64 user_data)
 {
 	struct iolayers_task_flow *f = iolayers_table_find(IOLAYERS_T_UREQ, req);
 
@@ -852,6 +856,7 @@ struct iolayers_task_flow *iolayers_flow_req_start(unsigned long req, u8 opcode,
 	f->rd.sys.nr = opcode;
 	f->rd.sys.fd = fd;
 	f->rd.sys.pos = -1;
+	f->rd.ur.via = via;
 	f->rd.ur.opcode = opcode;
 	f->rd.ur.user_data = user_data;
 	f->rd.ur.tid = current->pid;
@@ -1018,27 +1023,23 @@ static void iolayers_flow_req_times(struct iolayers_read_state *rd, u64 end)
 }
 
 /*
- * Record a request that completed with @res: its layer times, cache
- * state, histograms and record, as iolayers_flow_finish() does a read's.
+ * Record a request that completed with @res, at clock stamp @end and
+ * CLOCK_MONOTONIC @now: its layer times, cache state, histograms and
+ * record, as iolayers_flow_finish() does a read's.
+ *
+ * Context: task context (the stream's rings are written from tasks
+ * only), preemption disabled.
  */
-static void iolayers_flow_req_record(struct iolayers_task_flow *f, long res)
+static void iolayers_flow_req_record(struct iolayers_task_flow *f, long res, u64 end, u64 now)
 {
 	struct iolayers_read_state *rd = &f->rd;
 	enum iolayers_cache cache;
 	u64 bytes = res > 0 ? res : 0;
-	u64 now, end;
 
 	if (unlikely(f->blk_lost))
 		rd->missed |= IOLAYERS_MISSED_BLOCK;
 	/* An attempt that got no data waited for it (uring.c). */
 	rd->cache.iowait |= rd->ur.waited;
-	preempt_disable();
-	if (likely(rd->sys.tsc && READ_ONCE(iolayers_clock_tsc))) {
-		now = iolayers_clock_now(&end);
-	} else {
-		end = iolayers_stamp(rd->sys.tsc);
-		now = ktime_get_ns();
-	}
 	iolayers_flow_req_times(rd, end);
 	if (unlikely(f->blk.queue_at))
 		iolayers_flow_end_bound(&f->blk, rd->sys.ns, &now);
@@ -1050,15 +1051,74 @@ static void iolayers_flow_req_record(struct iolayers_task_flow *f, long res)
 	} else {
 		cache = iolayers_cache_state(f, res);
 	}
-	iolayers_hist_note(IOLAYERS_L_URING, cache, rd->sys.ns, bytes);
+	iolayers_hist_note(iolayers_via_layer(rd->ur.via), cache, rd->sys.ns, bytes);
 	if (rd->fs.reached)
 		iolayers_hist_note(IOLAYERS_L_FS, cache, rd->fs.ns, bytes);
 	if (f->blk.nr_rqs)
 		iolayers_flow_blk_hist(&f->blk, cache);
 	iolayers_stream_store(f, res, now, cache);
-	preempt_enable();
 	if (unlikely(rd->missed))
 		this_cpu_inc(iolayers_missed_reads);
+}
+
+/* A request's completion stamps: its clock's (@end) and CLOCK_MONOTONIC. */
+static u64 iolayers_flow_req_now(const struct iolayers_read_state *rd, u64 *end)
+{
+	if (likely(rd->sys.tsc && READ_ONCE(iolayers_clock_tsc)))
+		return iolayers_clock_now(end);
+	*end = iolayers_stamp(rd->sys.tsc);
+	return ktime_get_ns();
+}
+
+/*
+ * Requests that completed in interrupt context (a direct AIO read's bio
+ * completion): stamped there, recorded by a worker in task context, in
+ * the order they completed on each CPU.
+ */
+static LLIST_HEAD(iolayers_reqs_done);
+static atomic64_t iolayers_reqs_irq_count;
+static void iolayers_reqs_done_fn(struct work_struct *work);
+static DECLARE_WORK(iolayers_reqs_done_work, iolayers_reqs_done_fn);
+
+static void iolayers_reqs_done_fn(struct work_struct *work)
+{
+	struct llist_node *done = llist_reverse_order(llist_del_all(&iolayers_reqs_done));
+	struct iolayers_task_flow *f, *next;
+
+	llist_for_each_entry_safe(f, next, done, rd.ur.done) {
+		preempt_disable();
+		iolayers_flow_req_record(f, f->rd.ur.done_res, f->rd.ur.done_end,
+					 f->rd.ur.done_now);
+		preempt_enable();
+		iolayers_table_retire(f);
+	}
+}
+
+/**
+ * iolayers_reqs_irq_done() - Requests that completed in interrupt context.
+ *
+ * Return: how many, since the module was loaded (their records written
+ * by the worker, in task context).
+ */
+u64 iolayers_reqs_irq_done(void)
+{
+	return atomic64_read(&iolayers_reqs_irq_count);
+}
+
+/**
+ * iolayers_reqs_flush() - Record the requests that completed in interrupt
+ *	context and wait for none to be left.
+ *
+ * At unload, after the probes are detached and before the tables go: no
+ * request is left unrecorded, none unretired.
+ *
+ * Context: process context.
+ */
+void iolayers_reqs_flush(void)
+{
+	flush_work(&iolayers_reqs_done_work);
+	/* A completion queued while the work ran: its records too. */
+	iolayers_reqs_done_fn(NULL);
 }
 
 /*
@@ -1082,9 +1142,10 @@ static bool iolayers_flow_req_end(struct iolayers_task_flow *f)
 	/*
 	 * A bio left in the slot by an attempt whose end was not seen: its
 	 * request, made later, is late (the flow ended). After the lock, as
-	 * a failed entry takes it.
+	 * a failed entry takes it. Not from an interrupt: the slot may be the
+	 * interrupted attempt's, in use (its request then is not bound).
 	 */
-	if (ended && unlikely(f->slot.bio))
+	if (ended && unlikely(f->slot.bio) && in_task())
 		iolayers_bio_slot_flush(f);
 	return ended;
 }
@@ -1093,19 +1154,37 @@ static bool iolayers_flow_req_end(struct iolayers_task_flow *f)
  * iolayers_flow_req_finish() - A request's completion was posted: record
  *	it and remove its flow.
  * @f: the request's flow
- * @res: the CQE's result
+ * @res: the CQE's (or the AIO event's) result
  *
- * Context: the task that posts the CQE (the submitter's task work, an
- * io-wq worker, the SQPOLL thread), in an RCU read-side critical section.
+ * In interrupt context (a direct AIO read completes in its bio's) the
+ * completion is stamped and its record written later, by a worker: the
+ * stream's rings are written from tasks only.
+ *
+ * Context: any: the task that posts the CQE (the submitter's task work,
+ * an io-wq worker, the SQPOLL thread), or an AIO request's completion;
+ * in an RCU read-side critical section.
  */
 void iolayers_flow_req_finish(struct iolayers_task_flow *f, long res)
 {
+	u64 end, now;
+
 	if (!iolayers_flow_req_end(f))
 		return;
-	if (iolayers_table_unlink(IOLAYERS_T_UREQ, f)) {
-		iolayers_flow_req_record(f, res);
-		iolayers_table_retire(f);
+	if (!iolayers_table_unlink(IOLAYERS_T_UREQ, f))
+		return;
+	if (unlikely(!in_task())) {
+		f->rd.ur.done_res = res;
+		f->rd.ur.done_now = iolayers_flow_req_now(&f->rd, &f->rd.ur.done_end);
+		atomic64_inc(&iolayers_reqs_irq_count);
+		if (llist_add(&f->rd.ur.done, &iolayers_reqs_done))
+			queue_work(system_highpri_wq, &iolayers_reqs_done_work);
+		return;
 	}
+	preempt_disable();
+	now = iolayers_flow_req_now(&f->rd, &end);
+	iolayers_flow_req_record(f, res, end, now);
+	preempt_enable();
+	iolayers_table_retire(f);
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_req_finish);
 

@@ -31,6 +31,7 @@ bool iolayers_rcv;
 static struct iolayers_layer_probes *iolayers_all_layers[] = {
 	&iolayers_syscall_layer,
 	&iolayers_uring_layer,
+	&iolayers_aio_layer,
 	&iolayers_vfs_layer,
 	&iolayers_fs_layer,
 	&iolayers_cache_layer,
@@ -129,6 +130,7 @@ static void __exit iolayers_exit(void)
 	iolayers_debugfs_exit();
 	/* Returns once no probe runs any more. */
 	iolayers_probes_detach();
+	iolayers_reqs_flush();
 	iolayers_tables_exit();
 	iolayers_stream_exit();
 	iolayers_files_exit();

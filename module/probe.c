@@ -484,6 +484,13 @@ static void iolayers_kretprobe_attach(struct iolayers_probe *p)
 	struct kretprobe *krp = p->func;
 	int ret;
 
+	if (p->unverified) {
+		if (p->state != IOLAYERS_PROBE_UNVERIFIED)
+			pr_info("%s not probed: its kretprobe was not verified on a kernel built with KASAN or lock proving, the %s layer goes on without it\n",
+				p->name, p->layer);
+		p->state = IOLAYERS_PROBE_UNVERIFIED;
+		return;
+	}
 	memset(&krp->kp, 0, sizeof(krp->kp));
 	krp->kp.symbol_name = p->name;
 	krp->nmissed = 0;

@@ -325,14 +325,14 @@ static s64 iolayers_read_pos(const struct iolayers_read_state *rd)
 	return rd->fs.reached ? rd->fs.pos : -1;
 }
 
-/* An io_uring request's own part of its record. */
+/* A request's own part of its record (io_uring, AIO). */
 static noinline void iolayers_req_fill(struct iolayers_flow_rec *r,
 				       const struct iolayers_read_uring *ur)
 {
 	r->tid = ur->tid;
 	r->tgid = ur->tgid;
 	memcpy(r->comm, ur->comm, sizeof(r->comm));
-	r->via = IOLAYERS_VIA_URING;
+	r->via = ur->via;
 	r->attempts = ur->attempts;
 	r->where = ur->where;
 	r->ur_issue_off = ur->first ? ur->issue_off : -1;
@@ -344,8 +344,8 @@ static void iolayers_flow_fill(struct iolayers_flow_rec *r, const struct iolayer
 {
 	r->end_ns = now;
 	r->seq = f->seq;
-	if (unlikely(f->rd.ur.opcode)) {
-		/* An io_uring request: its submitter's, wherever it ends. */
+	if (unlikely(f->rd.ur.via)) {
+		/* A request: its submitter's, wherever it ends. */
 		iolayers_req_fill(r, &f->rd.ur);
 	} else {
 		r->tid = current->pid;
@@ -496,14 +496,14 @@ static int iolayers_sock_format(char *buf, size_t size, const struct iolayers_fl
 
 static const char * const iolayers_where_names[] = IOLAYERS_URING_WHERE_NAMES;
 
-/* The io_uring columns of a line, and its newline. */
+/* The request columns of a line (io_uring, AIO), and its newline. */
 static int iolayers_uring_format(char *buf, size_t size, const struct iolayers_flow_rec *r)
 {
 	char sep = ' ';
 	unsigned int i;
 	int n;
 
-	if (r->via != IOLAYERS_VIA_URING)
+	if (r->via == IOLAYERS_VIA_SYSCALL)
 		return scnprintf(buf, size, " - - - -\n");
 	n = scnprintf(buf, size, " %u", r->attempts);
 	n += iolayers_opt_format(buf + n, size - n, r->ur_issue_off >= 0, r->ur_issue_ns);
@@ -519,17 +519,17 @@ static int iolayers_uring_format(char *buf, size_t size, const struct iolayers_f
 	return n + scnprintf(buf + n, size - n, "\n");
 }
 
-/* The syscall column: the syscall's name, or the io_uring opcode's. */
+/* The syscall column: the syscall's name, or "io_uring:" or "aio:" and the opcode's. */
 static int iolayers_via_format(char *buf, size_t size, const struct iolayers_flow_rec *r)
 {
 	const char *op;
 
-	if (r->via != IOLAYERS_VIA_URING)
+	if (r->via == IOLAYERS_VIA_SYSCALL)
 		return scnprintf(buf, size, "%s",
 				 iolayers_syscall_names[iolayers_syscall_index(r->nr)]);
-	op = iolayers_uring_op_name(r->nr);
-	return op ? scnprintf(buf, size, "io_uring:%s", op) :
-		    scnprintf(buf, size, "io_uring:%d", r->nr);
+	op = iolayers_req_op_name(r->via, r->nr);
+	return op ? scnprintf(buf, size, "%s:%s", iolayers_via_prefix(r->via), op) :
+		    scnprintf(buf, size, "%s:%d", iolayers_via_prefix(r->via), r->nr);
 }
 
 /**
@@ -890,7 +890,7 @@ static void iolayers_rec_to_raw(const struct iolayers_flow_rec *r, int cpu,
 		o->dev_minor = MINOR(dev);
 	}
 	o->via = r->via;
-	if (r->via == IOLAYERS_VIA_URING) {
+	if (r->via != IOLAYERS_VIA_SYSCALL) {
 		o->syscall = r->nr;
 		o->attempts = r->attempts;
 		o->where = r->where;

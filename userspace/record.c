@@ -2,8 +2,8 @@
 /*
  * iolayers record: save the module's stream of completed reads
  * (stream/raw, the binary records of include/uapi/iolayers.h) as JSON
- * lines: a header object, one object per read (a read-family syscall or
- * an io_uring read request) or loss, a trailer.
+ * lines: a header object, one object per read (a read-family syscall, an
+ * io_uring or a Linux AIO read request) or loss, a trailer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -93,19 +93,16 @@ static char *rec_i64(char *p, const char *key, int64_t v)
 #define IL_REC_READ_V6 offsetof(struct iolayers_rec_read, sock_ns)
 
 /*
- * A read's latency at layer @l (-1: not reached). An io_uring request's
- * whole latency (@ns[0], submission to CQE) is its uring layer's: it has
- * no syscall's.
+ * A read's latency at layer @l (-1: not reached). A request's whole
+ * latency (@ns[0], submission to its completion: an io_uring CQE, an AIO
+ * event) is its layer's (uring, aio): it has no syscall's. A via this
+ * reader does not know is a syscall's, as iolayers_via_layer() says.
  */
 static int64_t il_rec_lat(const struct iolayers_rec_read *r, int l)
 {
-	int uring = r->via == IOLAYERS_VIA_URING;
-
+	if (il_is_top(l))
+		return l == iolayers_via_layer(r->via) ? r->ns[IOLAYERS_L_SYSCALL] : -1;
 	switch (l) {
-	case IOLAYERS_L_SYSCALL:
-		return uring ? -1 : r->ns[IOLAYERS_L_SYSCALL];
-	case IOLAYERS_L_URING:
-		return uring ? r->ns[IOLAYERS_L_SYSCALL] : -1;
 	case IOLAYERS_L_SOCK:
 		return r->sock_ns;
 	case IOLAYERS_L_TCP:
@@ -126,31 +123,32 @@ static char *rec_dev(char *p, const char *key, unsigned int major, unsigned int 
 }
 
 /*
- * The syscall's name, or an io_uring request's "io_uring:" and its
- * opcode's (its number for one the uapi header does not name).
+ * The syscall's name, or a request's prefix ("io_uring", "aio"), a colon
+ * and its opcode's name (its number for one the uapi header does not
+ * name), as `flows` names them.
  */
 static char *rec_syscall(char *p, const struct iolayers_rec_read *r)
 {
 	static const char * const sys[] = IOLAYERS_SYSCALL_NAMES;
-	const char *op;
+	const char *req = iolayers_via_prefix(r->via), *op;
 
-	if (r->via != IOLAYERS_VIA_URING)
+	if (!req)
 		return il_put(p, r->syscall < sizeof(sys) / sizeof(sys[0]) ? sys[r->syscall] : "?");
-	op = iolayers_uring_op_name(r->syscall);
-	p = il_put(p, IL_URING_PREFIX);
+	op = iolayers_req_op_name(r->via, r->syscall);
+	p = il_put(il_put(p, req), ":");
 	return op ? il_put(p, op) : il_put_u64(p, r->syscall);
 }
 
 /*
- * An io_uring request's own part: its attempts, their time, the first
- * one's start, where they ran; null for a syscall.
+ * A request's own part (io_uring's, AIO's): its attempts, their time, the
+ * first one's start, where they ran; null for a syscall.
  */
-static char *rec_uring(char *p, const struct iolayers_rec_read *r)
+static char *rec_req(char *p, const struct iolayers_rec_read *r)
 {
 	static const char * const where[] = IOLAYERS_URING_WHERE_NAMES;
 	unsigned int k, n = 0;
 
-	if (r->via != IOLAYERS_VIA_URING)
+	if (!iolayers_via_prefix(r->via))
 		return il_put(p, ", \"ur_attempts\": null, \"ur_issue_ns\": null, "
 			      "\"ur_issue_off\": null, \"ur_where\": null");
 	p = il_put_u64(il_put(p, ", \"ur_attempts\": "), r->attempts);
@@ -239,7 +237,7 @@ static void rec_read(FILE *out, const struct iolayers_rec_read *r)
 	} else {
 		p = il_put(p, ", \"sock\": null, \"sock_off\": null, \"tcp_off\": null");
 	}
-	p = rec_uring(p, r);
+	p = rec_req(p, r);
 	p = il_put(p, "}\n");
 	fwrite(line, 1, (size_t)(p - line), out);
 }
@@ -292,8 +290,7 @@ static void csv_row(FILE *out, const struct iolayers_rec_read *r, int64_t off, c
 	csv_opt(out, bytes);
 	/* No LBA, sector size or request pointer: pointers never leave the kernel. */
 	fputs(",,,,", out);
-	if (r->disk[0] && strcmp(hier, "SYSCALL") && strcmp(hier, "URING") && strcmp(hier, "VFS") &&
-	    strcmp(hier, "FS"))
+	if (r->disk[0] && (!strcmp(hier, "BLOCK") || !strcmp(hier, "DEVICE")))
 		csv_str(out, r->disk, sizeof(r->disk));
 	for (int i = 0; i < 6; i++)
 		csv_opt(out, lat[i]);
@@ -306,18 +303,24 @@ static void csv_row(FILE *out, const struct iolayers_rec_read *r, int64_t off, c
 }
 
 /*
- * A read's rows. An io_uring request's first and last are URING's, submit
- * and complete (its CQE), the time between them its latency: the schema
- * has no column for it, and it is no syscall's (Flow_SYSCALL_Lat empty).
+ * A read's rows. A request's first and last are its layer's (URING, AIO),
+ * submit and complete (its CQE, its event), the time between them its
+ * latency: the schema has no column for it, and it is no syscall's
+ * (Flow_SYSCALL_Lat empty).
  */
 static void rec_read_csv(FILE *out, const struct iolayers_rec_read *r)
 {
+	static const char * const hier[IL_NR_VIA] = {
+		[IOLAYERS_VIA_SYSCALL] = "SYSCALL",
+		[IOLAYERS_VIA_URING] = "URING",
+		[IOLAYERS_VIA_AIO] = "AIO",
+	};
 	const int64_t none[6] = { -1, -1, -1, -1, -1, -1 };
-	int uring = r->via == IOLAYERS_VIA_URING;
+	int req = iolayers_via_prefix(r->via) != NULL;
+	const char *top = hier[req ? r->via : IOLAYERS_VIA_SYSCALL];
 	int64_t lat[6];
 
-	csv_row(out, r, 0, uring ? "URING" : "SYSCALL", uring ? "submit" : "enter", (int64_t)r->req,
-		none, 0);
+	csv_row(out, r, 0, top, req ? "submit" : "enter", (int64_t)r->req, none, 0);
 	if (r->vfs_off >= 0)
 		csv_row(out, r, r->vfs_off, "VFS", "enter", (int64_t)r->req, none, 0);
 	if (r->fs_off >= 0)
@@ -339,14 +342,14 @@ static void rec_read_csv(FILE *out, const struct iolayers_rec_read *r)
 		lat[4] = r->ns[IOLAYERS_L_SERVICE];
 		csv_row(out, r, r->done_off, "BLOCK", "complete", (int64_t)r->rq_bytes, lat, 0);
 	}
-	lat[0] = uring ? -1 : r->ns[IOLAYERS_L_SYSCALL];
+	lat[0] = req ? -1 : r->ns[IOLAYERS_L_SYSCALL];
 	lat[1] = r->ns[IOLAYERS_L_VFS];
 	lat[2] = r->ns[IOLAYERS_L_FS];
 	lat[3] = r->ns[IOLAYERS_L_QUEUE];
 	lat[4] = r->ns[IOLAYERS_L_SERVICE];
 	lat[5] = r->ns[IOLAYERS_L_DEVICE];
-	csv_row(out, r, r->ns[IOLAYERS_L_SYSCALL], uring ? "URING" : "SYSCALL",
-		uring ? "complete" : "exit", r->ret > 0 ? r->ret : 0, lat, 1);
+	csv_row(out, r, r->ns[IOLAYERS_L_SYSCALL], top, req ? "complete" : "exit",
+		r->ret > 0 ? r->ret : 0, lat, 1);
 }
 
 /*
@@ -436,8 +439,8 @@ static void rec_usage(FILE *f)
 		"until Ctrl-C, S seconds, or COMMAND's exit. With COMMAND, the module\n"
 		"follows it and its children (this sets the module's pid and children).\n"
 		"--csv: one row per event of each read instead (enter and exit of the\n"
-		"syscall, or an io_uring request's submit and complete, VFS and FS\n"
-		"entries, block queue, issue and completions), the columns of seed\n"
+		"syscall, or an io_uring or AIO request's submit and complete, VFS and\n"
+		"FS entries, block queue, issue and completions), the columns of seed\n"
 		"000's event schema; a row STREAM,lost where records were lost.\n");
 }
 

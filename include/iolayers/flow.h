@@ -8,6 +8,7 @@
 #define _IOLAYERS_FLOW_H
 
 #include <linux/atomic.h>
+#include <linux/llist.h>
 #include <linux/types.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -193,8 +194,11 @@ struct iolayers_read_sock {
 #define IOLAYERS_MISSED_SOCK	BIT(3)
 
 /**
- * struct iolayers_read_uring - An io_uring request's own part (uring.c).
- * @opcode: its IORING_OP_* (0 for a read() flow)
+ * struct iolayers_read_uring - A request's own part: an io_uring request
+ *	(uring.c) or a Linux AIO one (aio.c).
+ * @via: enum iolayers_via: IOLAYERS_VIA_URING or IOLAYERS_VIA_AIO (0,
+ *	IOLAYERS_VIA_SYSCALL, for a read() flow)
+ * @opcode: its IORING_OP_* or IOCB_CMD_*
  * @attempts: attempts begun (io_read() calls; up to 255 counted)
  * @open: an attempt runs now: @att_tid's task entry names this flow
  *	(struct iolayers_task_flow's @att) and @hand_cpu's hand-off may
@@ -217,8 +221,14 @@ struct iolayers_read_sock {
  * @issue: clock units spent in attempts, summed
  * @issue_off: @first's time after the submission, in ns (set at the end)
  * @issue_ns: @issue in ns (set at the end)
+ * @done: its place in the list of requests completed in interrupt
+ *	context, recorded later (iolayers_flow_req_finish())
+ * @done_res: the result it completed with there
+ * @done_end: the clock's stamp then
+ * @done_now: CLOCK_MONOTONIC then
  */
 struct iolayers_read_uring {
+	u8 via;
 	u8 opcode;
 	u8 attempts;
 	bool open;
@@ -238,6 +248,10 @@ struct iolayers_read_uring {
 	u64 issue;
 	u64 issue_off;
 	u64 issue_ns;
+	struct llist_node done;
+	long done_res;
+	u64 done_end;
+	u64 done_now;
 };
 
 /* struct iolayers_read_uring's @where: an attempt ran... */
@@ -633,14 +647,16 @@ static __always_inline struct iolayers_task_flow *iolayers_flow_here(pid_t tid)
 
 struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref);
 void iolayers_flow_finish(struct iolayers_task_flow *f, long ret);
-struct iolayers_task_flow *iolayers_flow_req_start(unsigned long req, u8 opcode, int fd,
-						   u64 user_data);
+struct iolayers_task_flow *iolayers_flow_req_start(unsigned long req, u8 via, u8 opcode,
+						   int fd, u64 user_data);
 void iolayers_reqs_expire(u64 max_age_ns);
 void iolayers_flow_req_drop(struct iolayers_task_flow *f);
 bool iolayers_flow_att_begin(struct iolayers_task_flow *f, u8 where);
 void iolayers_flow_att_end(struct iolayers_task_flow *f, bool again);
 void iolayers_flow_req_finish(struct iolayers_task_flow *f, long res);
 int iolayers_reqs_in_flight(void);
+void iolayers_reqs_flush(void);
+u64 iolayers_reqs_irq_done(void);
 void iolayers_flow_add_bio(struct iolayers_task_flow *f, u64 seq, u32 bytes, u64 queue_ns);
 void iolayers_flow_lost_blk(const struct iolayers_flow_ref *ref);
 bool iolayers_flow_fold_rq(const struct iolayers_rq *r, unsigned int i, u64 now, bool error);

@@ -89,7 +89,9 @@ struct iolayers_probe_pcpu {
  * @optional: the layer works without it (another probe point covers the
  *	same calls, or it is absent on some kernels): missing is no warning
  * @unverified: a tracepoint whose prototype is not known for this kernel
- *	(declared in a driver's private header): never attached
+ *	(declared in a driver's private header), or a kretprobe on a kernel
+ *	where ours are not verified (IOLAYERS_KRETPROBE_UNSAFE): never
+ *	attached
  * @missed_layer: for function entries, the IOLAYERS_MISSED_* bit (flow.h)
  *	a refused entry sets in the read in flight: what the read lost
  * @grouped: a function entry that shares one ftrace_ops with its layer's

@@ -11,7 +11,7 @@
  * reader refuses versions it does not know.
  */
 #define IOLAYERS_DEBUGFS_DIR	"iolayers"
-#define IOLAYERS_FORMAT_VERSION	8
+#define IOLAYERS_FORMAT_VERSION	9
 #define IOLAYERS_VERSION_STRING	"0.1.0"
 
 /* Number of log2 buckets in every histogram: bucket i holds [2^i, 2^(i+1)). */
@@ -37,6 +37,8 @@
  *	waited more than once); WAITED reads only
  * @IOLAYERS_L_URING: an io_uring request, from its submission to its
  *	completion's CQE, wherever it ran (format 8)
+ * @IOLAYERS_L_AIO: a Linux AIO read (io_submit()'s IOCB_CMD_PREAD or
+ *	PREADV), from its submission to its completion's event (format 9)
  * @IOLAYERS_NR_LAYERS: number of layers
  */
 enum iolayers_layer {
@@ -50,6 +52,7 @@ enum iolayers_layer {
 	IOLAYERS_L_TCP,
 	IOLAYERS_L_WAIT,
 	IOLAYERS_L_URING,
+	IOLAYERS_L_AIO,
 	IOLAYERS_NR_LAYERS,
 };
 
@@ -101,7 +104,8 @@ enum iolayers_cache {
  * readv, preadv, preadv2).
  */
 #define IOLAYERS_LAYER_NAMES \
-	{ "syscall", "vfs", "fs", "queue", "service", "device", "sock", "tcp", "wait", "uring" }
+	{ "syscall", "vfs", "fs", "queue", "service", "device", "sock", "tcp", "wait", "uring", \
+	  "aio" }
 #define IOLAYERS_CACHE_NAMES \
 	{ "HIT", "MISS", "PARTIAL", "DIRECT", "other", "UNK", "ERROR", "READY", "WAITED", "EMPTY" }
 #define IOLAYERS_SYSCALL_NAMES \
@@ -113,25 +117,43 @@ enum iolayers_cache {
  *	syscall column)
  * @IOLAYERS_VIA_URING: an io_uring request (its IORING_OP_* there): a line
  *	of `flows` names it "io_uring:" and the opcode's name
- *	(iolayers_uring_op_name())
+ *	(iolayers_req_op_name())
+ * @IOLAYERS_VIA_AIO: a Linux AIO request, an iocb of io_submit() (its
+ *	IOCB_CMD_* there): "aio:PREAD" or "aio:PREADV" (format 9)
  */
 enum iolayers_via {
 	IOLAYERS_VIA_SYSCALL,
 	IOLAYERS_VIA_URING,
+	IOLAYERS_VIA_AIO,
 };
 
-/* Where an io_uring request's attempts ran, the where column's names. */
+/*
+ * Where a request's attempts ran, the where column's names: an AIO
+ * request's one attempt runs inline in io_submit().
+ */
 #define IOLAYERS_URING_WHERE_NAMES \
 	{ "inline", "taskwork", "iowq", "sqpoll" }
 
 /**
- * iolayers_uring_op_name() - The name of an io_uring read opcode.
- * @op: its IORING_OP_* value
+ * iolayers_req_op_name() - The name of a request's read opcode.
+ * @via: enum iolayers_via, IOLAYERS_VIA_URING or IOLAYERS_VIA_AIO
+ * @op: its IORING_OP_* or IOCB_CMD_* value
  *
- * Return: "READV", "READ_FIXED" or "READ", NULL for another.
+ * Return: "READV", "READ_FIXED" or "READ" for io_uring, "PREAD" or
+ * "PREADV" for AIO, NULL for another.
  */
-static inline const char *iolayers_uring_op_name(unsigned int op)
+static inline const char *iolayers_req_op_name(unsigned int via, unsigned int op)
 {
+	if (via == IOLAYERS_VIA_AIO) {
+		switch (op) {
+		case 0:		/* IOCB_CMD_PREAD */
+			return "PREAD";
+		case 7:		/* IOCB_CMD_PREADV */
+			return "PREADV";
+		default:
+			return (const char *)0;
+		}
+	}
 	switch (op) {
 	case 1:		/* IORING_OP_READV */
 		return "READV";
@@ -142,6 +164,31 @@ static inline const char *iolayers_uring_op_name(unsigned int op)
 	default:
 		return (const char *)0;
 	}
+}
+
+/**
+ * iolayers_via_prefix() - The syscall column's prefix of a request.
+ * @via: enum iolayers_via
+ *
+ * Return: "io_uring" or "aio", NULL for a syscall.
+ */
+static inline const char *iolayers_via_prefix(unsigned int via)
+{
+	return via == IOLAYERS_VIA_URING ? "io_uring" :
+	       via == IOLAYERS_VIA_AIO ? "aio" : (const char *)0;
+}
+
+/**
+ * iolayers_via_layer() - The layer a read's latency from its start to its
+ *	end is in.
+ * @via: enum iolayers_via
+ *
+ * Return: IOLAYERS_L_SYSCALL, IOLAYERS_L_URING or IOLAYERS_L_AIO.
+ */
+static inline int iolayers_via_layer(unsigned int via)
+{
+	return via == IOLAYERS_VIA_URING ? IOLAYERS_L_URING :
+	       via == IOLAYERS_VIA_AIO ? IOLAYERS_L_AIO : IOLAYERS_L_SYSCALL;
 }
 
 /* The first socket state: the states from here on are socket reads'. */
@@ -222,7 +269,7 @@ enum iolayers_sock_kind {
  * ever grow at their end, and the version changes when a field's meaning
  * does. Little-endian, naturally aligned; times are CLOCK_MONOTONIC ns.
  */
-#define IOLAYERS_STREAM_VERSION	2
+#define IOLAYERS_STREAM_VERSION	3
 
 /* Layers with a slot in struct iolayers_rec_read's ns (the file path's). */
 #define IOLAYERS_REC_LAYERS	6
@@ -317,11 +364,13 @@ struct iolayers_rec_lost {
  * @sock: enum iolayers_sock_kind
  * @via: enum iolayers_via (stream version 2 on, as the fields below): for
  *	an io_uring request @syscall is its IORING_OP_*, @start_ns its
- *	submission, @ns[0] its latency to the CQE, @ret the CQE's result
- * @attempts: an io_uring request's attempts to issue it (0 otherwise)
+ *	submission, @ns[0] its latency to the CQE, @ret the CQE's result;
+ *	for an AIO request (version 3) its IOCB_CMD_*, its submission, its
+ *	latency to its completion event and the event's result
+ * @attempts: a request's attempts to issue it (0 otherwise; 1 for AIO)
  * @where: where they ran, bit i IOLAYERS_URING_WHERE_NAMES[i]
  * @pad: zero
- * @ur_issue_off: an io_uring request's first attempt, ns after its
+ * @ur_issue_off: a request's first attempt, ns after its
  *	submission (-1: none, or not a request)
  * @ur_issue_ns: the time its attempts took, summed (-1: as above); the
  *	rest of its latency it waited: queued for io-wq or task work, or
@@ -400,7 +449,11 @@ struct iolayers_rec_read {
  * ur_issue_ns (their time, summed; the rest it waited), ur_issue_off (the
  * first one's start after the submission) and ur_where (the contexts
  * they ran in, comma-separated IOLAYERS_URING_WHERE_NAMES), all "-" for
- * a syscall.
+ * a syscall. Format 9 added Linux AIO requests: syscall "aio:PREAD" (or
+ * PREADV), start_ns its submission, syscall_ns the time to its
+ * completion event, ret its result, ur_attempts 1 (its issue in
+ * io_submit(), ur_where "inline"); an error io_submit() returns for it
+ * is its ret, with no event.
  */
 #define IOLAYERS_FLOWS_HEADER \
 	"seq start_ns tid tgid comm syscall fd pos req ret cache syscall_ns vfs_ns fs_ns " \

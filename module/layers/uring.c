@@ -39,6 +39,7 @@
 #include <linux/io_uring.h>
 #include <linux/io_uring_types.h>
 #include <uapi/linux/io_uring.h>
+#include <uapi/iolayers.h>
 #include <trace/events/io_uring.h>
 
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_uring_submit);
@@ -96,7 +97,8 @@ static void iolayers_uring_submit(void *data, IOLAYERS_URING_SUBMIT_ARGS)
 	if (iolayers_follows(iolayers_uring_owner())) {
 		iolayers_hit(&iolayers_pc_uring_submit);
 		/* The fd is in the CQE's place until the completion (io_init_req()). */
-		f = iolayers_flow_req_start((unsigned long)req, req->opcode, req->cqe.fd,
+		f = iolayers_flow_req_start((unsigned long)req, IOLAYERS_VIA_URING,
+					    req->opcode, req->cqe.fd,
 					    req->cqe.user_data);
 		if (f)
 			f->rd.ur.krp_missed = iolayers_uring_krp_missed();
