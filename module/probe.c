@@ -486,7 +486,7 @@ static void iolayers_kretprobe_attach(struct iolayers_probe *p)
 
 	if (p->unverified) {
 		if (p->state != IOLAYERS_PROBE_UNVERIFIED)
-			pr_info("%s not probed: its kretprobe was not verified on a kernel built with KASAN or lock proving, the %s layer goes on without it\n",
+			pr_info("%s not probed: kretprobes are unsafe on this kernel (ftrace's jump bit with functions at odd addresses), the %s layer goes on without it\n",
 				p->name, p->layer);
 		p->state = IOLAYERS_PROBE_UNVERIFIED;
 		return;

@@ -581,9 +581,9 @@ struct iolayers_layer_probes iolayers_sock_layer = {
  */
 static struct iolayers_probe iolayers_rcv_probes[] = {
 	IOLAYERS_KRETPROBE("tcp_v4_do_rcv", &iolayers_rcv4_krp, iolayers_pc_tcp_v4_rcv,
-			   .optional = true),
+			   .optional = true, .unverified = IOLAYERS_KRETPROBE_UNSAFE),
 	IOLAYERS_KRETPROBE("tcp_v6_do_rcv", &iolayers_rcv6_krp, iolayers_pc_tcp_v6_rcv,
-			   .optional = true),
+			   .optional = true, .unverified = IOLAYERS_KRETPROBE_UNSAFE),
 	IOLAYERS_TRACEPOINT("inet_sock_set_state", iolayers_sock_set_state,
 			    iolayers_pc_sock_close, .optional = true),
 	IOLAYERS_FENTRY("tcp_v4_destroy_sock", iolayers_sock_destroy_fentry,

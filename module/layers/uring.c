@@ -23,16 +23,12 @@
 #include <iolayers/table.h>
 
 /*
- * Not on kernels built with KASAN or lockdep's lock proving: the 7.2
- * debug kernel crashed at the entry of io_read() with the attempts'
- * kretprobes attached (an instruction fetch at the caller's r15, from the
- * ftrace trampoline's return), followed request or not; the cause is not
- * found yet (Documentation/design.rst). There the layer is shown
- * unverified and io_uring reads make no record.
+ * Not on a kernel where our kretprobes are not attached (compat.h): there
+ * the layer is shown unverified and io_uring reads make no record.
  */
-#if defined(IOLAYERS_HAVE_URING) && (IS_ENABLED(CONFIG_KASAN) || IS_ENABLED(CONFIG_PROVE_LOCKING))
+#if defined(IOLAYERS_HAVE_URING) && IOLAYERS_KRETPROBE_UNSAFE
 #undef IOLAYERS_HAVE_URING
-#define IOLAYERS_URING_DEBUG_OFF 1
+#define IOLAYERS_URING_KRP_OFF 1
 #endif
 
 #ifdef IOLAYERS_HAVE_URING
@@ -229,9 +225,7 @@ static int iolayers_uring_read_return(struct kretprobe_instance *ri, struct pt_r
 /*
  * As many attempts at once as io-wq may block in: each worker of a ring
  * holds one while it waits for its read (beyond, an attempt is missed and
- * counted). Not more: the debug kernel (7.2, KASAN) crashed in its first
- * io_read() whose entry handler gave its instance back with 1024 of them
- * (an instruction fetch at the caller's r15); 64 and 256 ran.
+ * counted).
  */
 #define IOLAYERS_URING_MAXACTIVE	256
 
@@ -295,11 +289,11 @@ static void iolayers_uring_none(void)
 }
 
 /*
- * No struct io_kiocb to read before 6.1 (or a debug kernel, above): the
+ * No struct io_kiocb to read before 6.1 (or no kretprobes, above): the
  * layer's one probe point is shown unverified in `layers` (and said once
  * in the kernel's log), and io_uring reads make no record.
  */
-#ifdef IOLAYERS_URING_DEBUG_OFF
+#ifdef IOLAYERS_URING_KRP_OFF
 #define IOLAYERS_URING_NONE_TP IOLAYERS_URING_SUBMIT_TP
 #else
 #define IOLAYERS_URING_NONE_TP "io_uring_submit_sqe"

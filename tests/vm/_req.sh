@@ -73,15 +73,17 @@ compare_req() {
 		END { printf "%d %d\n", n, bad }'
 }
 
-# fio_req NAME ENGINE ARGS...: fio with ENGINE, 32 in flight, 1024 random
-# 4 KiB reads; checks the records against fio's total_ios and io_bytes.
+# fio_req NAME ENGINE ARGS...: fio with ENGINE, 32 in flight, FIO_IOS
+# (1024) random 4 KiB reads; checks the records against fio's total_ios
+# and io_bytes.
 # Sets FU_FLOWS and leaves the module loaded.
 fio_req() {
 	local name=$1 engine=$2 p ios iob recs bytes
 	shift 2
 	bash -c 'kill -STOP $$; exec fio --eta=never --output-format=json --output=/tmp/fu.json "$@"' \
 		fio --name="$name" --filename=/mnt/ur-data --size=16m --rw=randread --bs=4k \
-		--ioengine="$engine" --iodepth=32 --thread --number_ios=1024 --invalidate=0 "$@" &
+		--ioengine="$engine" --iodepth=32 --thread --number_ios="${FIO_IOS:-1024}" \
+		--invalidate=0 "$@" &
 	p=$!
 	wait_stopped $p
 	insmod "$ko" pid=$p flows=4096 ${IL_INSMOD_ARGS:-} || { not_ok "$name: insmod"; return 1; }

@@ -4,7 +4,8 @@
 # against ground truth the module did not produce: mincore() before each
 # read and each completion event's result, or io_submit()'s refusal
 # (tests/vm/aiocheck.c, one read in flight at a time), and fio's own
-# counts at queue depth 32 (its libaio engine).
+# counts at queue depth 32 (its libaio engine). Fewer reads than uring.sh's:
+# the same code records both kinds, and the suite's time is counted.
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 . "$IOLAYERS_REPO/tests/vm/_req.sh"
@@ -20,8 +21,11 @@ insmod "$ko" pid=1 || { not_ok "insmod pid=1"; finish; }
 aio_probes=$(awk '$2 == "AIO" { print $1 ":" $4 }' "$IOLAYERS_D/layers" | tr '\n' ' ')
 rmmod iolayers
 echo "AIO probes: $aio_probes"
-if [ -e /proc/lockdep ] || grep -q ' kasan_report$' /proc/kallsyms; then
-	check "the AIO layer's submission is not probed on this debug kernel, and says so" \
+# Kretprobes are not attached where ftrace's jump bit meets functions at
+# odd addresses (compat.h): there kprobe_ftrace_handler's is odd.
+kfh=$(awk '$3 == "kprobe_ftrace_handler" { print $1; exit }' /proc/kallsyms)
+if [ -n "$kfh" ] && [ $((0x${kfh: -1} & 1)) -eq 1 ]; then
+	check "the AIO layer's submission is not probed on this kernel, and says so" \
 		grep -q 'aio_read:unverified' <<<"$aio_probes"
 	finish
 fi
@@ -30,7 +34,7 @@ check "the AIO layer's submission and completion are attached" \
 
 # --- One read at a time, cold, buffered: each label against mincore() ------
 echo 3 >/proc/sys/vm/drop_caches
-if run_req cold 300 mixed; then
+if run_req cold 160 mixed; then
 	read -r _ reads _ res _ nonres _ bytes _ failed <<<"$UC_OUT"
 	read -r n bad <<<"$(compare_req)"
 	check "cold: a record per event ($(wc -l </tmp/uc.flows) == $reads)" \
@@ -53,7 +57,7 @@ fi
 
 # --- Failing reads: ERROR with the event's result, or io_submit()'s --------
 echo 3 >/proc/sys/vm/drop_caches
-if run_req errors 200 errors mixed; then
+if run_req errors 120 errors mixed; then
 	read -r _ reads _ res _ nonres _ bytes _ failed <<<"$UC_OUT"
 	read -r n bad <<<"$(compare_req)"
 	check "errors: some reads failed ($failed of $reads)" test "$failed" -ge $((reads * 2 / 5))
@@ -66,7 +70,7 @@ if run_req errors 200 errors mixed; then
 fi
 
 # --- O_DIRECT: DIRECT, completed in the bio's interrupt ---------------------
-if EXPECT=DIRECT run_req direct 200 direct mixed; then
+if EXPECT=DIRECT run_req direct 120 direct mixed; then
 	read -r _ reads _ res _ nonres _ bytes _ failed <<<"$UC_OUT"
 	read -r n bad <<<"$(EXPECT=DIRECT compare_req)"
 	check "direct: each record DIRECT with its event's result ($bad of $n wrong)" \
@@ -83,15 +87,15 @@ fi
 
 # --- fio's libaio engine, 32 in flight: fio's counts ------------------------
 echo 3 >/proc/sys/vm/drop_caches
-if fio_req fio-direct libaio --direct=1; then
+if FIO_IOS=512 fio_req fio-direct libaio --direct=1; then
 	check "fio-direct: every record DIRECT, PREAD, with a request" \
 		test "$(awk '$4 != "DIRECT" || $1 != "aio:PREAD" || $5 == 0' "$FU_FLOWS" | wc -l)" -eq 0
 	rmmod iolayers
 fi
 echo 3 >/proc/sys/vm/drop_caches
-if fio_req fio-buffered libaio; then
+if FIO_IOS=512 fio_req fio-buffered libaio; then
 	check "fio-buffered: misses were seen (MISS or PARTIAL)" \
-		test "$(awk '$4 ~ /MISS|PARTIAL/' "$FU_FLOWS" | wc -l)" -gt 100
+		test "$(awk '$4 ~ /MISS|PARTIAL/' "$FU_FLOWS" | wc -l)" -gt 50
 	rmmod iolayers
 fi
 
@@ -116,7 +120,7 @@ done
 echo 3 >/proc/sys/vm/drop_caches
 bash -c 'kill -STOP $$; exec fio --eta=never --output-format=json --output=/tmp/fk.json "$@"' \
 	fio --filename=/mnt/ur-data --size=4m --rw=randread --bs=4k --iodepth=8 --thread \
-	--number_ios=512 --invalidate=0 "${jobs[@]}" &
+	--number_ios=256 --invalidate=0 "${jobs[@]}" &
 p=$!
 wait_stopped $p
 if insmod "$ko" pid=$p flows=4096 ${IL_INSMOD_ARGS:-}; then
