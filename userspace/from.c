@@ -2,7 +2,7 @@
 /*
  * iolayers --from FILE: a recording (`iolayers record`, JSON lines) read
  * back into the snapshot the live views print: every read (a read-family
- * syscall or an io_uring read request) a flow, the histograms built from
+ * syscall, an io_uring or AIO read request) a flow, the histograms built from
  * the reads exactly as the module builds its own (one sample per layer
  * the read reached, log2 buckets), the slow reads those at least the
  * recording's slow_us, the files' paths from its file objects. JSON is
@@ -66,12 +66,13 @@ static void hist_add(struct il_hist *h, int64_t ns, int64_t bytes)
 }
 
 /*
- * An io_uring request's columns (format 8): ur_attempts, ur_issue_ns,
- * ur_issue_off (null: none, or a syscall's) and ur_where (an array of
- * IOLAYERS_URING_WHERE_NAMES, null for a syscall) into @f; -1 and "-"
- * when absent (older records). Return: 0, or -1 for a bad value.
+ * A request's columns (io_uring's from format 8, AIO's from format 9):
+ * ur_attempts, ur_issue_ns, ur_issue_off (null: none, or a syscall's) and
+ * ur_where (an array of IOLAYERS_URING_WHERE_NAMES, null for a syscall)
+ * into @f; -1 and "-" when absent (older records). Return: 0, or -1 for
+ * a bad value.
  */
-static int from_uring(json_t *o, struct il_flow *f)
+static int from_req(json_t *o, struct il_flow *f)
 {
 	json_t *where = json_object_get(o, "ur_where"), *w;
 	size_t i;
@@ -143,7 +144,7 @@ static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 		snprintf(key, sizeof(key), "%s_ns", il_layer_names[l]);
 		/*
 		 * The socket layers are not in format 6's records, the uring
-		 * layer not in format 7's (nor before).
+		 * layer not in format 7's, the aio layer not in format 8's.
 		 */
 		f->lat[l] = -1;
 		if (l >= IOLAYERS_L_SOCK && !json_object_get(o, key))
@@ -152,14 +153,12 @@ static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 			return -1;
 	}
 	/*
-	 * An io_uring request (format 8) has its whole latency in uring_ns,
-	 * syscall_ns null; a syscall the other way round.
+	 * A request has its whole latency in its layer's member (an io_uring
+	 * one's in uring_ns from format 8, an AIO one's in aio_ns from format
+	 * 9), syscall_ns null; a syscall the other way round.
 	 */
-	f->via = il_is_uring(f->syscall) ? IOLAYERS_VIA_URING : IOLAYERS_VIA_SYSCALL;
-	if (il_flow_ns(f) < 0 ||
-	    f->lat[f->via == IOLAYERS_VIA_URING ? IOLAYERS_L_SYSCALL : IOLAYERS_L_URING] >= 0)
-		return -1;
-	if (from_uring(o, f))
+	f->via = il_via_of(f->syscall);
+	if (!il_flow_tops_ok(f) || from_req(o, f))
 		return -1;
 	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
 		if (get_i64(o, offs[i], 1, -1, offv[i]))

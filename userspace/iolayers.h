@@ -76,39 +76,65 @@ struct il_flow {
 	int64_t sock_off, tcp_off;
 	/*
 	 * Format 8: how it was issued (enum iolayers_via, from its syscall
-	 * column: IL_URING_PREFIX names an io_uring request, whose whole
-	 * latency is in lat[IOLAYERS_L_URING], lat[IOLAYERS_L_SYSCALL] -1; a
-	 * syscall's the other way round), and a request's attempts, their
-	 * time summed, the first one's start after the submission (-1 when
-	 * none or not a request), where they ran ("inline,iowq"; "-").
+	 * column: "io_uring:" names an io_uring request, format 9's "aio:"
+	 * a Linux AIO one; il_via_of()). A request's whole latency is in its
+	 * layer (iolayers_via_layer(): lat[IOLAYERS_L_URING] or
+	 * lat[IOLAYERS_L_AIO]), lat[IOLAYERS_L_SYSCALL] -1; a syscall's the
+	 * other way round. A request's attempts, their time summed, the
+	 * first one's start after the submission (-1 when none or not a
+	 * request), where they ran ("inline,iowq"; "-").
 	 */
 	int via;
 	int64_t ur_attempts, ur_issue_ns, ur_issue_off;
 	char ur_where[IL_NAME_LEN];
 };
 
-/* The syscall column's start for an io_uring request (format 8). */
-#define IL_URING_PREFIX	"io_uring:"
+/* The ways a read is issued: enum iolayers_via's values. */
+#define IL_NR_VIA	(IOLAYERS_VIA_AIO + 1)
 
-/* Whether @syscall, a syscall column, names an io_uring request. */
-static inline int il_is_uring(const char *syscall)
+/*
+ * How the read a syscall column names was issued: a request's column is
+ * its iolayers_via_prefix(), a colon and its opcode ("io_uring:READ",
+ * "aio:PREAD"); anything else is a syscall's.
+ */
+static inline int il_via_of(const char *syscall)
 {
-	return !strncmp(syscall, IL_URING_PREFIX, sizeof(IL_URING_PREFIX) - 1);
+	int v;
+
+	for (v = IOLAYERS_VIA_SYSCALL + 1; v < IL_NR_VIA; v++) {
+		const char *prefix = iolayers_via_prefix(v);
+		size_t n = strlen(prefix);
+
+		if (!strncmp(syscall, prefix, n) && syscall[n] == ':')
+			return v;
+	}
+	return IOLAYERS_VIA_SYSCALL;
 }
 
 /*
  * The layer that holds a flow's whole latency (sys_enter to sys_exit, or
- * an io_uring request's submission to its CQE): what the per-read views
+ * a request's submission to its completion): what the per-read views
  * sort by and put at the end of its timeline.
  */
 static inline int il_flow_top(const struct il_flow *f)
 {
-	return f->via == IOLAYERS_VIA_URING ? IOLAYERS_L_URING : IOLAYERS_L_SYSCALL;
+	return iolayers_via_layer(f->via);
 }
 
 static inline int64_t il_flow_ns(const struct il_flow *f)
 {
 	return f->lat[il_flow_top(f)];
+}
+
+/* Whether layer @l is some read's whole latency (a syscall's or a request's). */
+static inline int il_is_top(int l)
+{
+	int v;
+
+	for (v = 0; v < IL_NR_VIA; v++)
+		if (iolayers_via_layer(v) == l)
+			return 1;
+	return 0;
 }
 
 #define IL_PATH_LEN	512
@@ -216,6 +242,8 @@ int il_parse_files(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 int il_add_file(struct il_files *fs, const char *fs_dev, int64_t ino, const char *path);
 /* A flow whose numbers no kernel writes (a damaged or hostile file): -1. */
 int il_flow_check(const struct il_flow *f);
+/* Its whole latency in its top layer, every other read's top layer -1: 1. */
+int il_flow_tops_ok(const struct il_flow *f);
 /* The largest time, offset or size a flow's field may hold: 2^62. */
 #define IL_MAX_PLAUSIBLE	((int64_t)1 << 62)
 const char *il_file_path(const struct il_snapshot *s, const char *fs_dev, int64_t ino);
@@ -243,6 +271,7 @@ uint64_t il_bucket_hi(int i);
 const char *il_fmt_ns(char *buf, size_t len, double ns);
 void il_layer_hist(const struct il_snapshot *s, int layer, unsigned int mask,
 		   struct il_hist *out);
+void il_reads_hist(const struct il_snapshot *s, unsigned int mask, struct il_hist *out);
 uint64_t il_cache_reads(const struct il_snapshot *s, int cache);
 void il_view_probes(FILE *out, const struct il_snapshot *s);
 void il_view_cache_line(FILE *out, const struct il_snapshot *s);

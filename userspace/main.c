@@ -37,10 +37,10 @@ static struct env {
 const char *argp_program_version = "iolayers 0.1.0";
 /* Each example shorter than argp's 79 columns: it wraps longer lines at column 0. */
 static const char doc[] =
-"Show where the time of a process's read() calls and io_uring read\n"
-"requests goes, layer by layer: syscall or io_uring request, VFS, file\n"
-"system, block queue and service, NVMe device; and whether the page\n"
-"cache served them (HIT, MISS, PARTIAL, DIRECT), or that they failed\n"
+"Show where the time of a process's read() calls, io_uring and Linux AIO\n"
+"read requests goes, layer by layer: syscall or request (io_uring, AIO),\n"
+"VFS, file system, block queue and service, NVMe device; and whether the\n"
+"page cache served them (HIT, MISS, PARTIAL, DIRECT), or that they failed\n"
 "(ERROR).\n"
 "\n"
 "USAGE: iolayers [OPTIONS] [INTERVAL [COUNT]]\n"
@@ -700,7 +700,7 @@ int main(int argc, char **argv)
 	} else {
 		il_view_table(stdout, &s, env.cache_mask);
 		if (!env.hist)
-			printf("SHARE: the layer's time over the syscall (or io_uring request) time "
+			printf("SHARE: the layer's time over the syscall (or io_uring or AIO request) time "
 			       "of the same reads; queue/service/device: the longest request of each "
 			       "read\n");
 	}

@@ -13,7 +13,7 @@
 
 /* What btt users call these. */
 static const char *const layer_alias[IOLAYERS_NR_LAYERS] = {
-	"", "", "", "Q2I-like", "I2C-like", "D2C-like", "", "", "", "",
+	"", "", "", "Q2I-like", "I2C-like", "D2C-like", "", "", "", "", "",
 };
 
 /* "123ns", "45.6us", "7.89ms", "1.23s": 3 significant digits. */
@@ -158,10 +158,8 @@ static void table_rows(FILE *out, const struct il_snapshot *s, unsigned int mask
 	char b[5][16];
 	int l;
 
-	/* The reads' whole time: their syscalls' and io_uring requests'. */
-	il_layer_hist(s, IOLAYERS_L_SYSCALL, mask, &sys);
-	il_layer_hist(s, IOLAYERS_L_URING, mask, &h);
-	il_hist_merge(&sys, &h);
+	/* The reads' whole time: their syscalls' and requests'. */
+	il_reads_hist(s, mask, &sys);
 	fprintf(out, "  %-8s %-8s %9s %12s %8s %8s %8s %8s %6s\n", "LAYER", "", "COUNT", "BYTES",
 		"P50", "P90", "P99", "MAX", "SHARE");
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
@@ -181,8 +179,8 @@ static void table_rows(FILE *out, const struct il_snapshot *s, unsigned int mask
 /*
  * The default view: per cache state with reads (of those in @mask), a row
  * per layer (count, bytes, p50/p90/p99, max, share of the reads' whole
- * time: their syscalls' and io_uring requests'), then the ratio of every
- * state.
+ * time: their syscalls' and requests', io_uring and AIO), then the ratio
+ * of every state.
  */
 void il_view_table(FILE *out, const struct il_snapshot *s, unsigned int mask)
 {
@@ -326,31 +324,101 @@ static int display_width(const char *s)
 	return w;
 }
 
-static void tl_line(FILE *out, const char *tree, const char *what, int64_t off, const char *note)
+/* One line of a timeline: an event at @off ns from the read's start. */
+struct tl_event {
+	int64_t off;
+	const char *what;
+	int nested;		/* inside the FS call: drawn under it */
+	char note[160];
+};
+
+struct tl {
+	int n;
+	struct tl_event ev[12];	/* il_view_timeline() adds 11 at most */
+};
+
+static struct tl_event *tl_add(struct tl *tl, const char *what, int64_t off, int nested)
+{
+	struct tl_event *e = &tl->ev[tl->n++];
+
+	e->off = off;
+	e->what = what;
+	e->nested = nested;
+	e->note[0] = '\0';
+	return e;
+}
+
+/* The events as a tree: nested ones under the line before them. */
+static void tl_print(FILE *out, const struct tl *tl)
 {
 	char b[16], col[96], at[24];
+	int i;
 
-	snprintf(col, sizeof(col), "%s%s", tree, what);
-	snprintf(at, sizeof(at), "(+%s)", il_fmt_ns(b, sizeof(b), (double)off));
-	if (*note)
-		fprintf(out, "%s%*s %-10s <- %s\n", col, 34 - display_width(col), "", at, note);
-	else
-		fprintf(out, "%s%*s %s\n", col, 34 - display_width(col), "", at);
+	for (i = 0; i < tl->n; i++) {
+		const struct tl_event *e = &tl->ev[i];
+		int last = i + 1 == tl->n || (e->nested && !tl->ev[i + 1].nested);
+
+		snprintf(col, sizeof(col), "%s%s%s", e->nested ? "\u2502   " : "",
+			 last ? "\u2514\u2500 " : "\u251c\u2500 ", e->what);
+		snprintf(at, sizeof(at), "(+%s)", il_fmt_ns(b, sizeof(b), (double)e->off));
+		if (*e->note)
+			fprintf(out, "%s%*s %-10s <- %s\n", col, 34 - display_width(col), "", at,
+				e->note);
+		else
+			fprintf(out, "%s%*s %s\n", col, 34 - display_width(col), "", at);
+	}
 }
 
 /*
+ * In the order of their times, flat: a request's issue may return before
+ * its I/O completes (an AIO read's, an io_uring O_DIRECT one's), and its
+ * block events are then in no call's time. Insertion sort: stable.
+ */
+static void tl_sort(struct tl *tl)
+{
+	struct tl_event e;
+	int i, j;
+
+	for (i = 0; i < tl->n; i++)
+		tl->ev[i].nested = 0;
+	for (i = 1; i < tl->n; i++) {
+		e = tl->ev[i];
+		for (j = i; j > 0 && tl->ev[j - 1].off > e.off; j--)
+			tl->ev[j] = tl->ev[j - 1];
+		tl->ev[j] = e;
+	}
+}
+
+/*
+ * A timeline's events by how the read was issued: its start, its first
+ * attempt (a request's), the end of its last one (of the FS layer's
+ * time), its end.
+ */
+static const struct {
+	const char *start, *attempt, *fs_end, *end;
+} tl_via[IL_NR_VIA] = {
+	[IOLAYERS_VIA_SYSCALL] = { "sys_enter", NULL, "fs read_iter returns", "sys_exit" },
+	[IOLAYERS_VIA_URING] = { "submit", "first attempt", "last attempt returns", "CQE" },
+	[IOLAYERS_VIA_AIO] = { "submit", "issue in io_submit", "issue returns", "completion event" },
+};
+
+/*
  * The ASCII timeline of one read, every layer's start and end as offsets
- * from sys_enter; an io_uring request's from its submission (its first
- * attempt's start, and the time its attempts took) to its CQE.
+ * from sys_enter; a request's from its submission (its first attempt's
+ * start, and the time its attempts took) to its completion: an io_uring
+ * request's CQE, an AIO request's event.
  */
 void il_view_timeline(FILE *out, const struct il_flow *f)
 {
-	char note[160], a[16], b[16], c[16], t[2][IL_TERM_LEN(IL_NAME_LEN)];
-	int blk = f->rqs > 0, uring = f->via == IOLAYERS_VIA_URING;
+	char a[16], t[2][IL_TERM_LEN(IL_NAME_LEN)];
+	const char *req = iolayers_via_prefix(f->via);
+	int blk = f->rqs > 0;
+	struct tl tl = { 0 };
+	struct tl_event *e;
 
 	fprintf(out, "%s%s #%" PRIu64 ": tid %" PRId64 " %s, fd %" PRId64 ", %" PRId64
 		" of %" PRId64 " bytes", il_term_str(t[0], sizeof(t[0]), f->syscall),
-		uring ? "" : "()", f->seq, f->tid, il_term_str(t[1], sizeof(t[1]), f->comm), f->fd,
+		req ? "" : "()", f->seq, f->tid, il_term_str(t[1], sizeof(t[1]), f->comm), f->fd,
 		f->ret, f->req);
 	if (f->pos >= 0)
 		fprintf(out, " at %" PRId64, f->pos);
@@ -358,51 +426,58 @@ void il_view_timeline(FILE *out, const struct il_flow *f)
 	if (strcmp(f->missed, "-"))
 		fprintf(out, " (lost events of: %s)", il_term_str(t[0], sizeof(t[0]), f->missed));
 	fprintf(out, "\n\u2502\n");
-	tl_line(out, "\u251c\u2500 ", uring ? "submit" : "sys_enter", 0, "");
-	if (uring && f->ur_issue_off >= 0) {
-		snprintf(note, sizeof(note), "%" PRId64 " attempt%s, %s issuing%s%s",
+	tl_add(&tl, tl_via[f->via].start, 0, 0);
+	if (req && f->ur_issue_off >= 0) {
+		e = tl_add(&tl, tl_via[f->via].attempt, f->ur_issue_off, 0);
+		snprintf(e->note, sizeof(e->note), "%" PRId64 " attempt%s, %s issuing%s%s",
 			 f->ur_attempts, f->ur_attempts == 1 ? "" : "s",
 			 il_fmt_ns(a, sizeof(a), (double)(f->ur_issue_ns > 0 ? f->ur_issue_ns : 0)),
 			 strcmp(f->ur_where, "-") ? ", " : "",
 			 strcmp(f->ur_where, "-") ? il_term_str(t[0], sizeof(t[0]), f->ur_where) : "");
-		tl_line(out, "\u251c\u2500 ", "first attempt", f->ur_issue_off, note);
 	}
 	if (f->vfs_off >= 0)
-		tl_line(out, "\u251c\u2500 ", "vfs_read", f->vfs_off, "");
+		tl_add(&tl, "vfs_read", f->vfs_off, 0);
 	if (f->fs_off >= 0)
-		tl_line(out, "\u251c\u2500 ", "fs read_iter", f->fs_off, "");
+		tl_add(&tl, "fs read_iter", f->fs_off, 0);
 	if (f->queue_off >= 0)
-		tl_line(out, "\u2502   \u251c\u2500 ", "block_bio_queue (first)", f->queue_off, "");
+		tl_add(&tl, "block_bio_queue (first)", f->queue_off, 1);
 	if (blk) {
-		snprintf(note, sizeof(note), "Q %s", il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_QUEUE]));
-		tl_line(out, "\u2502   \u251c\u2500 ", "block_rq_issue (first)", f->issue_off, note);
+		e = tl_add(&tl, "block_rq_issue (first)", f->issue_off, 1);
+		snprintf(e->note, sizeof(e->note), "Q %s",
+			 il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_QUEUE]));
 	}
 	if (f->device_off >= 0) {
-		snprintf(note, sizeof(note), "Device %s",
+		e = tl_add(&tl, "device done (last)", f->device_off, 1);
+		snprintf(e->note, sizeof(e->note), "Device %s",
 			 il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_DEVICE]));
-		tl_line(out, "\u2502   \u251c\u2500 ", "device done (last)", f->device_off, note);
 	}
 	if (blk) {
-		snprintf(note, sizeof(note), "S %s; %" PRId64 " request%s%s%s, %" PRId64 " bytes, "
-			 "readahead %" PRId64, il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_SERVICE]),
-			 f->rqs, f->rqs == 1 ? "" : "s", strcmp(f->disk, "-") ? " on " : "",
+		e = tl_add(&tl, "block_rq_complete (last)", f->done_off, 1);
+		snprintf(e->note, sizeof(e->note), "S %s; %" PRId64 " request%s%s%s, %" PRId64
+			 " bytes, readahead %" PRId64,
+			 il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_SERVICE]), f->rqs,
+			 f->rqs == 1 ? "" : "s", strcmp(f->disk, "-") ? " on " : "",
 			 strcmp(f->disk, "-") ? il_term_str(t[0], sizeof(t[0]), f->disk) : "",
 			 f->rq_bytes, f->ra_bytes);
-		tl_line(out, "\u2502   \u2514\u2500 ", "block_rq_complete (last)", f->done_off, note);
 	}
 	if (f->fs_off >= 0) {
 		/* A request's FS time ends with its last attempt. */
-		snprintf(note, sizeof(note), "FS %s", il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_FS]));
-		tl_line(out, "\u251c\u2500 ", uring ? "last attempt returns" : "fs read_iter returns",
-			f->fs_off + f->lat[IOLAYERS_L_FS], note);
+		e = tl_add(&tl, tl_via[f->via].fs_end, f->fs_off + f->lat[IOLAYERS_L_FS], 0);
+		snprintf(e->note, sizeof(e->note), "FS %s",
+			 il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_FS]));
+		/* Returned before its I/O completed: the events in their order. */
+		if (blk && e->off < f->done_off)
+			tl_sort(&tl);
 	}
 	if (f->vfs_off >= 0) {
-		snprintf(note, sizeof(note), "VFS %s", il_fmt_ns(b, sizeof(b), (double)f->lat[IOLAYERS_L_VFS]));
-		tl_line(out, "\u251c\u2500 ", "vfs_read returns", f->vfs_off + f->lat[IOLAYERS_L_VFS], note);
+		e = tl_add(&tl, "vfs_read returns", f->vfs_off + f->lat[IOLAYERS_L_VFS], 0);
+		snprintf(e->note, sizeof(e->note), "VFS %s",
+			 il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_VFS]));
 	}
-	snprintf(note, sizeof(note), "%s %s", uring ? "io_uring" : "syscall",
-		 il_fmt_ns(c, sizeof(c), (double)il_flow_ns(f)));
-	tl_line(out, "\u2514\u2500 ", uring ? "CQE" : "sys_exit", il_flow_ns(f), note);
+	e = tl_add(&tl, tl_via[f->via].end, il_flow_ns(f), 0);
+	snprintf(e->note, sizeof(e->note), "%s %s", req ? req : "syscall",
+		 il_fmt_ns(a, sizeof(a), (double)il_flow_ns(f)));
+	tl_print(out, &tl);
 }
 
 static void ms_col(FILE *out, int64_t ns)
@@ -454,13 +529,20 @@ struct file_sum {
 	double ns[IOLAYERS_NR_LAYERS];
 };
 
+/* A file's reads' whole time: their syscalls' and requests'. */
+static double file_sum_time(const struct file_sum *x)
+{
+	double t = 0;
+	int v;
+
+	for (v = 0; v < IL_NR_VIA; v++)
+		t += x->ns[iolayers_via_layer(v)];
+	return t;
+}
+
 static int file_sum_cmp(const void *a, const void *b)
 {
-	const struct file_sum *x = a, *y = b;
-
-	/* The reads' whole time: syscalls' and io_uring requests'. */
-	double xt = x->ns[IOLAYERS_L_SYSCALL] + x->ns[IOLAYERS_L_URING];
-	double yt = y->ns[IOLAYERS_L_SYSCALL] + y->ns[IOLAYERS_L_URING];
+	double xt = file_sum_time(a), yt = file_sum_time(b);
 
 	if (xt != yt)
 		return xt < yt ? 1 : -1;
@@ -670,9 +752,12 @@ static void json_flows(FILE *out, const struct il_flows *fl)
 			il_json_str(out, f->sock, SIZE_MAX);
 		else
 			fprintf(out, "null");
-		/* An io_uring request's attempts (format 8); null for a syscall. */
+		/*
+		 * A request's attempts (io_uring's from format 8, AIO's from
+		 * format 9); null for a syscall.
+		 */
 		fprintf(out, ", \"uring\": ");
-		if (f->via == IOLAYERS_VIA_URING) {
+		if (f->via != IOLAYERS_VIA_SYSCALL) {
 			fprintf(out, "{");
 			json_i64(out, "attempts", f->ur_attempts, 0);
 			json_i64(out, "issue_ns", f->ur_issue_ns, 0);
@@ -763,9 +848,9 @@ void il_view_json(FILE *out, const struct il_snapshot *s)
 #define PROM_LAST	35
 
 #define LB(l)		(1U << IOLAYERS_L_##l)
-/* A file read's: as a syscall, or as an io_uring request (uring, no vfs). */
+/* A file read's: as a syscall, or as an io_uring or AIO request (uring, aio; no vfs). */
 #define DISK_LAYERS	(LB(SYSCALL) | LB(VFS) | LB(FS) | LB(QUEUE) | LB(SERVICE) | LB(DEVICE) | \
-			 LB(URING))
+			 LB(URING) | LB(AIO))
 #define SOCK_LAYERS	(LB(SYSCALL) | LB(VFS) | LB(SOCK) | LB(TCP))
 
 /*
@@ -801,6 +886,7 @@ static const char *const prom_layer_help[IOLAYERS_NR_LAYERS] = {
 	[IOLAYERS_L_TCP] = "from tcp_recvmsg to the syscall's exit (part of the socket time)",
 	[IOLAYERS_L_WAIT] = "the wait for data on the socket (part of the socket time)",
 	[IOLAYERS_L_URING] = "an io_uring read request, submission to its completion's CQE (instead of the syscall's)",
+	[IOLAYERS_L_AIO] = "a Linux AIO read request (io_submit), submission to its completion event (instead of the syscall's)",
 };
 
 /* A cache state as a label value: lower case. */
@@ -990,21 +1076,22 @@ static void prom_build_info(FILE *out, int om, const struct il_snapshot *s)
 static void prom_view(FILE *out, const struct il_snapshot *s, int om)
 {
 	char st[IL_NAME_LEN];
+	struct il_hist h;
 	int l, c, i;
 
 	prom_build_info(out, om, s);
 	prom_family(out, om, "iolayers_reads_total", "counter", NULL,
-		    "read() calls and io_uring read requests of the followed processes, by cache state (sockets: ready, waited, empty).");
+		    "read() calls, io_uring and AIO read requests of the followed processes, by cache state (sockets: ready, waited, empty).");
 	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
 		fprintf(out, "iolayers_reads_total{cache=\"%s\"} %" PRIu64 "\n",
 			prom_state(c, st, sizeof(st)), il_cache_reads(s, c));
 	prom_family(out, om, "iolayers_read_bytes_total", "counter", "bytes",
-		    "Bytes the followed read() calls and io_uring read requests returned, by cache state.");
-	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
+		    "Bytes the followed read() calls, io_uring and AIO read requests returned, by cache state.");
+	for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
+		il_reads_hist(s, 1U << c, &h);
 		fprintf(out, "iolayers_read_bytes_total{cache=\"%s\"} %" PRIu64 "\n",
-			prom_state(c, st, sizeof(st)),
-			il_sat_add(s->hist[IOLAYERS_L_SYSCALL][c].bytes,
-				   s->hist[IOLAYERS_L_URING][c].bytes));
+			prom_state(c, st, sizeof(st)), h.bytes);
+	}
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 		prom_layer(out, om, s, l);
 	prom_losses_show(out, om, s);
@@ -1058,7 +1145,7 @@ void il_view_openmetrics(FILE *out, const struct il_snapshot *s)
 /* Layer colours of the SVG, and of its legend. */
 static const char *const svg_colour[IOLAYERS_NR_LAYERS] = {
 	"#c6dbef", "#6baed6", "#2171b5", "#fdae6b", "#e6550d", "#31a354", "#bcbddc", "#756bb1",
-	"#969696", "#c7e9c0",
+	"#969696", "#c7e9c0", "#fdd0a2",
 };
 
 static int cmp_slowest(const void *a, const void *b)
@@ -1085,8 +1172,8 @@ static void svg_seg(FILE *out, double x0, double scale, int64_t off, int64_t len
 
 /*
  * --svg: a waterfall of the @max slowest reads (one row each, aligned on
- * their sys_enter, or an io_uring request's submission), a segment per
- * layer at its real offset and length.
+ * their sys_enter, or a request's submission), a segment per layer at its
+ * real offset and length.
  */
 int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
 {
@@ -1116,8 +1203,8 @@ int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
 		90 + row * (n + 1));
 	fprintf(out, "<text x=\"10\" y=\"18\" font-size=\"14\">iolayers ");
 	il_xml_str(out, s->version, SIZE_MAX);
-	fprintf(out, ": the %d slowest reads, each from its sys_enter (an io_uring request: its "
-		"submission)</text>\n", n);
+	fprintf(out, ": the %d slowest reads, each from its sys_enter (an io_uring or AIO "
+		"request: its submission)</text>\n", n);
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 		fprintf(out, "<rect x=\"%d\" y=\"28\" width=\"12\" height=\"10\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"37\">%s</text>\n", 10 + 110 * l, svg_colour[l],

@@ -47,7 +47,8 @@ int il_parse_version(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 	 * device) and the stream's table in `stats`, and gave read() and
 	 * readv() their file offset in pos; format 7 the socket reads'
 	 * layers and columns, format 8 io_uring requests (the uring layer,
-	 * the ur_* columns). This reader reads them all.
+	 * the ur_* columns), format 9 Linux AIO requests (the aio layer).
+	 * This reader reads them all.
 	 */
 	if (s->format < 4 || s->format > IOLAYERS_FORMAT_VERSION)
 		return il_fail(err, errlen,
@@ -466,16 +467,17 @@ static int set_col(struct il_flow *fw, int col, const char *tok)
 }
 
 /*
- * A line's read issued as an io_uring request (format 8: its syscall
- * column "io_uring:READ"...): `flows` shows its whole latency, submission
- * to CQE, in syscall_ns; the reader keeps it in the uring layer, as the
- * module's histograms do, and never in the syscall layer.
+ * A line's read issued as a request (its syscall column "io_uring:READ"
+ * from format 8, "aio:PREAD" from format 9...): `flows` shows its whole
+ * latency, submission to completion, in syscall_ns; the reader keeps it
+ * in the request's layer (uring, aio), as the module's histograms do,
+ * and never in the syscall layer.
  */
 static void flow_via(struct il_flow *fw)
 {
-	fw->via = il_is_uring(fw->syscall) ? IOLAYERS_VIA_URING : IOLAYERS_VIA_SYSCALL;
-	if (fw->via == IOLAYERS_VIA_URING) {
-		fw->lat[IOLAYERS_L_URING] = fw->lat[IOLAYERS_L_SYSCALL];
+	fw->via = il_via_of(fw->syscall);
+	if (fw->via != IOLAYERS_VIA_SYSCALL) {
+		fw->lat[il_flow_top(fw)] = fw->lat[IOLAYERS_L_SYSCALL];
 		fw->lat[IOLAYERS_L_SYSCALL] = -1;
 	}
 }
@@ -531,7 +533,8 @@ int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
 		strcpy(fw->sock, "-");	/* format 6: no socket columns */
 		fw->lat[IOLAYERS_L_SOCK] = fw->lat[IOLAYERS_L_TCP] = fw->lat[IOLAYERS_L_WAIT] = -1;
 		fw->sock_off = fw->tcp_off = -1;
-		fw->lat[IOLAYERS_L_URING] = -1;	/* format 7: no io_uring columns */
+		/* format 7: no io_uring columns; no request layer is a column */
+		fw->lat[IOLAYERS_L_URING] = fw->lat[IOLAYERS_L_AIO] = -1;
 		fw->ur_attempts = fw->ur_issue_ns = fw->ur_issue_off = -1;
 		strcpy(fw->ur_where, "-");
 		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
@@ -679,14 +682,33 @@ static int plausible(int64_t v, int64_t lo)
 }
 
 /**
+ * il_flow_tops_ok() - Whether a flow's whole latency is where its kind's is.
+ * @f: the flow, its via valid
+ *
+ * A syscall's is in the syscall layer, a request's in its own (uring,
+ * aio; the syscall layer's -1 then); the other kinds' layers are -1.
+ *
+ * Return: 1 when so, 0 when not.
+ */
+int il_flow_tops_ok(const struct il_flow *f)
+{
+	int v;
+
+	for (v = 0; v < IL_NR_VIA; v++)
+		if ((v == f->via) != (f->lat[iolayers_via_layer(v)] >= 0))
+			return 0;
+	return 1;
+}
+
+/**
  * il_flow_check() - Refuse a flow whose numbers no kernel writes.
  * @f: the flow, as parsed
  *
  * Times and offsets are nanoseconds below 2^62 (146 years), -1 where a
- * layer was not reached; a read's whole latency is its syscall's, or an
- * io_uring request's in the uring layer (the syscall layer's -1 then);
- * sizes and counts below 2^62 bytes; ids within their kernel types. The
- * views add and subtract these: within these bounds no sum overflows.
+ * layer was not reached; a read's whole latency is its syscall's, or a
+ * request's in its layer (il_flow_tops_ok()); sizes and counts below
+ * 2^62 bytes; ids within their kernel types. The views add and subtract
+ * these: within these bounds no sum overflows.
  *
  * Return: 0, or -1.
  */
@@ -703,9 +725,7 @@ int il_flow_check(const struct il_flow *f)
 	size_t i;
 	int l;
 
-	/* A syscall's latency or a request's, the other layer's -1. */
-	if ((f->via != IOLAYERS_VIA_SYSCALL && f->via != IOLAYERS_VIA_URING) ||
-	    f->lat[f->via == IOLAYERS_VIA_URING ? IOLAYERS_L_SYSCALL : IOLAYERS_L_URING] != -1 ||
+	if (f->via < 0 || f->via >= IL_NR_VIA || !il_flow_tops_ok(f) ||
 	    f->ur_attempts < -1 || f->ur_attempts > UINT8_MAX)
 		return -1;
 	if (!plausible(f->start_ns, 0) || !plausible(il_flow_ns(f), 0) ||

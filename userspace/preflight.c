@@ -3,9 +3,10 @@
  * iolayers --check: before loading the module (or after), which layers
  * will work on this machine and why not. It reads what the kernel itself
  * says: its release, /sys/kernel/realtime, the lockdown state, whether
- * debugfs and tracefs are there, the tracepoints tracefs lists and the
- * functions ftrace can attach to (available_filter_functions). With the
- * module loaded, its own `layers` file is the answer instead.
+ * debugfs and tracefs are there, the tracepoints tracefs lists, the
+ * functions ftrace can attach to (available_filter_functions) and the
+ * symbols a kretprobe can (/proc/kallsyms). With the module loaded, its
+ * own `layers` file is the answer instead.
  */
 #include <dirent.h>
 #include <stdarg.h>
@@ -19,7 +20,8 @@
 /* What the module attaches, by layer (the tables in module/layers/ and filter.c). */
 struct pf_point {
 	const char *layer;
-	const char *what;	/* "event SYSTEM/NAME" or "function NAME|OTHER" */
+	/* "event SYSTEM/NAME", "function NAME|OTHER" or "kretprobe NAME|OTHER" */
+	const char *what;
 	int optional;		/* the layer works without it */
 	const char *without;	/* what is lost without it */
 };
@@ -84,22 +86,37 @@ static const struct pf_point pf_points[] = {
 	{ "URING", "function io_read", 1, "io_uring reads make no record" },
 	{ "URING", "function io_read_fixed", 1,
 	  "where io_read_fixed exists, IORING_OP_READ_FIXED requests get no FS, cache or BLOCK part" },
+	{ "AIO", "kretprobe aio_read", 1, "AIO reads make no record" },
+	{ "AIO", "function aio_complete_rw", 1, "AIO reads make no record" },
 	{ "FILTER", "event sched/sched_process_fork", 0, NULL },
 	{ "FILTER", "event sched/sched_process_exit", 0, NULL },
 	{ "FILTER", "event sched/sched_process_exec", 0, NULL },
 };
 
-static const char * const pf_layers[] = { "SYSCALL", "URING", "VFS", "FS", "CACHE", "SOCK", "BLOCK",
-					    "DEVICE", "FILTER" };
+static const char * const pf_layers[] = { "SYSCALL", "URING", "AIO", "VFS", "FS", "CACHE", "SOCK",
+					    "BLOCK", "DEVICE", "FILTER" };
+
+/* Names read from a list, one a line, NUL-separated. */
+struct pf_names {
+	char *v;
+	size_t n;
+};
 
 struct pf {
 	const char *root;
 	FILE *out;
 	char tracefs[4096];	/* "" when not found */
-	char *funcs;		/* available_filter_functions, NUL-separated lines */
-	size_t nfuncs;
+	struct pf_names funcs;	/* available_filter_functions */
+	struct pf_names ksyms;	/* /proc/kallsyms */
 	int fatal, lost;	/* cannot load or show; a layer or part lost */
-	const char *no_uring;	/* why the module attaches no URING probe here */
+	/*
+	 * A debug kernel, whose kretprobes the module leaves unattached
+	 * (IOLAYERS_KRETPROBE_UNSAFE), and why it is one; NULL for another.
+	 * Not the checkers' own names: run-vm reads those in a guest's log
+	 * as a kernel's report.
+	 */
+	const char *debug;
+	char no_uring[160];	/* why the module attaches no URING probe here; "" */
 };
 
 static int pf_path(const struct pf *p, char *buf, size_t len, const char *rel)
@@ -147,42 +164,52 @@ static void pf_say(struct pf *p, const char *verdict, const char *fmt, ...)
 	fputc('\n', p->out);
 }
 
-/* ftrace's list of traceable functions, one name per line (" [module]"). */
-static int pf_load_funcs(struct pf *p)
+/*
+ * The names of a list at @path, the word @field (from 0) of each line:
+ * ftrace's traceable functions (the first: "NAME [module]"), kallsyms'
+ * symbols (the third: "ADDRESS TYPE NAME [module]").
+ */
+static int pf_load_names(const char *path, int field, struct pf_names *names)
 {
-	char path[4200], line[512];
 	size_t cap = 0, used = 0;
+	char line[512];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/available_filter_functions", p->tracefs);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		size_t n = strcspn(line, " \t\n");
+		const char *w = line;
+		size_t n;
+		int i;
 
-		if (used + n + 1 > cap) {
-			char *nf = realloc(p->funcs, cap = cap ? cap * 2 : 1 << 20);
-
-			if (!nf)
-				break;
-			p->funcs = nf;
+		for (i = 0; i < field; i++) {
+			w += strcspn(w, " \t\n");
+			w += strspn(w, " \t");
 		}
-		memcpy(p->funcs + used, line, n);
-		p->funcs[used + n] = '\0';
+		n = strcspn(w, " \t\n");
+		if (used + n + 1 > cap) {
+			char *nv = realloc(names->v, cap = cap ? cap * 2 : 1 << 20);
+
+			if (!nv)
+				break;
+			names->v = nv;
+		}
+		memcpy(names->v + used, w, n);
+		names->v[used + n] = '\0';
 		used += n + 1;
-		p->nfuncs++;
+		names->n++;
 	}
 	fclose(f);
 	return 0;
 }
 
-static int pf_has_func(const struct pf *p, const char *name, size_t len)
+static int pf_has_name(const struct pf_names *names, const char *name, size_t len)
 {
-	const char *s = p->funcs;
+	const char *s = names->v;
 	size_t i;
 
-	for (i = 0; s && i < p->nfuncs; i++, s += strlen(s) + 1)
+	for (i = 0; s && i < names->n; i++, s += strlen(s) + 1)
 		if (strlen(s) == len && !strncmp(s, name, len))
 			return 1;
 	return 0;
@@ -193,6 +220,7 @@ static int pf_point_there(const struct pf *p, const struct pf_point *pt, char *f
 			  size_t flen)
 {
 	const char *alts = strchr(pt->what, ' ') + 1, *what = alts;
+	const struct pf_names *names;
 	char rel[512];
 
 	if (!strncmp(pt->what, "event", 5)) {
@@ -213,17 +241,31 @@ static int pf_point_there(const struct pf *p, const struct pf_point *pt, char *f
 		found[strcspn(found, "|")] = '\0';
 		return 0;
 	}
+	/* A function entry's from ftrace's list; a kretprobe's from kallsyms. */
+	names = !strncmp(pt->what, "kretprobe", 9) ? &p->ksyms : &p->funcs;
 	while (*what) {
 		size_t n = strcspn(what, "|");
 
 		snprintf(found, flen, "%.*s", (int)n, what);
-		if (pf_has_func(p, what, n))
+		if (pf_has_name(names, what, n))
 			return 1;
 		what += n + (what[n] == '|');
 	}
 	/* Not there: name the first of the alternatives. */
 	snprintf(found, flen, "%.*s", (int)strcspn(alts, "|"), alts);
 	return 0;
+}
+
+/* A line of what a layer lacks, after those in @lack. */
+__attribute__((format(printf, 3, 4)))
+static void pf_lack(char *lack, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(lack);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(lack + len, size - len, fmt, ap);
+	va_end(ap);
 }
 
 /* The predictions, layer by layer. */
@@ -238,18 +280,26 @@ static void pf_predict(struct pf *p)
 		for (i = 0; i < sizeof(pf_points) / sizeof(pf_points[0]); i++) {
 			const struct pf_point *pt = &pf_points[i];
 			char name[128];
+			int there;
 
 			if (strcmp(pt->layer, pf_layers[l]))
 				continue;
-			if (!strcmp(pt->layer, "URING") && p->no_uring) {
+			there = pf_point_there(p, pt, name, sizeof(name));
+			if (!strcmp(pt->layer, "URING") && p->no_uring[0]) {
 				/* The module attaches none of them here (uring.c). */
-				pf_point_there(p, pt, name, sizeof(name));
 				partial = 1;
-				snprintf(lack + strlen(lack), sizeof(lack) - strlen(lack),
-					 "\n        - %s not there: %s", name, p->no_uring);
+				pf_lack(lack, sizeof(lack), "\n        - %s not there: %s", name,
+					p->no_uring);
 				continue;
 			}
-			if (pf_point_there(p, pt, name, sizeof(name))) {
+			if (there && p->debug && !strncmp(pt->what, "kretprobe", 9)) {
+				/* Shown unverified in `layers` (probe.c). */
+				partial = 1;
+				pf_lack(lack, sizeof(lack), "\n        - %s unverified: %s: the module "
+					"attaches no kretprobe there, %s", name, p->debug, pt->without);
+				continue;
+			}
+			if (there) {
 				snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s",
 					 *have ? ", " : "", name);
 				continue;
@@ -258,9 +308,9 @@ static void pf_predict(struct pf *p)
 				partial = 1;
 			else
 				broken = 1;
-			snprintf(lack + strlen(lack), sizeof(lack) - strlen(lack),
-				 "\n        %s %s not there: %s", pt->optional ? "-" : "!", name,
-				 pt->optional ? pt->without : "the layer cannot work");
+			pf_lack(lack, sizeof(lack), "\n        %s %s not there: %s",
+				pt->optional ? "-" : "!", name,
+				pt->optional ? pt->without : "the layer cannot work");
 		}
 		fprintf(p->out, "%-7s %-7s %s%s\n", broken ? "no" : partial ? "partly" : "ok",
 			pf_layers[l], *have ? have : "(nothing)", lack);
@@ -307,6 +357,30 @@ static int pf_loaded(struct pf *p)
 	return 0;
 }
 
+/*
+ * What the kernel's build leaves unattached: the URING layer before 6.1
+ * (no public struct io_kiocb) and on a debug kernel, the kretprobes (the
+ * AIO layer's aio_read) on a debug kernel: one built with lock proving
+ * (/proc/lockdep is there) or with the address sanitizer (its report
+ * function is in kallsyms). @major.@minor: the release, 0.0 if unknown.
+ */
+static void pf_debug_kernel(struct pf *p, unsigned int major, unsigned int minor)
+{
+	static const char asan_report[] = "kasan_report";
+
+	if (pf_exists(p, "/proc/lockdep"))
+		p->debug = "a debug kernel (lock proving)";
+	else if (pf_has_name(&p->ksyms, asan_report, sizeof(asan_report) - 1))
+		p->debug = "a debug kernel (address sanitizer)";
+	if (major && (major < 6 || (major == 6 && minor < 1)))
+		snprintf(p->no_uring, sizeof(p->no_uring),
+			 "a kernel before 6.1: io_uring reads make no record");
+	else if (p->debug)
+		snprintf(p->no_uring, sizeof(p->no_uring),
+			 "%s: the module leaves io_uring unfollowed, its reads make no record",
+			 p->debug);
+}
+
 /**
  * il_preflight() - Say which layers work on the machine under @root.
  * @root: "" for this machine; a directory holding proc/ and sys/ trees
@@ -320,7 +394,8 @@ int il_preflight(const char *root, FILE *out)
 {
 	static const char * const tracefs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	struct pf p = { .root = root, .out = out };
-	char buf[512], *v;
+	char buf[512], path[4200], *v;
+	unsigned int major = 0, minor = 0;
 	size_t i;
 
 	v = pf_line(&p, "/proc/sys/kernel/osrelease", buf, sizeof(buf));
@@ -329,18 +404,8 @@ int il_preflight(const char *root, FILE *out)
 		       "see compat.rst)", v);
 	else
 		pf_say(&p, "?", "kernel release unknown");
-	/*
-	 * The URING layer: struct io_kiocb is public from 6.1; on a lockdep
-	 * kernel (a debug build) the module leaves it unattached (uring.c).
-	 */
-	if (v) {
-		unsigned int major = 0, minor = 0;
-
-		if (sscanf(v, "%u.%u", &major, &minor) == 2 && (major < 6 || (major == 6 && minor < 1)))
-			p.no_uring = "a kernel before 6.1: io_uring reads make no record";
-	}
-	if (!p.no_uring && pf_exists(&p, "/proc/lockdep"))
-		p.no_uring = "a debug kernel (lock proving): the module leaves io_uring unfollowed, its reads make no record";
+	if (v && sscanf(v, "%u.%u", &major, &minor) != 2)
+		major = minor = 0;
 	v = pf_line(&p, "/sys/kernel/realtime", buf, sizeof(buf));
 	if (v && !strcmp(v, "1")) {
 		pf_say(&p, "no", "PREEMPT_RT kernel: the module refuses to load here");
@@ -371,7 +436,8 @@ int il_preflight(const char *root, FILE *out)
 		return p.lost ? 1 : 0;
 	for (i = 0; i < sizeof(tracefs) / sizeof(tracefs[0]); i++) {
 		snprintf(p.tracefs, sizeof(p.tracefs), "%s%s", root, tracefs[i]);
-		if (!pf_load_funcs(&p))
+		snprintf(path, sizeof(path), "%s/available_filter_functions", p.tracefs);
+		if (!pf_load_names(path, 0, &p.funcs))
 			break;
 		p.tracefs[0] = '\0';
 	}
@@ -381,8 +447,12 @@ int il_preflight(const char *root, FILE *out)
 		return p.fatal ? 2 : 1;
 	}
 	pf_say(&p, "ok", "tracefs at %s (%zu functions traceable)", p.tracefs + strlen(root),
-	       p.nfuncs);
+	       p.funcs.n);
+	snprintf(path, sizeof(path), "%s/proc/kallsyms", root);
+	pf_load_names(path, 2, &p.ksyms);
+	pf_debug_kernel(&p, major, minor);
 	pf_predict(&p);
-	free(p.funcs);
+	free(p.funcs.v);
+	free(p.ksyms.v);
 	return p.fatal ? 2 : p.lost ? 1 : 0;
 }

@@ -125,19 +125,35 @@ void il_layer_hist(const struct il_snapshot *s, int layer, unsigned int mask, st
 }
 
 /*
- * The reads in a cache state: its read-family syscalls and its io_uring
- * read requests (format 8), each counted once, in its top layer (the
- * module notes a request in the uring layer and not in the syscall's).
+ * The reads' whole time, over the cache states in @mask: their top
+ * layers' histograms merged, the read-family syscalls' and the requests'
+ * (io_uring's from format 8, AIO's from format 9). The module notes a
+ * request in its layer and not in the syscall's: each read once.
  */
+void il_reads_hist(const struct il_snapshot *s, unsigned int mask, struct il_hist *out)
+{
+	struct il_hist h;
+	int v;
+
+	il_layer_hist(s, iolayers_via_layer(IOLAYERS_VIA_SYSCALL), mask, out);
+	for (v = IOLAYERS_VIA_SYSCALL + 1; v < IL_NR_VIA; v++) {
+		il_layer_hist(s, iolayers_via_layer(v), mask, &h);
+		il_hist_merge(out, &h);
+	}
+}
+
+/* The reads in a cache state. */
 uint64_t il_cache_reads(const struct il_snapshot *s, int cache)
 {
-	return il_sat_add(s->hist[IOLAYERS_L_SYSCALL][cache].count,
-			  s->hist[IOLAYERS_L_URING][cache].count);
+	struct il_hist h;
+
+	il_reads_hist(s, 1U << cache, &h);
+	return h.count;
 }
 
 /*
  * The flow with @seq, or the slowest when @seq is 0: by its whole
- * latency, a syscall's or an io_uring request's (il_flow_ns()).
+ * latency, a syscall's or a request's (il_flow_ns()).
  */
 const struct il_flow *il_pick_flow(const struct il_flows *fl, uint64_t seq, int cache)
 {

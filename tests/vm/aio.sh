@@ -19,6 +19,7 @@ sync
 
 insmod "$ko" pid=1 || { not_ok "insmod pid=1"; finish; }
 aio_probes=$(awk '$2 == "AIO" { print $1 ":" $4 }' "$IOLAYERS_D/layers" | tr '\n' ' ')
+uring_on=$(awk '$2 == "URING" && $1 == "io_read" && $4 == "attached"' "$IOLAYERS_D/layers")
 rmmod iolayers
 echo "AIO probes: $aio_probes"
 # Kretprobes are not attached where ftrace's jump bit meets functions at
@@ -111,7 +112,7 @@ for j in json.loads(t[t.index("{"):])["jobs"]:
         print(j["read"]["total_ios"])' "$1" "$2" 2>/dev/null || echo -1
 }
 engines="psync libaio"
-grep -q ' io_read$' /proc/kallsyms && engines="$engines io_uring"
+[ -n "$uring_on" ] && engines="$engines io_uring"	# 6.1 on
 jobs=() n=0
 for e in $engines; do
 	jobs+=(--name="$e" --ioengine="$e" --offset=$((n * 4))m)

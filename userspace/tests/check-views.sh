@@ -49,14 +49,19 @@ for r in rows[1:]:
             assert a[k] == int(s[k]), (r[0], k, a[k], s[k])
     n += 1
 # Six layers, nine where the module has the socket layers (format 7),
-# ten with the uring layer (format 8).
+# ten with the uring layer (format 8), eleven with the aio layer (9).
 names = {r[0] for r in rows[1:]}
-assert n == (10 if "uring" in names else 9 if "sock" in names else 6), n
+assert n == (11 if "aio" in names else 10 if "uring" in names else 9 if "sock" in names
+             else 6), n
 flows = sum(1 for _ in open(sys.argv[3])) - 1
 assert len(j["flows"]) == flows, (len(j["flows"]), flows)
-# A state's reads: its syscalls and its io_uring requests (format 8).
-assert sum(j["cache"].values()) == j["layers"]["syscall"]["all"]["count"] + \
-    j["layers"]["uring"]["all"]["count"]
+# A state's reads: its syscalls and its requests, io_uring's (format 8)
+# and AIO's (format 9); from format 9 as the summary's cache lines count.
+assert sum(j["cache"].values()) == sum(j["layers"][l]["all"]["count"]
+                                       for l in ("syscall", "uring", "aio"))
+if "aio" in names:
+    cache = {r[0]: int(r[1]) for r in rows if len(r) == 3 and r[0] in j["cache"]}
+    assert cache == j["cache"], (cache, j["cache"])
 PY
 	then
 		ok "$name: JSON parses and matches summary (count, bytes, min, max, p50/p90/p99)"
@@ -83,8 +88,8 @@ PY
 	else
 		not_ok "$name: check-prom.py: $(head -5 "$tmp/cp")"
 	fi
-	# The syscall layer, and an io_uring request's (format 8).
-	for l in syscall uring; do
+	# The syscall layer, and a request's: io_uring's (format 8), AIO's (9).
+	for l in syscall uring aio; do
 		c=$(awk -v l=$l '$1 == l { print $2 }' "$d/summary")
 		[ -n "$c" ] || continue
 		inf=$(awk -F'} ' -v l=$l 'index($0, "iolayers_" l "_latency_seconds_bucket{") == 1 &&
@@ -107,12 +112,12 @@ PY
 	then ok "$name: SVG is XML with $want rows"; else not_ok "$name: SVG"; fi
 
 	# Histograms: the syscall layer's counts add up to the summary's (and
-	# the uring layer's, format 8).
+	# the uring layer's, format 8, and the aio layer's, format 9).
 	"$reader" --root "$d" -H >"$tmp/h"
-	for l in syscall uring; do
+	for l in syscall uring aio; do
 		c=$(awk -v l=$l '$1 == l { print $2 }' "$d/summary")
 		[ -n "$c" ] || continue
-		[ "$l" = uring ] && [ "$c" = 0 ] && continue	# no layer printed
+		[ "$l" != syscall ] && [ "$c" = 0 ] && continue	# no layer printed
 		sum=$(awk -v l="$l," '/^layer = / { on = ($3 == l) } on && / : [0-9]+ +\|/ { s += $5 } END { print s + 0 }' "$tmp/h")
 		[ "$sum" = "$c" ] && ok "$name: -H $l counts add up ($sum)" || not_ok "$name: -H $l sum $sum != $c"
 	done
@@ -205,13 +210,16 @@ PY
 		else not_ok "$name: -H $opt: rows are not the module's buckets in $unit"; fi
 	done
 
-	# Timeline of the slowest read (an io_uring request's: from its
-	# submission to its CQE); slow list.
+	# Timeline of the slowest read (a request's: from its submission to
+	# its completion, an io_uring CQE or an AIO event); slow list.
 	if [ "$flows" -gt 0 ]; then
 		"$reader" --root "$d" -t >"$tmp/t" &&
 			{ { grep -q 'sys_enter' "$tmp/t" && grep -q 'sys_exit' "$tmp/t"; } ||
 			  { grep -q '^io_uring:' "$tmp/t" && grep -q 'submit' "$tmp/t" &&
-			    grep -q 'CQE' "$tmp/t"; }; } &&
+			    grep -q 'CQE' "$tmp/t"; } ||
+			  { grep -q '^aio:' "$tmp/t" && grep -q 'submit' "$tmp/t" &&
+			    grep -q 'issue in io_submit' "$tmp/t" &&
+			    grep -q 'completion event' "$tmp/t"; }; } &&
 			ok "$name: timeline" || not_ok "$name: timeline"
 	fi
 	# Self-accounting (when the module showed it): -P's runs per probe and
@@ -371,34 +379,42 @@ assert {f["tgid"] for f in a["flows"]} == {42} and {f["tgid"] for f in b["flows"
 PY
 then ok "--from -p: each process's histograms and reads, adding up to the recording's"
 else not_ok "--from -p: $(head -c 200 "$tmp/vj.42")"; fi
-# A format 8 recording: its io_uring requests in the uring layer and
-# none in the syscall layer, each with its attempts; the slowest read's
-# timeline a request's, from its submission to its CQE.
-urec=$(dirname "$0")/recordings/uring.jsonl
-"$reader" --from "$urec" -j >"$tmp/uj" && "$reader" --from "$urec" -t >"$tmp/ut"
-if python3 - "$tmp/uj" "$urec" <<'PY'
+# Recordings of requests besides syscalls, io_uring's (format 8) and
+# AIO's (format 9): each request in its layer and none in the syscall
+# layer, each with its attempts; the slowest read's timeline a request's,
+# from its submission to its completion (a CQE, an AIO event).
+for r in 'uring|^io_uring:READ #|CQE' 'aio|^aio:PREADV #|completion event'; do
+	IFS='|' read -r rname rhead rend <<<"$r"
+	urec=$(dirname "$0")/recordings/$rname.jsonl
+	"$reader" --from "$urec" -j >"$tmp/uj" && "$reader" --from "$urec" -t >"$tmp/ut"
+	if python3 - "$tmp/uj" "$urec" <<'PY'
 import json, sys
+TOPS = ("syscall", "uring", "aio")
 j = json.load(open(sys.argv[1]))
 reads = [o for o in map(json.loads, open(sys.argv[2])) if "seq" in o]
-req = [r for r in reads if r["syscall"].startswith("io_uring:")]
+def top(r):
+    s = r["syscall"]
+    return "uring" if s.startswith("io_uring:") else "aio" if s.startswith("aio:") else "syscall"
+req = [r for r in reads if top(r) != "syscall"]
 assert req and len(req) < len(reads), len(req)
-assert j["layers"]["uring"]["all"]["count"] == len(req)
-assert j["layers"]["uring"]["all"]["sum_ns"] == sum(r["uring_ns"] for r in req)
-assert j["layers"]["syscall"]["all"]["count"] == len(reads) - len(req)
+for l in TOPS:
+    mine = [r for r in reads if top(r) == l]
+    assert j["layers"][l]["all"]["count"] == len(mine), l
+    assert j["layers"][l]["all"]["sum_ns"] == sum(r[l + "_ns"] for r in mine), l
 assert sum(j["cache"].values()) == len(reads), j["cache"]
 for f in j["flows"]:
-    uring = f["syscall"].startswith("io_uring:")
-    assert (f["latency_ns"]["syscall"] is None) == uring, f
-    assert (f["latency_ns"]["uring"] is None) != uring, f
-    assert (f["uring"] is None) != uring, f
+    for l in TOPS:
+        assert (f["latency_ns"][l] is None) != (l == top(f)), f
+    assert (f["uring"] is None) == (top(f) == "syscall"), f
 PY
-then
-	grep -q '^io_uring:READ #' "$tmp/ut" && grep -q 'CQE' "$tmp/ut" &&
-		ok "--from a format 8 recording: requests in the uring layer, their timeline to the CQE" ||
-		not_ok "--from a format 8 recording: -t: $(head -3 "$tmp/ut")"
-else
-	not_ok "--from a format 8 recording: -j: $(head -c 300 "$tmp/uj")"
-fi
+	then
+		grep -q "$rhead" "$tmp/ut" && grep -q "$rend" "$tmp/ut" &&
+			ok "--from $rname.jsonl: requests in their layer, their timeline to the $rend" ||
+			not_ok "--from $rname.jsonl: -t: $(head -3 "$tmp/ut")"
+	else
+		not_ok "--from $rname.jsonl: -j: $(head -c 300 "$tmp/uj")"
+	fi
+done
 # --set-pid and the other settings: written to the module's parameters,
 # the change said on stderr (the module keeps it after the reader).
 mkdir -p "$tmp/params"

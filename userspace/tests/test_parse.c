@@ -653,6 +653,29 @@ static void test_hist_limits(void)
 	fclose(m_);							\
 } while (0)
 
+/* A format 8 recording's header, and its reads. */
+static const char ur_head[] =
+	"{\"iolayers_record\": 1, \"stream_version\": 2, \"format\": 8, \"kernel\": \"k\", "
+	"\"module\": \"iolayers 0.1.0\", \"open_ns\": 1, \"settings\": {\"slow_us\": \"1\"}, "
+	"\"command\": []}\n";
+/* seq, syscall, syscall_ns, uring_ns (format 8) and aio_ns (9), the ur_* members */
+static const char ur_rd[] =
+	"{\"seq\": %d, \"cpu\": 0, \"tid\": 42, \"tgid\": 42, \"comm\": \"x\", "
+	"\"syscall\": \"%s\", \"fd\": 3, \"pos\": 8192, \"req\": 4096, \"ret\": 4096, "
+	"\"cache\": \"MISS\", \"start_ns\": 100, \"syscall_ns\": %s, \"vfs_ns\": null, "
+	"\"fs_ns\": 300000, \"queue_ns\": 1000, \"service_ns\": 200000, "
+	"\"device_ns\": 190000, \"sock_ns\": null, \"tcp_ns\": null, \"wait_ns\": null"
+	"%s, \"vfs_off\": null, \"fs_off\": 20, \"queue_off\": 30, "
+	"\"issue_off\": 40, \"device_off\": 50, \"done_off\": 60, \"bios\": 1, "
+	"\"rqs\": 1, \"bio_bytes\": 4096, \"rq_bytes\": 4096, \"ra_bytes\": 0, "
+	"\"requeues\": 0, \"errors\": 0, \"ino\": 12, \"fs_dev\": \"259:0\", "
+	"\"dev\": \"259:0\", \"disk\": \"nvme0n1\", \"ndisks\": 1, \"missed\": [], "
+	"\"sock\": null, \"sock_off\": null, \"tcp_off\": null%s}\n";
+static const char ur_none[] = ", \"ur_attempts\": null, \"ur_issue_ns\": null, "
+			      "\"ur_issue_off\": null, \"ur_where\": null";
+static const char ur_two[] = ", \"ur_attempts\": 2, \"ur_issue_ns\": 7000, "
+			     "\"ur_issue_off\": 10, \"ur_where\": [\"inline\", \"taskwork\"]";
+
 /*
  * Format 8: io_uring read requests. `flows` names one "io_uring:OP" and
  * shows its whole latency (submission to CQE) in syscall_ns; the reader
@@ -680,27 +703,6 @@ static void test_uring(void)
 		"- - - - - - - - - - - 0 - - - - - - 256 - - inline\n",
 		NULL,
 	};
-	static const char head[] =
-		"{\"iolayers_record\": 1, \"stream_version\": 2, \"format\": 8, \"kernel\": \"k\", "
-		"\"module\": \"iolayers 0.1.0\", \"open_ns\": 1, \"settings\": {\"slow_us\": \"1\"}, "
-		"\"command\": []}\n";
-	/* seq, syscall, syscall_ns, uring_ns (format 8), the ur_* members */
-	static const char rd[] =
-		"{\"seq\": %d, \"cpu\": 0, \"tid\": 42, \"tgid\": 42, \"comm\": \"x\", "
-		"\"syscall\": \"%s\", \"fd\": 3, \"pos\": 8192, \"req\": 4096, \"ret\": 4096, "
-		"\"cache\": \"MISS\", \"start_ns\": 100, \"syscall_ns\": %s, \"vfs_ns\": null, "
-		"\"fs_ns\": 300000, \"queue_ns\": 1000, \"service_ns\": 200000, "
-		"\"device_ns\": 190000, \"sock_ns\": null, \"tcp_ns\": null, \"wait_ns\": null"
-		"%s, \"vfs_off\": null, \"fs_off\": 20, \"queue_off\": 30, "
-		"\"issue_off\": 40, \"device_off\": 50, \"done_off\": 60, \"bios\": 1, "
-		"\"rqs\": 1, \"bio_bytes\": 4096, \"rq_bytes\": 4096, \"ra_bytes\": 0, "
-		"\"requeues\": 0, \"errors\": 0, \"ino\": 12, \"fs_dev\": \"259:0\", "
-		"\"dev\": \"259:0\", \"disk\": \"nvme0n1\", \"ndisks\": 1, \"missed\": [], "
-		"\"sock\": null, \"sock_off\": null, \"tcp_off\": null%s}\n";
-	static const char ur_none[] = ", \"ur_attempts\": null, \"ur_issue_ns\": null, "
-				      "\"ur_issue_off\": null, \"ur_where\": null";
-	static const char ur_two[] = ", \"ur_attempts\": 2, \"ur_issue_ns\": 7000, "
-				     "\"ur_issue_off\": 10, \"ur_where\": [\"inline\", \"taskwork\"]";
 	char text[8192], r1[2048], r2[2048], r3[2048], err[256], *buf = NULL;
 	struct il_snapshot s;
 	struct il_flows fl;
@@ -745,7 +747,7 @@ static void test_uring(void)
 		       strstr(buf, "<- syscall 900ns\n"));
 		free(buf);
 		VIEW(buf, il_view_slow, &fl);
-		EXPECT(strstr(buf, "    uring\n"));
+		EXPECT(strstr(buf, "    uring      aio\n"));
 		free(buf);
 	}
 	free(fl.v);
@@ -806,12 +808,12 @@ static void test_uring(void)
 	il_snapshot_free(&s);
 
 	/* A recording: a request's latency in uring_ns, its syscall_ns null. */
-	snprintf(r1, sizeof(r1), rd, 7, "pread64", "500000", ", \"uring_ns\": null", ur_none);
-	snprintf(r2, sizeof(r2), rd, 8, "io_uring:READ", "null", ", \"uring_ns\": 900000", ur_two);
+	snprintf(r1, sizeof(r1), ur_rd, 7, "pread64", "500000", ", \"uring_ns\": null", ur_none);
+	snprintf(r2, sizeof(r2), ur_rd, 8, "io_uring:READ", "null", ", \"uring_ns\": 900000", ur_two);
 	/* An older recorder's read (format 7): no uring_ns, no ur_*. */
-	snprintf(r3, sizeof(r3), rd, 9, "read", "400", "", "");
-	snprintf(text, sizeof(text), "%s%s%s%s{\"end\": true, \"reads\": 3, \"lost\": 0}\n", head, r1,
-		 r2, r3);
+	snprintf(r3, sizeof(r3), ur_rd, 9, "read", "400", "", "");
+	snprintf(text, sizeof(text), "%s%s%s%s{\"end\": true, \"reads\": 3, \"lost\": 0}\n", ur_head,
+		 r1, r2, r3);
 	err[0] = 0;
 	EXPECT(parse_recording_string(&s, text, err, sizeof(err)) == 0);
 	EXPECT(!s.warning[0]);
@@ -838,10 +840,212 @@ static void test_uring(void)
 	EXPECT(s.slow.n == 2 && s.slow.v[1].seq == 8);
 	il_snapshot_free(&s);
 	/* A request with a syscall latency, a syscall with a request's: damage. */
-	snprintf(r2, sizeof(r2), rd, 8, "io_uring:READ", "900000", ", \"uring_ns\": 900000", ur_two);
-	snprintf(r3, sizeof(r3), rd, 9, "pread64", "900000", ", \"uring_ns\": 900000", ur_none);
+	snprintf(r2, sizeof(r2), ur_rd, 8, "io_uring:READ", "900000", ", \"uring_ns\": 900000", ur_two);
+	snprintf(r3, sizeof(r3), ur_rd, 9, "pread64", "900000", ", \"uring_ns\": 900000", ur_none);
 	for (i = 0; i < 2; i++) {
-		snprintf(text, sizeof(text), "%s%s%s", head, r1, i ? r3 : r2);
+		snprintf(text, sizeof(text), "%s%s%s", ur_head, r1, i ? r3 : r2);
+		EXPECT(parse_recording_string(&s, text, err, sizeof(err)) == 0);
+		EXPECT(s.flows.n == 1 && strstr(s.warning, "line 3") &&
+		       strstr(s.warning, "not a read's record"));
+		il_snapshot_free(&s);
+	}
+}
+
+/* A format 9 recording's AIO request: one attempt, inline. */
+static const char ur_one[] = ", \"ur_attempts\": 1, \"ur_issue_ns\": 5000, "
+			     "\"ur_issue_off\": 10, \"ur_where\": [\"inline\"]";
+
+/* The --files row of a file (ino INO in its place), found at or after @from. */
+static const char *files_row(const char *buf, int64_t ino)
+{
+	char key[32];
+
+	snprintf(key, sizeof(key), "  ino %lld on ", (long long)ino);
+	return strstr(buf, key);
+}
+
+/*
+ * Format 9: Linux AIO read requests. `flows` names one "aio:PREAD" (or
+ * PREADV, or the IOCB_CMD_* number) and shows its whole latency
+ * (submission to its completion event) in syscall_ns; the reader keeps it
+ * in the aio layer, never the syscall's or the uring layer's. Its issue
+ * in io_submit() may return before its I/O completes: the timeline puts
+ * the events in their order.
+ */
+static void test_aio(void)
+{
+	static const char lines[] =
+		"10 400 5 5 fio aio:PREAD 3 0 4096 4096 DIRECT 1100 - 100 10 900 880 1 1 4096 4096 "
+		"0 0 0 - 40 50 60 940 960 sda - 13 8:1 8:0 1 - - - - - - 1 150 30 inline\n"
+		"11 500 5 5 fio aio:PREADV 3 8192 8192 8192 HIT 300 - 200 - - - 0 0 0 0 0 0 0 "
+		"- 20 - - - - - - 13 8:1 - 0 - - - - - - 1 250 10 inline\n"
+		"12 600 5 5 fio aio:9 4 -1 100 -22 other 50 - - - - - 0 0 0 0 0 0 0 "
+		"- - - - - - - - - - - 0 - - - - - - 1 20 5 inline\n"
+		/* Not a request: no colon after the prefix. */
+		"13 700 5 5 fio aiofoo 3 0 1 1 other 1000 60 - - - - 0 0 0 0 0 0 0 "
+		"5 - - - - - - - 12 8:1 - 0 - - - - - - - - - -\n";
+	/* a request's latency not shown */
+	static const char bad[] =
+		"10 400 5 5 fio aio:PREAD 3 0 4096 4096 HIT - - - - - - 0 0 0 0 0 0 0 "
+		"- - - - - - - - - - - 0 - - - - - - 1 - - inline\n";
+	static const char head[] =
+		"{\"iolayers_record\": 1, \"stream_version\": 3, \"format\": 9, \"kernel\": \"k\", "
+		"\"module\": \"iolayers 0.1.0\", \"open_ns\": 1, \"settings\": {\"slow_us\": \"1\"}, "
+		"\"command\": []}\n";
+	/* A read of each kind's latency members but its own null: damage. */
+	static const struct {
+		const char *syscall, *syscall_ns, *lat, *ur;
+	} damaged[] = {
+		{ "aio:PREAD", "900000", ", \"uring_ns\": null, \"aio_ns\": 900000", ur_one },
+		{ "aio:PREAD", "null", ", \"uring_ns\": 900000, \"aio_ns\": 900000", ur_one },
+		{ "aio:PREAD", "null", ", \"uring_ns\": null, \"aio_ns\": null", ur_one },
+		{ "aio:PREAD", "null", ", \"uring_ns\": null", ur_one },
+		{ "io_uring:READ", "null", ", \"uring_ns\": 900000, \"aio_ns\": 900000", ur_two },
+		{ "pread64", "900000", ", \"uring_ns\": null, \"aio_ns\": 900000", ur_none },
+	};
+	char text[8192], r1[2048], r2[2048], r3[2048], err[256], *buf = NULL;
+	const char *a, *b;
+	struct il_snapshot s;
+	struct il_flows fl;
+	const struct il_flow *f;
+	json_error_t jerr;
+	json_t *j, *jf;
+	size_t i;
+
+	EXPECT(il_via_of("aio:PREAD") == IOLAYERS_VIA_AIO &&
+	       il_via_of("io_uring:READ") == IOLAYERS_VIA_URING &&
+	       il_via_of("aio") == IOLAYERS_VIA_SYSCALL && il_via_of("aiofoo:1") == IOLAYERS_VIA_SYSCALL);
+	snprintf(text, sizeof(text), "%s\n%s", IOLAYERS_FLOWS_HEADER, lines);
+	EXPECT(parse_flows_string(&fl, text, err, sizeof(err)) == 0);
+	EXPECT(fl.n == 4);
+	if (fl.n == 4) {
+		/* The request: its latency in the aio layer only. */
+		f = &fl.v[0];
+		EXPECT(f->via == IOLAYERS_VIA_AIO && f->lat[IOLAYERS_L_AIO] == 1100 &&
+		       f->lat[IOLAYERS_L_SYSCALL] == -1 && f->lat[IOLAYERS_L_URING] == -1);
+		EXPECT(f->ur_attempts == 1 && f->ur_issue_ns == 150 && f->ur_issue_off == 30 &&
+		       !strcmp(f->ur_where, "inline"));
+		EXPECT(il_flow_top(f) == IOLAYERS_L_AIO && il_flow_ns(f) == 1100);
+		EXPECT(fl.v[1].via == IOLAYERS_VIA_AIO && fl.v[1].lat[IOLAYERS_L_AIO] == 300);
+		EXPECT(fl.v[2].via == IOLAYERS_VIA_AIO && !strcmp(fl.v[2].syscall, "aio:9") &&
+		       fl.v[2].lat[IOLAYERS_L_AIO] == 50 && fl.v[2].ret == -22);
+		EXPECT(fl.v[3].via == IOLAYERS_VIA_SYSCALL && fl.v[3].lat[IOLAYERS_L_AIO] == -1 &&
+		       fl.v[3].lat[IOLAYERS_L_SYSCALL] == 1000);
+		/* By their whole latency: the request's 1.1 us over the syscall's 1 us. */
+		EXPECT(il_pick_flow(&fl, 0, -1) == f);
+		EXPECT(il_pick_flow(&fl, 0, IOLAYERS_C_OTHER) == &fl.v[3]);
+		/* Its issue returned before its I/O: the events in order, flat. */
+		VIEW(buf, il_view_timeline, f);
+		EXPECT(strstr(buf, "aio:PREAD #10: tid 5 fio, fd 3, 4096 of 4096 bytes at 0, DIRECT\n"));
+		EXPECT(!strstr(buf, "sys_e") && !strstr(buf, "CQE") && !strstr(buf, "\u2502   "));
+		a = strstr(buf, "\u251c\u2500 issue in io_submit ");
+		b = strstr(buf, "\u251c\u2500 block_rq_issue (first) ");
+		EXPECT(a && b && a < b && strstr(a, "(+30ns)    <- 1 attempt, 150ns issuing, inline\n"));
+		a = strstr(buf, "\u251c\u2500 issue returns ");
+		EXPECT(a && b && b < a && a < strstr(buf, "device done"));
+		EXPECT(a && strstr(a, "(+140ns)   <- FS 100ns\n"));
+		EXPECT(strstr(buf, "\u2514\u2500 completion event ") &&
+		       strstr(buf, "(+1.10us)  <- aio 1.10us\n"));
+		free(buf);
+		/* A buffered read: nothing out of order, the tree as a syscall's. */
+		VIEW(buf, il_view_timeline, &fl.v[1]);
+		EXPECT(strstr(buf, "aio:PREADV #11:") && strstr(buf, "issue returns") &&
+		       strstr(buf, "<- aio 300ns\n"));
+		free(buf);
+		VIEW(buf, il_view_slow, &fl);
+		EXPECT(strstr(buf, "    uring      aio\n") && strstr(buf, "        -    0.001\n"));
+		free(buf);
+		/* --files: a file's time is its requests' too, most first. */
+		memset(&s, 0, sizeof(s));
+		s.flows = fl;
+		VIEW(buf, il_view_files, &s, 10);
+		a = files_row(buf, 13);
+		b = files_row(buf, 12);
+		EXPECT(a && b && a < b);
+		free(buf);
+	}
+	free(fl.v);
+	snprintf(text, sizeof(text), "%s\n%s", IOLAYERS_FLOWS_HEADER, bad);
+	err[0] = 0;
+	EXPECT(parse_flows_string(&fl, text, err, sizeof(err)) == -1 && strstr(err, "line 2"));
+	free(fl.v);
+
+	/* A format 9 tree (hand-made, as the module writes one). */
+	EXPECT(il_read_snapshot("fixtures/handmade-9-aio", &s, err, sizeof(err)) == 0);
+	EXPECT(s.format == 9);
+	EXPECT(s.hist[IOLAYERS_L_AIO][IOLAYERS_C_MISS].count == 1 &&
+	       s.hist[IOLAYERS_L_AIO][IOLAYERS_C_MISS].bytes == 8192 &&
+	       s.hist[IOLAYERS_L_AIO][IOLAYERS_C_ERROR].count == 1 &&
+	       s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_ERROR].count == 0);
+	/* Reads: syscalls, io_uring and AIO requests, as the summary counts them. */
+	EXPECT(il_cache_reads(&s, IOLAYERS_C_HIT) == 4 && il_cache_reads(&s, IOLAYERS_C_MISS) == 3 &&
+	       il_cache_reads(&s, IOLAYERS_C_DIRECT) == 2 && il_cache_reads(&s, IOLAYERS_C_OTHER) == 2 &&
+	       il_cache_reads(&s, IOLAYERS_C_ERROR) == 1);
+	EXPECT(s.flows.n == 12 && s.slow.n == 4);
+	if (s.flows.n == 12) {
+		f = &s.flows.v[6];
+		EXPECT(f->seq == 2448 && f->via == IOLAYERS_VIA_AIO && !strcmp(f->syscall, "aio:PREADV") &&
+		       f->lat[IOLAYERS_L_AIO] == 2530000 && f->lat[IOLAYERS_L_SYSCALL] == -1);
+		EXPECT(il_pick_flow(&s.flows, 0, -1) == f);
+		EXPECT(il_pick_flow(&s.flows, 0, IOLAYERS_C_DIRECT) == &s.flows.v[7]);
+	}
+	VIEW(buf, il_view_table, &s, 1U << IOLAYERS_C_ERROR);
+	EXPECT(strstr(buf, "ERROR: 1 reads\n") && !strstr(buf, "  syscall "));
+	EXPECT(strstr(buf, "  aio                       1            0   28.0us   28.0us   28.0us   28.0us 100.0%\n"));
+	free(buf);
+	VIEW(buf, il_view_prometheus, &s);
+	EXPECT(strstr(buf, "iolayers_reads_total{cache=\"hit\"} 4\n") &&
+	       strstr(buf, "iolayers_read_bytes_total{cache=\"miss\"} 16384\n") &&
+	       strstr(buf, "iolayers_aio_latency_seconds_count{cache=\"direct\"} 1\n") &&
+	       strstr(buf, "iolayers_aio_latency_seconds_count{cache=\"partial\"} 0\n"));
+	free(buf);
+	VIEW(buf, il_view_json, &s);
+	j = json_loads(buf, JSON_DECODE_INT_AS_REAL, &jerr);
+	EXPECT(j != NULL);
+	jf = json_array_get(json_object_get(j, "flows"), 7);
+	EXPECT(json_is_null(json_object_get(json_object_get(jf, "latency_ns"), "syscall")) &&
+	       json_is_null(json_object_get(json_object_get(jf, "latency_ns"), "uring")));
+	EXPECT(json_number_value(json_object_get(json_object_get(jf, "latency_ns"), "aio")) == 1102400);
+	EXPECT(json_number_value(json_object_get(json_object_get(jf, "uring"), "attempts")) == 1);
+	EXPECT(!strcmp(json_string_value(json_object_get(json_object_get(jf, "uring"), "where")) ?: "",
+		       "inline"));
+	EXPECT(json_number_value(json_object_get(json_object_get(j, "cache"), "HIT")) == 4);
+	json_decref(j);
+	free(buf);
+	il_snapshot_free(&s);
+
+	/* A recording: an AIO request's latency in aio_ns, the others null. */
+	snprintf(r1, sizeof(r1), ur_rd, 7, "pread64", "500000",
+		 ", \"uring_ns\": null, \"aio_ns\": null", ur_none);
+	snprintf(r2, sizeof(r2), ur_rd, 8, "aio:PREADV", "null",
+		 ", \"uring_ns\": null, \"aio_ns\": 700000", ur_one);
+	snprintf(r3, sizeof(r3), ur_rd, 9, "io_uring:READ", "null",
+		 ", \"uring_ns\": 800000, \"aio_ns\": null", ur_two);
+	snprintf(text, sizeof(text), "%s%s%s%s{\"end\": true, \"reads\": 3, \"lost\": 0}\n", head,
+		 r1, r2, r3);
+	err[0] = 0;
+	EXPECT(parse_recording_string(&s, text, err, sizeof(err)) == 0);
+	EXPECT(!s.warning[0]);
+	EXPECT(s.flows.n == 3);
+	if (s.flows.n == 3) {
+		f = &s.flows.v[1];
+		EXPECT(f->via == IOLAYERS_VIA_AIO && f->lat[IOLAYERS_L_AIO] == 700000 &&
+		       f->lat[IOLAYERS_L_SYSCALL] == -1 && f->lat[IOLAYERS_L_URING] == -1 &&
+		       f->ur_attempts == 1 && f->ur_issue_ns == 5000 && !strcmp(f->ur_where, "inline"));
+		EXPECT(s.flows.v[2].via == IOLAYERS_VIA_URING &&
+		       s.flows.v[2].lat[IOLAYERS_L_AIO] == -1);
+	}
+	EXPECT(s.hist[IOLAYERS_L_AIO][IOLAYERS_C_MISS].count == 1 &&
+	       s.hist[IOLAYERS_L_AIO][IOLAYERS_C_MISS].sum_ns == 700000 &&
+	       s.hist[IOLAYERS_L_AIO][IOLAYERS_C_MISS].bytes == 4096 &&
+	       s.hist[IOLAYERS_L_URING][IOLAYERS_C_MISS].count == 1 &&
+	       s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].count == 1);
+	EXPECT(il_cache_reads(&s, IOLAYERS_C_MISS) == 3 && s.slow.n == 3);
+	il_snapshot_free(&s);
+	for (i = 0; i < sizeof(damaged) / sizeof(damaged[0]); i++) {
+		snprintf(r2, sizeof(r2), ur_rd, 8, damaged[i].syscall, damaged[i].syscall_ns,
+			 damaged[i].lat, damaged[i].ur);
+		snprintf(text, sizeof(text), "%s%s%s", head, r1, r2);
 		EXPECT(parse_recording_string(&s, text, err, sizeof(err)) == 0);
 		EXPECT(s.flows.n == 1 && strstr(s.warning, "line 3") &&
 		       strstr(s.warning, "not a read's record"));
@@ -862,6 +1066,7 @@ int main(void)
 	test_bad_hist_and_flows();
 	test_recording();
 	test_uring();
+	test_aio();
 	test_json_writer();
 	test_escape();
 	printf("test_parse: %s\n", failures ? "FAILED" : "ok");

@@ -75,6 +75,15 @@ static void rec_init_uring(struct iolayers_rec_read *r, uint64_t seq, unsigned i
 	r->ur_issue_ns = 7000;
 }
 
+/* A Linux AIO request's: @op its IOCB_CMD_*, @ns its latency to its event. */
+static void rec_init_aio(struct iolayers_rec_read *r, uint64_t seq, unsigned int op, int64_t ns)
+{
+	rec_init_uring(r, seq, op, ns);
+	r->via = IOLAYERS_VIA_AIO;
+	r->attempts = 1;
+	r->where = 1U << 0;	/* inline */
+}
+
 /* What rec_records() writes for @len bytes of records at @buf; to free. */
 static char *convert(const void *buf, size_t len, long *reads, uint64_t *lost)
 {
@@ -122,12 +131,12 @@ static const char *str(json_t *o, const char *key)
 
 /*
  * JSON lines: a syscall's latency in syscall_ns, an io_uring request's in
- * uring_ns (syscall_ns null), its opcode named, its attempts; read back
- * by --from into the uring layer.
+ * uring_ns, an AIO request's in aio_ns (the others null), its opcode
+ * named, its attempts; read back by --from into the uring and aio layers.
  */
 static void test_json_lines(void)
 {
-	struct iolayers_rec_read r[4];
+	struct iolayers_rec_read r[7];
 	struct iolayers_rec_lost lo = { { IOLAYERS_REC_LOST, sizeof(lo), 0 }, 3 };
 	char buf[sizeof(r) + sizeof(lo)], err[256], *out, *text;
 	struct il_snapshot s;
@@ -147,14 +156,18 @@ static void test_json_lines(void)
 	r[3].cache = IOLAYERS_C_OTHER;
 	r[3].ns[IOLAYERS_L_FS] = -1;
 	r[3].fs_off = -1;
+	rec_init_aio(&r[4], 11, 0, 700000);			/* IOCB_CMD_PREAD */
+	rec_init_aio(&r[5], 12, 7, 60000);			/* IOCB_CMD_PREADV */
+	rec_init_aio(&r[6], 13, 3, 3000);			/* none the header names */
 	memcpy(buf, r, sizeof(r));
 	memcpy(buf + sizeof(r), &lo, sizeof(lo));
 	out = convert(buf, sizeof(buf), &reads, &lost);
-	EXPECT(reads == 4 && lost == 3);
+	EXPECT(reads == 7 && lost == 3);
 
 	o = json_line(out, 0);
 	EXPECT(o && !strcmp(str(o, "syscall"), "pread64") && num(o, "syscall_ns") == 500000);
 	EXPECT(o && json_is_null(json_object_get(o, "uring_ns")) &&
+	       json_is_null(json_object_get(o, "aio_ns")) &&
 	       json_is_null(json_object_get(o, "ur_attempts")) &&
 	       json_is_null(json_object_get(o, "ur_issue_ns")) &&
 	       json_is_null(json_object_get(o, "ur_issue_off")) &&
@@ -162,7 +175,8 @@ static void test_json_lines(void)
 	json_decref(o);
 	o = json_line(out, 1);
 	EXPECT(o && !strcmp(str(o, "syscall"), "io_uring:READ"));
-	EXPECT(o && json_is_null(json_object_get(o, "syscall_ns")) && num(o, "uring_ns") == 900000);
+	EXPECT(o && json_is_null(json_object_get(o, "syscall_ns")) && num(o, "uring_ns") == 900000 &&
+	       json_is_null(json_object_get(o, "aio_ns")));
 	EXPECT(o && num(o, "ur_attempts") == 2 && num(o, "ur_issue_ns") == 7000 &&
 	       num(o, "ur_issue_off") == 10 && num(o, "fs_ns") == 300000 &&
 	       json_is_null(json_object_get(o, "vfs_ns")));
@@ -180,6 +194,22 @@ static void test_json_lines(void)
 	       json_array_size(json_object_get(o, "ur_where")) == 0);
 	json_decref(o);
 	o = json_line(out, 4);
+	EXPECT(o && !strcmp(str(o, "syscall"), "aio:PREAD") && num(o, "aio_ns") == 700000 &&
+	       json_is_null(json_object_get(o, "syscall_ns")) &&
+	       json_is_null(json_object_get(o, "uring_ns")));
+	EXPECT(o && num(o, "ur_attempts") == 1 && num(o, "ur_issue_ns") == 7000 &&
+	       num(o, "ur_issue_off") == 10 && num(o, "fs_ns") == 300000);
+	w = json_object_get(o, "ur_where");
+	EXPECT(json_array_size(w) == 1 &&
+	       !strcmp(json_string_value(json_array_get(w, 0)) ?: "", "inline"));
+	json_decref(o);
+	o = json_line(out, 5);
+	EXPECT(o && !strcmp(str(o, "syscall"), "aio:PREADV") && num(o, "aio_ns") == 60000);
+	json_decref(o);
+	o = json_line(out, 6);
+	EXPECT(o && !strcmp(str(o, "syscall"), "aio:3"));
+	json_decref(o);
+	o = json_line(out, 7);
 	EXPECT(o && num(o, "lost") == 3);
 	json_decref(o);
 
@@ -187,7 +217,7 @@ static void test_json_lines(void)
 	if (asprintf(&text, "{\"iolayers_record\": 1, \"stream_version\": %d, \"format\": %d, "
 		     "\"kernel\": \"k\", \"module\": \"iolayers 0.1.0\", \"open_ns\": 1, "
 		     "\"settings\": {\"slow_us\": \"100\"}, \"command\": []}\n%s"
-		     "{\"end\": true, \"reads\": 4, \"lost\": 3}\n", IOLAYERS_STREAM_VERSION,
+		     "{\"end\": true, \"reads\": 7, \"lost\": 3}\n", IOLAYERS_STREAM_VERSION,
 		     IOLAYERS_FORMAT_VERSION, out) < 0)
 		abort();
 	f = fmemopen(text, strlen(text), "r");
@@ -197,8 +227,8 @@ static void test_json_lines(void)
 	if (f)
 		fclose(f);
 	EXPECT(!s.warning[0]);
-	EXPECT(s.flows.n == 4);
-	if (s.flows.n == 4) {
+	EXPECT(s.flows.n == 7);
+	if (s.flows.n == 7) {
 		EXPECT(s.flows.v[0].via == IOLAYERS_VIA_SYSCALL &&
 		       s.flows.v[0].lat[IOLAYERS_L_SYSCALL] == 500000);
 		EXPECT(s.flows.v[1].via == IOLAYERS_VIA_URING &&
@@ -207,13 +237,21 @@ static void test_json_lines(void)
 		       !strcmp(s.flows.v[1].ur_where, "inline,taskwork"));
 		EXPECT(s.flows.v[3].via == IOLAYERS_VIA_URING && !strcmp(s.flows.v[3].ur_where, "-") &&
 		       s.flows.v[3].ur_attempts == 0);
+		EXPECT(s.flows.v[4].via == IOLAYERS_VIA_AIO &&
+		       s.flows.v[4].lat[IOLAYERS_L_AIO] == 700000 &&
+		       s.flows.v[4].lat[IOLAYERS_L_URING] == -1 &&
+		       s.flows.v[4].lat[IOLAYERS_L_SYSCALL] == -1 && s.flows.v[4].ur_attempts == 1 &&
+		       !strcmp(s.flows.v[4].ur_where, "inline"));
+		EXPECT(s.flows.v[6].via == IOLAYERS_VIA_AIO);
 	}
 	EXPECT(s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].count == 1 &&
 	       s.hist[IOLAYERS_L_URING][IOLAYERS_C_MISS].count == 2 &&
 	       s.hist[IOLAYERS_L_URING][IOLAYERS_C_OTHER].count == 1 &&
-	       s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_OTHER].count == 0);
-	/* slow_us 100: the syscall's 500 us, the request's 900 us */
-	EXPECT(s.slow.n == 2);
+	       s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_OTHER].count == 0 &&
+	       s.hist[IOLAYERS_L_AIO][IOLAYERS_C_MISS].count == 3 &&
+	       s.hist[IOLAYERS_L_AIO][IOLAYERS_C_MISS].sum_ns == 763000);
+	/* slow_us 100: the syscall's 500 us, the requests' 900 us and 700 us */
+	EXPECT(s.slow.n == 3 && s.slow.v[2].seq == 11);
 	il_snapshot_free(&s);
 	free(text);
 	free(out);
@@ -242,6 +280,18 @@ static void test_sizes(void)
 	EXPECT(reads == 1 && o && !strcmp(str(o, "syscall"), "pread64") &&
 	       num(o, "syscall_ns") == 500000 && json_is_null(json_object_get(o, "uring_ns")) &&
 	       json_is_null(json_object_get(o, "ur_where")));
+	json_decref(o);
+	free(out);
+
+	/* A via this reader does not know (a newer module's): a syscall's. */
+	rec_init(&r, 7);
+	r.via = 9;
+	out = convert(&r, sizeof(r), &reads, &lost);
+	o = json_line(out, 0);
+	EXPECT(reads == 1 && o && !strcmp(str(o, "syscall"), "pread64") &&
+	       num(o, "syscall_ns") == 500000 && json_is_null(json_object_get(o, "uring_ns")) &&
+	       json_is_null(json_object_get(o, "aio_ns")) &&
+	       json_is_null(json_object_get(o, "ur_attempts")));
 	json_decref(o);
 	free(out);
 
@@ -281,12 +331,13 @@ static void test_sizes(void)
 }
 
 /*
- * --csv: an io_uring request's first and last rows are URING submit and
- * complete, no Flow_SYSCALL_Lat; a syscall's SYSCALL enter and exit.
+ * --csv: a request's first and last rows are its layer's (URING, AIO)
+ * submit and complete, no Flow_SYSCALL_Lat; a syscall's SYSCALL enter and
+ * exit.
  */
 static void test_csv(void)
 {
-	struct iolayers_rec_read r[2];
+	struct iolayers_rec_read r[3];
 	char *out, *line, *save;
 	uint64_t lost;
 	long reads;
@@ -294,10 +345,11 @@ static void test_csv(void)
 
 	rec_init(&r[0], 7);
 	rec_init_uring(&r[1], 8, 22, 900000);
+	rec_init_aio(&r[2], 9, 0, 700000);
 	rec_csv = 1;
 	out = convert(r, sizeof(r), &reads, &lost);
 	rec_csv = 0;
-	EXPECT(reads == 2);
+	EXPECT(reads == 3);
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save), n++) {
 		switch (n) {
 		case 0:
@@ -315,9 +367,16 @@ static void test_csv(void)
 			EXPECT(!strncmp(line, "1900000,URING,complete,", 23) &&
 			       strstr(line, ",,,,,,,300000,,,,MISS,0"));
 			break;
+		case 6:
+			EXPECT(!strncmp(line, "1000000,AIO,submit,42,42,\"x\",1,9,,9,4096,", 41));
+			break;
+		case 8:
+			EXPECT(!strncmp(line, "1700000,AIO,complete,", 21) &&
+			       strstr(line, ",,,,,,,300000,,,,MISS,0"));
+			break;
 		}
 	}
-	EXPECT(n == 6);
+	EXPECT(n == 9);
 	free(out);
 }
 
