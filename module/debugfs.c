@@ -16,6 +16,7 @@
 #include <iolayers/clock.h>
 #include <iolayers/debugfs.h>
 #include <iolayers/disk.h>
+#include <iolayers/fault.h>
 #include <iolayers/file.h>
 #include <iolayers/filter.h>
 #include <iolayers/flow.h>
@@ -71,6 +72,9 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "%-20s %12d\n", "flows_in_flight", iolayers_flows_in_flight());
 	/* io_uring and AIO reads submitted whose completion was not posted yet. */
 	seq_printf(m, "%-20s %12d\n", "uring_in_flight", iolayers_reqs_in_flight());
+	/* Faults of followed tasks mapping no file; faults inside their reads. */
+	seq_printf(m, "%-20s %12llu\n", "faults_no_file", iolayers_faults_no_file());
+	seq_printf(m, "%-20s %12llu\n", "faults_in_reads", iolayers_faults_in_reads());
 	/* Requests that completed in interrupt context, recorded by a worker. */
 	seq_printf(m, "%-20s %12llu\n", "reqs_irq_done", iolayers_reqs_irq_done());
 	/* Reads that lost a function entry to the recursion guard. */
@@ -155,13 +159,13 @@ static int summary_show(struct seq_file *m, void *v)
 		summary_line(m, iolayers_layer_name(l), &h);
 	}
 	for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
-		/* Reads: the read-family syscalls, io_uring and AIO requests. */
+		/* Reads: the read-family syscalls, requests and faults. */
 		iolayers_hist_sum(IOLAYERS_L_SYSCALL, c, &h);
 		reads[c] = h.count;
-		iolayers_hist_sum(IOLAYERS_L_URING, c, &h);
-		reads[c] += h.count;
-		iolayers_hist_sum(IOLAYERS_L_AIO, c, &h);
-		reads[c] += h.count;
+		for (l = IOLAYERS_L_URING; l <= IOLAYERS_L_FAULT; l++) {
+			iolayers_hist_sum(l, c, &h);
+			reads[c] += h.count;
+		}
 		if (c >= IOLAYERS_C_FIRST_SOCK)
 			socks += h.count;
 		else if (c != IOLAYERS_C_OTHER)

@@ -328,6 +328,7 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 	f->rd.missed = 0;
 	f->rd.foreign = false;
 	f->rd.sock.start = 0;
+	f->rd.sys.via = IOLAYERS_VIA_SYSCALL;
 	f->rd.sys.tsc = READ_ONCE(iolayers_clock_tsc);
 	f->rd.sys.start = iolayers_stamp(f->rd.sys.tsc);
 	return f;
@@ -749,11 +750,16 @@ void iolayers_flow_finish(struct iolayers_task_flow *f, long ret)
 		cache = iolayers_cache_state(f, ret);
 	if (unlikely(rd->sock.start))
 		iolayers_flow_sock_hist(rd, cache, bytes);
-	iolayers_hist_note(IOLAYERS_L_SYSCALL, cache, rd->sys.ns, bytes);
-	if (rd->vfs.start)
-		iolayers_hist_note(IOLAYERS_L_VFS, cache, rd->vfs.ns, bytes);
-	if (rd->fs.reached)
-		iolayers_hist_note(IOLAYERS_L_FS, cache, rd->fs.ns, bytes);
+	/* A page fault's whole is its own layer's, its FS range no layer. */
+	if (likely(!rd->sys.via)) {
+		iolayers_hist_note(IOLAYERS_L_SYSCALL, cache, rd->sys.ns, bytes);
+		if (rd->vfs.start)
+			iolayers_hist_note(IOLAYERS_L_VFS, cache, rd->vfs.ns, bytes);
+		if (rd->fs.reached)
+			iolayers_hist_note(IOLAYERS_L_FS, cache, rd->fs.ns, bytes);
+	} else {
+		iolayers_hist_note(iolayers_via_layer(rd->sys.via), cache, rd->sys.ns, bytes);
+	}
 	if (f->blk.nr_rqs)
 		iolayers_flow_blk_hist(&f->blk, cache);
 	iolayers_stream_store(f, ret, now, cache);
@@ -856,7 +862,7 @@ struct iolayers_task_flow *iolayers_flow_req_start(unsigned long req, u8 via, u8
 	f->rd.sys.nr = opcode;
 	f->rd.sys.fd = fd;
 	f->rd.sys.pos = -1;
-	f->rd.ur.via = via;
+	f->rd.sys.via = via;
 	f->rd.ur.opcode = opcode;
 	f->rd.ur.user_data = user_data;
 	f->rd.ur.tid = current->pid;
@@ -1051,7 +1057,7 @@ static void iolayers_flow_req_record(struct iolayers_task_flow *f, long res, u64
 	} else {
 		cache = iolayers_cache_state(f, res);
 	}
-	iolayers_hist_note(iolayers_via_layer(rd->ur.via), cache, rd->sys.ns, bytes);
+	iolayers_hist_note(iolayers_via_layer(rd->sys.via), cache, rd->sys.ns, bytes);
 	if (rd->fs.reached)
 		iolayers_hist_note(IOLAYERS_L_FS, cache, rd->fs.ns, bytes);
 	if (f->blk.nr_rqs)

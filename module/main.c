@@ -32,6 +32,7 @@ static struct iolayers_layer_probes *iolayers_all_layers[] = {
 	&iolayers_syscall_layer,
 	&iolayers_uring_layer,
 	&iolayers_aio_layer,
+	&iolayers_fault_layer,
 	&iolayers_vfs_layer,
 	&iolayers_fs_layer,
 	&iolayers_cache_layer,

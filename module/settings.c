@@ -20,6 +20,7 @@
 #include <iolayers/cache.h>
 #include <iolayers/clock.h>
 #include <iolayers/disk.h>
+#include <iolayers/fault.h>
 #include <iolayers/filter.h>
 #include <iolayers/hist.h>
 #include <iolayers/flow.h>
@@ -62,6 +63,7 @@ static void iolayers_stats_reset(void)
 	iolayers_blk_counters_reset();
 	iolayers_disks_reset();
 	iolayers_cache_reset();
+	iolayers_faults_reset();
 	iolayers_tables_reset();
 	iolayers_reads_missed_reset();
 	iolayers_recvmmsg_reset();

@@ -327,12 +327,12 @@ static s64 iolayers_read_pos(const struct iolayers_read_state *rd)
 
 /* A request's own part of its record (io_uring, AIO). */
 static noinline void iolayers_req_fill(struct iolayers_flow_rec *r,
-				       const struct iolayers_read_uring *ur)
+				       const struct iolayers_read_uring *ur, u8 via)
 {
 	r->tid = ur->tid;
 	r->tgid = ur->tgid;
 	memcpy(r->comm, ur->comm, sizeof(r->comm));
-	r->via = ur->via;
+	r->via = via;
 	r->attempts = ur->attempts;
 	r->where = ur->where;
 	r->ur_issue_off = ur->first ? ur->issue_off : -1;
@@ -342,16 +342,18 @@ static noinline void iolayers_req_fill(struct iolayers_flow_rec *r,
 static void iolayers_flow_fill(struct iolayers_flow_rec *r, const struct iolayers_task_flow *f,
 			       long ret, u64 now, int cache, bool blk)
 {
+	bool fs;
+
 	r->end_ns = now;
 	r->seq = f->seq;
-	if (unlikely(f->rd.ur.via)) {
+	if (unlikely(iolayers_via_request(f->rd.sys.via))) {
 		/* A request: its submitter's, wherever it ends. */
-		iolayers_req_fill(r, &f->rd.ur);
+		iolayers_req_fill(r, &f->rd.ur, f->rd.sys.via);
 	} else {
 		r->tid = current->pid;
 		r->tgid = current->tgid;
 		memcpy(r->comm, current->comm, sizeof(r->comm));
-		r->via = IOLAYERS_VIA_SYSCALL;
+		r->via = f->rd.sys.via;
 		r->attempts = 0;
 		r->where = 0;
 		r->vfs_off = f->rd.vfs.start ? f->rd.vfs.off : -1;
@@ -373,8 +375,10 @@ static void iolayers_flow_fill(struct iolayers_flow_rec *r, const struct iolayer
 		r->tcp_off = f->rd.sock.tcp_start ? f->rd.sock.tcp_off : -1;
 		r->wait_ns = f->rd.sock.waited ? max_t(u64, f->rd.sock.wait_ns, 1) : 0;
 	} else {
-		r->fs_off = f->rd.fs.reached ? f->rd.fs.off : -1;
-		r->fs_ns = f->rd.fs.reached ? f->rd.fs.ns : 0;
+		/* A fault's FS part is its page's range, for the cache's probes. */
+		fs = f->rd.fs.reached && f->rd.sys.via != IOLAYERS_VIA_FAULT;
+		r->fs_off = fs ? f->rd.fs.off : -1;
+		r->fs_ns = fs ? f->rd.fs.ns : 0;
 		r->ra_bytes = f->rd.cache.ra_pages << PAGE_SHIFT;
 	}
 	r->missed = f->rd.missed;
@@ -503,7 +507,7 @@ static int iolayers_uring_format(char *buf, size_t size, const struct iolayers_f
 	unsigned int i;
 	int n;
 
-	if (r->via == IOLAYERS_VIA_SYSCALL)
+	if (!iolayers_via_request(r->via))
 		return scnprintf(buf, size, " - - - -\n");
 	n = scnprintf(buf, size, " %u", r->attempts);
 	n += iolayers_opt_format(buf + n, size - n, r->ur_issue_off >= 0, r->ur_issue_ns);
@@ -527,6 +531,8 @@ static int iolayers_via_format(char *buf, size_t size, const struct iolayers_flo
 	if (r->via == IOLAYERS_VIA_SYSCALL)
 		return scnprintf(buf, size, "%s",
 				 iolayers_syscall_names[iolayers_syscall_index(r->nr)]);
+	if (!iolayers_via_request(r->via))
+		return scnprintf(buf, size, "%s", iolayers_via_prefix(r->via) ?: "?");
 	op = iolayers_req_op_name(r->via, r->nr);
 	return op ? scnprintf(buf, size, "%s:%s", iolayers_via_prefix(r->via), op) :
 		    scnprintf(buf, size, "%s:%d", iolayers_via_prefix(r->via), r->nr);
@@ -890,14 +896,14 @@ static void iolayers_rec_to_raw(const struct iolayers_flow_rec *r, int cpu,
 		o->dev_minor = MINOR(dev);
 	}
 	o->via = r->via;
-	if (r->via != IOLAYERS_VIA_SYSCALL) {
+	if (iolayers_via_request(r->via)) {
 		o->syscall = r->nr;
 		o->attempts = r->attempts;
 		o->where = r->where;
 		o->ur_issue_off = r->ur_issue_off;
 		o->ur_issue_ns = r->ur_issue_off >= 0 ? (s64)r->ur_issue_ns : -1;
 	} else {
-		o->syscall = iolayers_syscall_index(r->nr);
+		o->syscall = r->via == IOLAYERS_VIA_SYSCALL ? iolayers_syscall_index(r->nr) : 0;
 		o->ur_issue_off = -1;
 		o->ur_issue_ns = -1;
 	}

@@ -64,7 +64,12 @@ struct iolayers_blk_acc {
 
 /**
  * struct iolayers_read_sys - The SYSCALL layer's part of a read().
- * @nr: syscall number (an io_uring request's IORING_OP_*)
+ * @via: how it was issued, enum iolayers_via: a read-family syscall, an
+ *	io_uring or AIO request (a request flow, struct iolayers_read_uring
+ *	its own part), a page fault
+ * @nr: syscall number (a request's IORING_OP_* or IOCB_CMD_*)
+ * @retried: a page fault's handle_mm_fault() returned VM_FAULT_RETRY:
+ *	the next is its retry, in the same flow (fault.c)
  * @fd: file descriptor argument
  * @req: bytes requested (the iovecs' sum for the readv family)
  * @pos: file position argument of the p* calls, -1 for the current one
@@ -73,6 +78,8 @@ struct iolayers_blk_acc {
  * @ns: sys_enter to sys_exit (set at sys_exit)
  */
 struct iolayers_read_sys {
+	u8 via;
+	bool retried;
 	int nr;
 	int fd;
 	u64 req;
@@ -196,8 +203,6 @@ struct iolayers_read_sock {
 /**
  * struct iolayers_read_uring - A request's own part: an io_uring request
  *	(uring.c) or a Linux AIO one (aio.c).
- * @via: enum iolayers_via: IOLAYERS_VIA_URING or IOLAYERS_VIA_AIO (0,
- *	IOLAYERS_VIA_SYSCALL, for a read() flow)
  * @opcode: its IORING_OP_* or IOCB_CMD_*
  * @attempts: attempts begun (io_read() calls; up to 255 counted)
  * @open: an attempt runs now: @att_tid's task entry names this flow
@@ -228,7 +233,6 @@ struct iolayers_read_sock {
  * @done_now: CLOCK_MONOTONIC then
  */
 struct iolayers_read_uring {
-	u8 via;
 	u8 opcode;
 	u8 attempts;
 	bool open;

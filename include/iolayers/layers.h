@@ -8,6 +8,7 @@
 extern struct iolayers_layer_probes iolayers_syscall_layer;
 extern struct iolayers_layer_probes iolayers_uring_layer;
 extern struct iolayers_layer_probes iolayers_aio_layer;
+extern struct iolayers_layer_probes iolayers_fault_layer;
 extern struct iolayers_layer_probes iolayers_vfs_layer;
 extern struct iolayers_layer_probes iolayers_fs_layer;
 extern struct iolayers_layer_probes iolayers_cache_layer;

@@ -39,6 +39,8 @@
  *	completion's CQE, wherever it ran (format 8)
  * @IOLAYERS_L_AIO: a Linux AIO read (io_submit()'s IOCB_CMD_PREAD or
  *	PREADV), from its submission to its completion's event (format 9)
+ * @IOLAYERS_L_FAULT: a page fault on a file's mapping, from its entry
+ *	(handle_mm_fault()) to its return, retries included (format 9)
  * @IOLAYERS_NR_LAYERS: number of layers
  */
 enum iolayers_layer {
@@ -53,6 +55,7 @@ enum iolayers_layer {
 	IOLAYERS_L_WAIT,
 	IOLAYERS_L_URING,
 	IOLAYERS_L_AIO,
+	IOLAYERS_L_FAULT,
 	IOLAYERS_NR_LAYERS,
 };
 
@@ -105,7 +108,7 @@ enum iolayers_cache {
  */
 #define IOLAYERS_LAYER_NAMES \
 	{ "syscall", "vfs", "fs", "queue", "service", "device", "sock", "tcp", "wait", "uring", \
-	  "aio" }
+	  "aio", "fault" }
 #define IOLAYERS_CACHE_NAMES \
 	{ "HIT", "MISS", "PARTIAL", "DIRECT", "other", "UNK", "ERROR", "READY", "WAITED", "EMPTY" }
 #define IOLAYERS_SYSCALL_NAMES \
@@ -120,11 +123,14 @@ enum iolayers_cache {
  *	(iolayers_req_op_name())
  * @IOLAYERS_VIA_AIO: a Linux AIO request, an iocb of io_submit() (its
  *	IOCB_CMD_* there): "aio:PREAD" or "aio:PREADV" (format 9)
+ * @IOLAYERS_VIA_FAULT: a page fault on a file's mapping: "fault", its
+ *	fd -1, its pos the faulting page's file offset (format 9)
  */
 enum iolayers_via {
 	IOLAYERS_VIA_SYSCALL,
 	IOLAYERS_VIA_URING,
 	IOLAYERS_VIA_AIO,
+	IOLAYERS_VIA_FAULT,
 };
 
 /*
@@ -170,12 +176,26 @@ static inline const char *iolayers_req_op_name(unsigned int via, unsigned int op
  * iolayers_via_prefix() - The syscall column's prefix of a request.
  * @via: enum iolayers_via
  *
- * Return: "io_uring" or "aio", NULL for a syscall.
+ * Return: "io_uring", "aio" or "fault" (the whole column of a fault),
+ * NULL for a syscall.
  */
 static inline const char *iolayers_via_prefix(unsigned int via)
 {
 	return via == IOLAYERS_VIA_URING ? "io_uring" :
-	       via == IOLAYERS_VIA_AIO ? "aio" : (const char *)0;
+	       via == IOLAYERS_VIA_AIO ? "aio" :
+	       via == IOLAYERS_VIA_FAULT ? "fault" : (const char *)0;
+}
+
+/**
+ * iolayers_via_request() - Is a read of this kind a request (its own
+ *	flow, issued by attempts: the ur_* columns)?
+ * @via: enum iolayers_via
+ *
+ * Return: true for io_uring and AIO.
+ */
+static inline int iolayers_via_request(unsigned int via)
+{
+	return via == IOLAYERS_VIA_URING || via == IOLAYERS_VIA_AIO;
 }
 
 /**
@@ -183,12 +203,14 @@ static inline const char *iolayers_via_prefix(unsigned int via)
  *	end is in.
  * @via: enum iolayers_via
  *
- * Return: IOLAYERS_L_SYSCALL, IOLAYERS_L_URING or IOLAYERS_L_AIO.
+ * Return: IOLAYERS_L_SYSCALL, IOLAYERS_L_URING, IOLAYERS_L_AIO or
+ * IOLAYERS_L_FAULT.
  */
 static inline int iolayers_via_layer(unsigned int via)
 {
 	return via == IOLAYERS_VIA_URING ? IOLAYERS_L_URING :
-	       via == IOLAYERS_VIA_AIO ? IOLAYERS_L_AIO : IOLAYERS_L_SYSCALL;
+	       via == IOLAYERS_VIA_AIO ? IOLAYERS_L_AIO :
+	       via == IOLAYERS_VIA_FAULT ? IOLAYERS_L_FAULT : IOLAYERS_L_SYSCALL;
 }
 
 /* The first socket state: the states from here on are socket reads'. */
@@ -453,7 +475,10 @@ struct iolayers_rec_read {
  * PREADV), start_ns its submission, syscall_ns the time to its
  * completion event, ret its result, ur_attempts 1 (its issue in
  * io_submit(), ur_where "inline"); an error io_submit() returns for it
- * is its ret, with no event.
+ * is its ret, with no event. And page faults on a file's mapping:
+ * syscall "fault", fd -1, pos the faulting page's file offset, req its
+ * size (a page), ret the bytes it mapped (-EFAULT: the fault failed),
+ * syscall_ns the fault's time, retries included; vfs, fs and ur_* "-".
  */
 #define IOLAYERS_FLOWS_HEADER \
 	"seq start_ns tid tgid comm syscall fd pos req ret cache syscall_ns vfs_ns fs_ns " \

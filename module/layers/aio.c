@@ -116,7 +116,7 @@ static __always_inline void iolayers_aio_complete(struct iolayers_fregs *fregs)
 	if (iolayers_table_empty(IOLAYERS_T_UREQ))
 		return;
 	f = iolayers_table_find(IOLAYERS_T_UREQ, req);
-	if (!f || f->rd.ur.via != IOLAYERS_VIA_AIO)
+	if (!f || f->rd.sys.via != IOLAYERS_VIA_AIO)
 		return;
 	iolayers_hit(&iolayers_pc_aio_complete);
 	iolayers_flow_req_finish(f, res);

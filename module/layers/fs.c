@@ -85,7 +85,7 @@ static __always_inline void iolayers_fs_entry(struct iolayers_fregs *fregs,
 		f->rd.file.ino = inode->i_ino;
 		f->rd.file.dev = inode->i_sb->s_dev;
 	}
-	if (unlikely(f->rd.ur.via))	/* a request: its size is here */
+	if (unlikely(f->rd.sys.via))	/* a request: its size is here */
 		f->rd.sys.req = len;
 	f->rd.fs.pos = iocb->ki_pos;
 	f->rd.fs.first_index = iocb->ki_pos >> PAGE_SHIFT;

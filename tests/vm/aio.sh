@@ -80,8 +80,10 @@ if EXPECT=DIRECT run_req direct 120 direct mixed; then
 		test "$(awk '$5 == 0 || $6 == "-"' /tmp/uc.flows | wc -l)" -eq 0
 	check "direct: its issue in io_submit() is shorter than the whole read" \
 		test "$(awk '$10 + 0 >= $11 + 0' /tmp/uc.flows | wc -l)" -eq 0
-	check "direct: completions came in interrupt context, recorded all the same ($(stats_value reqs_irq_done))" \
-		test "$(stats_value reqs_irq_done)" -gt 0
+	# Where a direct read completes is the kernel's: in the bio's interrupt
+	# on 5.10 (all) and 6.1 (some), from task context on 7.2; the records
+	# above are right either way (KUnit's request_irq forces the first).
+	echo "direct: completions in interrupt context: $(stats_value reqs_irq_done) of $reads"
 	req_sane direct /tmp/uc.flows
 	rmmod iolayers
 fi

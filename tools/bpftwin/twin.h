@@ -11,7 +11,7 @@
 
 /* As include/uapi/iolayers.h (the loader checks that they agree). */
 #define TWIN_HIST_BUCKETS	64
-#define TWIN_NR_LAYERS		11
+#define TWIN_NR_LAYERS		12
 #define TWIN_NR_STATES		10
 #define TWIN_L_SYSCALL		0
 #define TWIN_L_VFS		1
@@ -24,6 +24,7 @@
 #define TWIN_L_WAIT		8
 #define TWIN_L_URING		9	/* io_uring requests: not measured by the twin yet */
 #define TWIN_L_AIO		10	/* Linux AIO requests: not measured by the twin yet */
+#define TWIN_L_FAULT		11	/* page faults: not measured by the twin yet */
 #define TWIN_C_HIT		0
 #define TWIN_C_MISS		1
 #define TWIN_C_PARTIAL		2

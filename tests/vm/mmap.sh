@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest test: page faults on a file's mapping as flows, one per fault,
+# against the kernel's own count of each touch's faults
+# (getrusage(RUSAGE_THREAD), minor and major) and mincore() before it
+# (tests/vm/mmapcheck.c), with MADV_RANDOM, MADV_SEQUENTIAL and a warm
+# cache.
+set -u
+. "$IOLAYERS_REPO/tests/vm/_lib.sh"
+
+ko=$IOLAYERS_MODULE_DIR/iolayers.ko
+echo none >/sys/block/nvme0n1/queue/scheduler
+dd if=/dev/urandom of=/mnt/mm-data bs=1M count=16 status=none
+sync
+ino=$(stat -c %i /mnt/mm-data)
+
+insmod "$ko" pid=1 || { not_ok "insmod pid=1"; finish; }
+fault_probe=$(awk '$2 == "FAULT" { print $1 ":" $4 }' "$IOLAYERS_D/layers")
+rmmod iolayers
+echo "FAULT probe: $fault_probe"
+kfh=$(awk '$3 == "kprobe_ftrace_handler" { print $1; exit }' /proc/kallsyms)
+if [ -n "$kfh" ] && [ $((0x${kfh: -1} & 1)) -eq 1 ]; then
+	check "the FAULT layer is not probed on this kernel, and says so" \
+		test "$fault_probe" = handle_mm_fault:unverified
+	finish
+fi
+check "the FAULT layer's handle_mm_fault is attached" test "$fault_probe" = handle_mm_fault:attached
+
+# mm_flows TGID: the module's fault records of TGID on the data file,
+# oldest first: "pos cache ret req rqs device_ns ra_bytes syscall_ns".
+mm_flows() {
+	awk -v p="$1" -v ino="$ino" 'function col(n) { return $(h[n]) }
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		col("tgid") == p && col("syscall") == "fault" && col("ino") == ino {
+			print col("pos"), col("cache"), col("ret"), col("req"), col("rqs"),
+			      col("device_ns"), col("ra_bytes"), col("syscall_ns")
+		}' "$IOLAYERS_D/flows"
+}
+
+# run_mm NAME COUNT [ADVICE]: mmapcheck under the module, its log in
+# /tmp/mm.log, the module's records in /tmp/mm.flows; sets MM_OUT and
+# leaves the module loaded.
+run_mm() {
+	local name=$1 count=$2 pid
+	shift 2
+	UC_LOG=/tmp/mm.log "$IOLAYERS_MODULE_DIR/mmapcheck" /mnt/mm-data "$count" 11 "$@" \
+		>/tmp/mm.out &
+	pid=$!
+	wait_stopped $pid
+	insmod "$ko" pid=$pid flows=4096 sockets=0 || { not_ok "$name: insmod"; return 1; }
+	kill -CONT $pid
+	if ! wait $pid; then
+		not_ok "$name: mmapcheck failed: $(cat /tmp/mm.out)"
+		rmmod iolayers
+		return 1
+	fi
+	MM_OUT=$(cat /tmp/mm.out)
+	mm_flows $pid >/tmp/mm.flows
+	echo "$name: mmapcheck: $MM_OUT; module: $(wc -l </tmp/mm.flows) records"
+	grep -E '^(fault|queue|device|HIT|MISS|PARTIAL) ' "$IOLAYERS_D/summary"
+	grep -E '^faults_' "$IOLAYERS_D/stats"
+}
+
+# compare_mm: each faulting touch against its record, in order: its
+# page's offset, one fault, and the label the kernel's count calls for
+# (major: MISS, or PARTIAL when it waited for another's read of its
+# page; minor: HIT). Prints "touches wrong".
+compare_mm() {
+	paste -d' ' /tmp/mm.log /tmp/mm.flows | awk '
+		{
+			n++
+			want = $3 > 0 ? "MISS|PARTIAL" : "HIT"
+			if (NF != 12 || $2 + $3 != 1 || $1 != $5 || $6 !~ "^(" want ")$" || $7 != 4096) {
+				bad++
+				if (bad <= 5) print "wrong: " $0 > "/dev/stderr"
+			}
+		}
+		END { printf "%d %d\n", n, bad }'
+}
+
+# mm_sane NAME: what every fault's record holds, and nothing lost.
+mm_sane() {
+	check "$1: a record per fault the kernel counted ($(wc -l </tmp/mm.flows) == $faults)" \
+		test "$(wc -l </tmp/mm.flows)" -eq "$faults"
+	read -r n bad <<<"$(compare_mm)"
+	check "$1: each record's page and label as the kernel's count says ($bad of $n wrong)" \
+		test "$n/$bad" = "$faults/0"
+	check "$1: every MISS has its request and a device time" \
+		test "$(awk '$2 == "MISS" && ($5 == 0 || $6 == "-")' /tmp/mm.flows | wc -l)" -eq 0
+	check "$1: no fault probe missed, no flow stale" \
+		test "$(awk '$1 == "handle_mm_fault" { print $3 }' "$IOLAYERS_D/stats")/$(table_col task stale)" = 0/0
+	check "$1: no syscall flow was made of the faults ($(hist_total syscall))" \
+		test "$(hist_total syscall)" -le 0
+}
+
+# --- MADV_RANDOM on a cold cache: each fault reads its own page -----------
+echo 3 >/proc/sys/vm/drop_caches
+if run_mm random 150 random; then
+	read -r _ touches _ faults _ minor _ major <<<"$MM_OUT"
+	check "random: most touches were major faults ($major of $touches)" \
+		test "$major" -gt $((touches / 2))
+	mm_sane random
+	check "random: no readahead around the faults" \
+		test "$(awk '$7 != 0' /tmp/mm.flows | wc -l)" -eq 0
+	check "random: the fault histogram holds every record at least ($(hist_total fault))" \
+		test "$(hist_total fault)" -ge "$faults"
+	rmmod iolayers
+fi
+
+# --- MADV_SEQUENTIAL on a cold cache: readahead, majors and minors --------
+echo 3 >/proc/sys/vm/drop_caches
+if run_mm sequential 150 sequential; then
+	read -r _ touches _ faults _ minor _ major <<<"$MM_OUT"
+	echo "sequential: $major major and $minor minor faults"
+	mm_sane sequential
+	check "sequential: the major faults read ahead (ra_bytes)" \
+		test "$(awk '$2 == "MISS" && $7 > 0' /tmp/mm.flows | wc -l)" -gt 0
+	rmmod iolayers
+fi
+
+# --- A warm cache, the default advice: minor faults, HIT, no I/O ----------
+cat /mnt/mm-data >/dev/null
+if run_mm warm 150; then
+	read -r _ touches _ faults _ minor _ major <<<"$MM_OUT"
+	check "warm: only minor faults ($major major)" test "$major" -eq 0
+	check "warm: fewer faults than touches: fault-around mapped neighbours ($faults of $touches)" \
+		test "$faults" -lt "$touches"
+	mm_sane warm
+	check "warm: no fault made a request" \
+		test "$(awk '$5 != 0' /tmp/mm.flows | wc -l)" -eq 0
+	rmmod iolayers
+fi
+
+finish
