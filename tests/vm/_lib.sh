@@ -476,15 +476,25 @@ bpftrace_start() {
 	bpftrace-floor) bt=iolayers-floor.bt ;;
 	*) return 1 ;;
 	esac
+	local src=$IOLAYERS_REPO/scripts tmp=/tmp
 	if [ -n "${IOLAYERS_BPFTRACE_ROOT:-}" ]; then
 		bpftrace_root_prepare || return 1
+		src=$IOLAYERS_BPFTRACE_ROOT/tmp tmp=$src
+	fi
+	# The URING, AIO and FAULT layers' twin, where io_uring's submission
+	# names its request (6.1 on): appended, as one program.
+	if [ "$bt" != iolayers-floor.bt ] &&
+		grep -qs 'field:void \* req;' /sys/kernel/tracing/events/io_uring/io_uring_submit_*/format; then
+		cat "$src/$bt" "$IOLAYERS_REPO/scripts/iolayers-async.bt" >"$tmp/bt-all.bt"
+		src=$tmp bt=bt-all.bt
+	fi
+	if [ -n "${IOLAYERS_BPFTRACE_ROOT:-}" ]; then
 		# Its map size setting's name since bpftrace 0.20 (the old one
 		# still read, with a warning).
 		BPFTRACE_MAX_MAP_KEYS=65536 chroot "$IOLAYERS_BPFTRACE_ROOT" bpftrace \
 			"/tmp/$bt" "$2" $stream >/tmp/bt.out 2>&1 &
 	else
-		BPFTRACE_MAP_KEYS_MAX=65536 bpftrace "$IOLAYERS_REPO/scripts/$bt" "$2" $stream \
-			>/tmp/bt.out 2>&1 &
+		BPFTRACE_MAP_KEYS_MAX=65536 bpftrace "$src/$bt" "$2" $stream >/tmp/bt.out 2>&1 &
 	fi
 	BT=$!
 	wait_ready /tmp/bt.out '^iolayers-bt: ready' $BT 6000 && return 0

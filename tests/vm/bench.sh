@@ -57,7 +57,7 @@ if [ "${IOLAYERS_BENCH_SMOKE:-0}" = 1 ]; then
 	tracers="none iolayers iolayers-rcv libbpf libbpf-rcv bpftrace"
 	runtime=1 n_cached=2000 n_tcp=2000
 else
-	workloads="4k-cached 4k-uncached 128m 4k-numjobs2 tcp"
+	workloads="4k-cached 4k-uncached 128m 4k-numjobs2 tcp uring-cached uring-uncached mmap"
 	tracers="none iolayers iolayers-rcv iolayers-noflows iolayers-stream floor libbpf libbpf-rcv libbpf-floor libbpf-stream bpftrace bpftrace-fast bpftrace-floor bpftrace-stream badcase"
 	runtime=4
 fi
@@ -80,7 +80,10 @@ used_kb() {
 }
 
 # fio_args WORKLOAD: the fio job, reads of data (64 MiB) or big (256 MiB).
-# Counting, a fixed number of reads; otherwise a fixed time.
+# Counting, a fixed number of reads; otherwise a fixed time. The io_uring
+# ones keep 8 reads in flight; mmap reads the file through fio's mapping
+# of it, uncached: each read a page fault (its engine's options come
+# after run()'s --ioengine=sync, and the last one given is fio's).
 fio_args() {
 	local small="--filename=/mnt/data --size=64m --rw=randread --bs=4k"
 	local cached="--time_based --runtime=$runtime" uncached="--number_ios=400"
@@ -96,6 +99,9 @@ fio_args() {
 	4k-uncached) echo "$small $uncached" ;;
 	128m) echo "--filename=/mnt/big --size=256m --rw=randread --bs=128m --io_size=256m" ;;
 	4k-numjobs2) echo "$small --numjobs=2 $jobs2" ;;
+	uring-cached) echo "$small $cached --ioengine=io_uring --iodepth=8" ;;
+	uring-uncached) echo "$small $uncached --ioengine=io_uring --iodepth=8" ;;
+	mmap) echo "$small $uncached --ioengine=mmap" ;;
 	esac
 }
 
@@ -160,7 +166,7 @@ run() {
 	# cached run of each round counted 10-17 million kernel instructions
 	# more (500-850 per read) than the runs after it.
 	case $w in
-	4k-uncached) uncache /mnt/data ;;
+	4k-uncached | uring-uncached | mmap) uncache /mnt/data ;;
 	128m) uncache /mnt/big ;;
 	tcp) ;;
 	*) cat /mnt/data /mnt/data >/dev/null ;;
