@@ -446,6 +446,8 @@ static void iolayers_flow_test_request_irq(struct kunit *test)
 	seq = f->seq;
 	KUNIT_EXPECT_TRUE(test, iolayers_flow_att_begin(f, IOLAYERS_UR_INLINE));
 	f->rd.fs.entries++;
+	f->rd.fs.reached = true;	/* iomap_dio_rw(), IOCB_DIRECT */
+	f->rd.fs.start = f->rd.sys.start;
 	f->rd.fs.direct = true;
 	iolayers_flow_att_end(f, true);
 	KUNIT_EXPECT_FALSE(test, f->rd.ur.waited);	/* a direct read waits for no page */
@@ -471,6 +473,65 @@ static void iolayers_flow_test_request_irq(struct kunit *test)
 	iolayers_flow_exit(tid);
 }
 
+/*
+ * An AIO read whose interrupt completion comes while its attempt is still
+ * open (the bio completed before aio_read() returned): the completion
+ * closes the attempt (no hand-off, no mark: the task's probes find
+ * nothing), counts its time as issuing, and the attempt's own end, after
+ * it, does nothing; one record.
+ */
+static void iolayers_flow_test_request_irq_open(struct kunit *test)
+{
+	static char req;
+	struct iolayers_flow_test_irq t = {
+		.work = IRQ_WORK_INIT_HARD(iolayers_flow_test_irq_fn),
+		.key = (unsigned long)&req,
+	};
+	struct iolayers_flow_rec rec;
+	struct iolayers_task_flow *f;
+	pid_t tid = current->pid;
+	u64 seq, issue;
+
+	rcu_read_lock();
+	preempt_disable();
+	f = iolayers_flow_req_start(t.key, IOLAYERS_VIA_AIO, 7, 4, 10);	/* IOCB_CMD_PREADV */
+	if (!f) {
+		preempt_enable();
+		rcu_read_unlock();
+		kunit_skip(test, "no request entry (table full)");
+	}
+	seq = f->seq;
+	KUNIT_EXPECT_TRUE(test, iolayers_flow_att_begin(f, IOLAYERS_UR_INLINE));
+	KUNIT_EXPECT_PTR_EQ(test, iolayers_flow_find(tid), f);
+	f->rd.fs.entries++;
+	f->rd.fs.reached = true;	/* iomap_dio_rw(), IOCB_DIRECT */
+	f->rd.fs.start = f->rd.sys.start;
+	f->rd.fs.direct = true;
+	irq_work_queue(&t.work);
+	preempt_enable();
+	irq_work_sync(&t.work);
+	KUNIT_EXPECT_TRUE(test, t.in_irq);
+	/* Still ours to read: unlinked, retired one grace period after its record. */
+	preempt_disable();
+	KUNIT_EXPECT_NULL(test, iolayers_flow_find(tid));
+	KUNIT_EXPECT_PTR_EQ(test, this_cpu_read(iolayers_flow_cur), NULL);
+	KUNIT_EXPECT_FALSE(test, f->rd.ur.open);
+	issue = f->rd.ur.issue;
+	iolayers_flow_att_end(f, true);
+	KUNIT_EXPECT_EQ(test, f->rd.ur.issue, issue);
+	preempt_enable();
+	rcu_read_unlock();
+	iolayers_reqs_flush();
+	KUNIT_ASSERT_TRUE(test, iolayers_flow_test_record(seq, &rec));
+	KUNIT_EXPECT_EQ(test, rec.via, (u8)IOLAYERS_VIA_AIO);
+	KUNIT_EXPECT_EQ(test, rec.nr, 7);
+	KUNIT_EXPECT_EQ(test, rec.attempts, (u8)1);
+	KUNIT_EXPECT_EQ(test, rec.cache, IOLAYERS_C_DIRECT);
+	KUNIT_EXPECT_GE(test, rec.ur_issue_off, 0LL);
+	KUNIT_EXPECT_LE(test, rec.ur_issue_ns, rec.sys_ns);
+	iolayers_flow_exit(tid);
+}
+
 static struct kunit_case iolayers_flow_cases[] = {
 	KUNIT_CASE(iolayers_flow_test_fold),
 	KUNIT_CASE(iolayers_flow_test_missed),
@@ -480,6 +541,7 @@ static struct kunit_case iolayers_flow_cases[] = {
 	KUNIT_CASE(iolayers_flow_test_request),
 	KUNIT_CASE(iolayers_flow_test_request_ends),
 	KUNIT_CASE(iolayers_flow_test_request_irq),
+	KUNIT_CASE(iolayers_flow_test_request_irq_open),
 	{}
 };
 

@@ -75,6 +75,9 @@ static int stats_show(struct seq_file *m, void *v)
 	/* Faults of followed tasks mapping no file; faults inside their reads. */
 	seq_printf(m, "%-20s %12llu\n", "faults_no_file", iolayers_faults_no_file());
 	seq_printf(m, "%-20s %12llu\n", "faults_in_reads", iolayers_faults_in_reads());
+	/* Write faults (not recorded); faults given up (a signal: no record). */
+	seq_printf(m, "%-20s %12llu\n", "faults_write", iolayers_faults_write());
+	seq_printf(m, "%-20s %12llu\n", "faults_given_up", iolayers_faults_given_up());
 	/* Requests that completed in interrupt context, recorded by a worker. */
 	seq_printf(m, "%-20s %12llu\n", "reqs_irq_done", iolayers_reqs_irq_done());
 	/* Reads that lost a function entry to the recursion guard. */

@@ -367,6 +367,24 @@ static void iolayers_flow_end(struct iolayers_task_flow *f)
 }
 
 /**
+ * iolayers_flow_abandon() - End a flow in flight without a record.
+ * @f: the flow, the current task's
+ *
+ * A page fault the kernel gave up on (a signal came while it waited for
+ * its page: the access faults again, a fault of its own): its bio still
+ * in the slot gets an entry (a request made of it is late), and the flow
+ * ends; no record, no histogram sample.
+ *
+ * Context: the task itself, in an RCU read-side critical section.
+ */
+void iolayers_flow_abandon(struct iolayers_task_flow *f)
+{
+	if (unlikely(f->slot.bio))
+		iolayers_bio_slot_flush(f);
+	iolayers_flow_end(f);
+}
+
+/**
  * iolayers_flow_add_bio() - Count a bio of a flow.
  * @f: the flow's entry (the reader's own, or found by iolayers_flow_get())
  * @seq: the flow's id
@@ -966,6 +984,15 @@ bool iolayers_flow_att_begin(struct iolayers_task_flow *f, u8 where)
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_att_begin);
 
+/* The open attempt of @f ends now: its time is added to the issuing. */
+static void iolayers_flow_att_time(struct iolayers_task_flow *f)
+{
+	u64 now = iolayers_stamp(f->rd.sys.tsc);
+
+	f->rd.ur.issue += now - f->rd.ur.att_start;
+	f->rd.ur.last_end = now;
+}
+
 /**
  * iolayers_flow_att_end() - An attempt to issue a request has returned.
  * @f: the request's flow
@@ -984,7 +1011,6 @@ void iolayers_flow_att_end(struct iolayers_task_flow *f, bool again)
 {
 	struct iolayers_read_uring *ur = &f->rd.ur;
 	unsigned long flags;
-	u64 now;
 
 	/*
 	 * The slot is the attempt's task's own (a bio it queued and made no
@@ -998,9 +1024,7 @@ void iolayers_flow_att_end(struct iolayers_task_flow *f, bool again)
 		spin_unlock_irqrestore(&f->lock, flags);
 		return;
 	}
-	now = iolayers_stamp(f->rd.sys.tsc);
-	ur->issue += now - ur->att_start;
-	ur->last_end = now;
+	iolayers_flow_att_time(f);
 	if (again && f->rd.fs.entries != ur->fs_entries && !f->rd.fs.direct)
 		ur->waited = true;
 	iolayers_flow_att_close(f);
@@ -1112,6 +1136,14 @@ u64 iolayers_reqs_irq_done(void)
 }
 
 /**
+ * iolayers_reqs_irq_reset() - Zero that count (`reset`).
+ */
+void iolayers_reqs_irq_reset(void)
+{
+	atomic64_set(&iolayers_reqs_irq_count, 0);
+}
+
+/**
  * iolayers_reqs_flush() - Record the requests that completed in interrupt
  *	context and wait for none to be left.
  *
@@ -1134,24 +1166,34 @@ void iolayers_reqs_flush(void)
 static bool iolayers_flow_req_end(struct iolayers_task_flow *f)
 {
 	unsigned long flags;
-	bool ended;
+	bool ended, own;
 
 	spin_lock_irqsave(&f->lock, flags);
+	/* The slot is the open attempt's task's, or nobody's. */
+	own = !f->rd.ur.open || f->task == current;
 	ended = !READ_ONCE(f->state);
 	if (ended) {
 		/* As iolayers_flow_end(): a completion reads @state first. */
 		smp_store_release(&f->state, IOLAYERS_FLOW_ENDED);
-		if (unlikely(f->rd.ur.open))
+		if (unlikely(f->rd.ur.open)) {
+			/*
+			 * Completed inside its own attempt (a buffered AIO
+			 * read, done in aio_read()): that time was issuing.
+			 */
+			if (own)
+				iolayers_flow_att_time(f);
 			iolayers_flow_att_close(f);
+		}
 	}
 	spin_unlock_irqrestore(&f->lock, flags);
 	/*
 	 * A bio left in the slot by an attempt whose end was not seen: its
 	 * request, made later, is late (the flow ended). After the lock, as
-	 * a failed entry takes it. Not from an interrupt: the slot may be the
-	 * interrupted attempt's, in use (its request then is not bound).
+	 * a failed entry takes it. Only from the attempt's own task (or with
+	 * none open): the slot may be in use by it otherwise, interrupted
+	 * or on another CPU (its request then is not bound).
 	 */
-	if (ended && unlikely(f->slot.bio) && in_task())
+	if (ended && unlikely(f->slot.bio) && own && in_task())
 		iolayers_bio_slot_flush(f);
 	return ended;
 }

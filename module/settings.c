@@ -64,6 +64,7 @@ static void iolayers_stats_reset(void)
 	iolayers_disks_reset();
 	iolayers_cache_reset();
 	iolayers_faults_reset();
+	iolayers_reqs_irq_reset();
 	iolayers_tables_reset();
 	iolayers_reads_missed_reset();
 	iolayers_recvmmsg_reset();

@@ -354,16 +354,17 @@
  * Kernels where our kretprobes are not attached (their layer goes on
  * without them, shown unverified): those whose ftrace takes bit 0 of a
  * callback's address as "jump, do not call" (DYNAMIC_FTRACE_WITH_JMP,
- * 7.x) and whose functions may lie at odd addresses (built for size
- * without -fmin-function-alignment: GCC 12's -Os ignores the alignment
- * asked). There, once kprobe_ftrace_ops is registered a second time (a
+ * 7.x) and whose functions may lie at odd addresses (built for size by
+ * a compiler the kernel does not trust to align them,
+ * CC_HAS_SANE_FUNCTION_ALIGNMENT unset: GCC 12's -Os ignores the
+ * alignment asked). There, once kprobe_ftrace_ops is registered a second time (a
  * kprobe removed, then one added), its trampoline is patched with a jmp
  * to kprobe_ftrace_handler, and the probed function returns to the value
  * of r15: our tinyconfig debug kernel crashed so at the entry of
  * io_read() (Documentation/design.rst). Debian's kernels are built -O2.
  */
 #if defined(CONFIG_DYNAMIC_FTRACE_WITH_JMP) && defined(CONFIG_CC_OPTIMIZE_FOR_SIZE) && \
-	!defined(CONFIG_CC_HAS_MIN_FUNCTION_ALIGNMENT)
+	!defined(CONFIG_CC_HAS_SANE_FUNCTION_ALIGNMENT)
 #define IOLAYERS_KRETPROBE_UNSAFE 1
 #else
 #define IOLAYERS_KRETPROBE_UNSAFE 0

@@ -7,6 +7,8 @@
 
 u64 iolayers_faults_no_file(void);
 u64 iolayers_faults_in_reads(void);
+u64 iolayers_faults_write(void);
+u64 iolayers_faults_given_up(void);
 void iolayers_faults_reset(void);
 
 #endif /* _IOLAYERS_FAULT_H */

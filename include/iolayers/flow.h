@@ -651,6 +651,7 @@ static __always_inline struct iolayers_task_flow *iolayers_flow_here(pid_t tid)
 
 struct iolayers_task_flow *iolayers_flow_get(const struct iolayers_flow_ref *ref);
 void iolayers_flow_finish(struct iolayers_task_flow *f, long ret);
+void iolayers_flow_abandon(struct iolayers_task_flow *f);
 struct iolayers_task_flow *iolayers_flow_req_start(unsigned long req, u8 via, u8 opcode,
 						   int fd, u64 user_data);
 void iolayers_reqs_expire(u64 max_age_ns);
@@ -661,6 +662,7 @@ void iolayers_flow_req_finish(struct iolayers_task_flow *f, long res);
 int iolayers_reqs_in_flight(void);
 void iolayers_reqs_flush(void);
 u64 iolayers_reqs_irq_done(void);
+void iolayers_reqs_irq_reset(void);
 void iolayers_flow_add_bio(struct iolayers_task_flow *f, u64 seq, u32 bytes, u64 queue_ns);
 void iolayers_flow_lost_blk(const struct iolayers_flow_ref *ref);
 bool iolayers_flow_fold_rq(const struct iolayers_rq *r, unsigned int i, u64 now, bool error);

@@ -31,17 +31,23 @@
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_aio_read);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_aio_complete);
 
-/* What aio_read()'s return handler needs: its request, checked again. */
+/*
+ * What aio_read()'s return handler needs: its request, checked again, and
+ * whether its attempt began.
+ */
 struct iolayers_aio_att {
 	unsigned long req;
 	u64 seq;
+	bool began;
 };
 
 /*
  * aio_read(req, iocb, vectored, compat): @iocb is io_submit_one()'s copy
  * of the user's iocb, in the kernel. A followed task's read gets its flow
- * and its one attempt, inline; only those arm the return. A kprobe
- * handler runs with preemption off, an RCU reader of the tables.
+ * and its one attempt, inline; every flow made arms the return, which
+ * records the read that failed before its completion (an attempt that
+ * could not begin, counted in its missed, included). A kprobe handler
+ * runs with preemption off, an RCU reader of the tables.
  */
 static int iolayers_aio_read_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -61,8 +67,7 @@ static int iolayers_aio_read_entry(struct kretprobe_instance *ri, struct pt_regs
 	f->rd.sys.pos = iocb->aio_offset;
 	if (iocb->aio_lio_opcode == IOCB_CMD_PREAD)
 		f->rd.sys.req = iocb->aio_nbytes;	/* PREADV's: the FS layer's */
-	if (!iolayers_flow_att_begin(f, IOLAYERS_UR_INLINE))
-		return 1;
+	a->began = iolayers_flow_att_begin(f, IOLAYERS_UR_INLINE);
 	a->req = req;
 	a->seq = f->seq;
 	return 0;
@@ -82,7 +87,8 @@ static int iolayers_aio_read_return(struct kretprobe_instance *ri, struct pt_reg
 
 	if (!f || READ_ONCE(f->seq) != a->seq)
 		return 0;
-	iolayers_flow_att_end(f, !ret);
+	if (a->began)
+		iolayers_flow_att_end(f, !ret);
 	if (ret)
 		iolayers_flow_req_finish(f, ret);
 	return 0;
@@ -149,7 +155,6 @@ static void notrace iolayers_aio_complete_fentry(unsigned long ip, unsigned long
  */
 static struct iolayers_probe iolayers_aio_probes[] = {
 	IOLAYERS_KRETPROBE("aio_read", &iolayers_aio_read_krp, iolayers_pc_aio_read,
-			   .missed_layer = IOLAYERS_MISSED_FS,
 			   .unverified = IOLAYERS_KRETPROBE_UNSAFE),
 	IOLAYERS_FENTRY("aio_complete_rw", iolayers_aio_complete_fentry,
 			iolayers_pc_aio_complete),

@@ -37,13 +37,29 @@
 
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_fault);
 
-static DEFINE_PER_CPU(u64, iolayers_faults_anon);
-static DEFINE_PER_CPU(u64, iolayers_faults_nested);
+static DEFINE_PER_CPU(u64, iolayers_nr_faults_anon);
+static DEFINE_PER_CPU(u64, iolayers_nr_faults_nested);
+static DEFINE_PER_CPU(u64, iolayers_nr_faults_write);
+static DEFINE_PER_CPU(u64, iolayers_nr_faults_given_up);
 
 /* What the return handler needs: the fault's flow, checked again. */
 struct iolayers_fault_att {
 	u64 seq;
+	unsigned int flags;
 };
+
+/*
+ * A mapping whose faults read a file: a file's, but not the kernel's own
+ * files (S_PRIVATE: the shmem behind MAP_SHARED|MAP_ANONYMOUS and
+ * /dev/zero, SysV shared memory), nor a device's pages (VM_PFNMAP,
+ * VM_IO, VM_MIXEDMAP), nor another process's memory (process_vm_readv(),
+ * ptrace: a remote get_user_pages()).
+ */
+static bool iolayers_fault_file(const struct vm_area_struct *vma)
+{
+	return vma->vm_file && !(vma->vm_flags & (VM_PFNMAP | VM_IO | VM_MIXEDMAP)) &&
+	       !IS_PRIVATE(file_inode(vma->vm_file)) && vma->vm_mm == current->mm;
+}
 
 /*
  * A fault on @file's page @index: the retry of the current flow's fault,
@@ -68,6 +84,7 @@ static int iolayers_fault_entry(struct kretprobe_instance *ri, struct pt_regs *r
 	struct vm_area_struct *vma = (struct vm_area_struct *)regs_get_kernel_argument(regs, 0);
 	unsigned long address = regs_get_kernel_argument(regs, 1);
 	const struct inode *inode;
+	unsigned int flags = regs_get_kernel_argument(regs, 2);
 	struct iolayers_task_flow *f;
 	const struct file *file;
 	pgoff_t index;
@@ -75,20 +92,29 @@ static int iolayers_fault_entry(struct kretprobe_instance *ri, struct pt_regs *r
 	if (iolayers_empty || !iolayers_follows(current))
 		return 1;
 	iolayers_hit(&iolayers_pc_fault);
-	file = vma->vm_file;
-	if (!file) {
-		this_cpu_inc(iolayers_faults_anon);
+	if (!iolayers_fault_file(vma)) {
+		this_cpu_inc(iolayers_nr_faults_anon);
 		return 1;
 	}
+	file = vma->vm_file;
 	index = linear_page_index(vma, address);
 	f = iolayers_flow_here(current->pid);
 	if (f && iolayers_fault_retry(f, file, index)) {
 		f->rd.sys.retried = false;
 		a->seq = f->seq;
+		a->flags = flags;
 		return 0;
 	}
 	if (f && !(f->rd.sys.via == IOLAYERS_VIA_FAULT && f->rd.sys.retried)) {
-		this_cpu_inc(iolayers_faults_nested);
+		this_cpu_inc(iolayers_nr_faults_nested);
+		return 1;
+	}
+	/*
+	 * A write fault reads no file for the reader (a shared mapping's
+	 * page_mkwrite, a private one's copy): counted, not recorded.
+	 */
+	if (flags & FAULT_FLAG_WRITE) {
+		this_cpu_inc(iolayers_nr_faults_write);
 		return 1;
 	}
 	/* A fault whose retry did not come is counted stale here. */
@@ -105,7 +131,7 @@ static int iolayers_fault_entry(struct kretprobe_instance *ri, struct pt_regs *r
 	f->rd.file.ino = inode->i_ino;
 	f->rd.file.dev = inode->i_sb->s_dev;
 	/* Its page, for the cache's probes (iolayers_add_to_page_cache()). */
-	f->rd.fs.direct = false;
+	f->rd.fs.direct = vma_is_dax(vma);	/* no page cache: as a DAX read() */
 	f->rd.fs.mapping = file->f_mapping;
 	f->rd.fs.pos = f->rd.sys.pos;
 	f->rd.fs.first_index = index;
@@ -113,12 +139,28 @@ static int iolayers_fault_entry(struct kretprobe_instance *ri, struct pt_regs *r
 	f->rd.fs.start = f->rd.sys.start;
 	f->rd.fs.reached = true;
 	a->seq = f->seq;
+	a->flags = flags;
 	return 0;
 }
 
 /*
+ * A VM_FAULT_RETRY after which the fault is not retried: the arch's
+ * handler returns at once when a signal is pending (any for a user-mode
+ * fault, a fatal one otherwise: fault_signal_pending()), and the access
+ * faults again after it, a fault of its own; a caller that asked not to
+ * wait (FAULT_FLAG_RETRY_NOWAIT) does not retry either.
+ */
+static bool iolayers_fault_given_up(unsigned int flags)
+{
+	return fatal_signal_pending(current) ||
+	       ((flags & FAULT_FLAG_USER) && signal_pending(current)) ||
+	       (flags & FAULT_FLAG_RETRY_NOWAIT);
+}
+
+/*
  * handle_mm_fault() returned: VM_FAULT_RETRY (the same fault comes
- * again), an error (SIGBUS, SIGSEGV, out of memory: -EFAULT in the
+ * again, or it was given up: no record, as the kernel counts no fault
+ * for it), an error (SIGBUS, SIGSEGV, out of memory: -EFAULT in the
  * record), or the page mapped (a page's bytes).
  */
 static int iolayers_fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -130,6 +172,11 @@ static int iolayers_fault_return(struct kretprobe_instance *ri, struct pt_regs *
 	if (!f || READ_ONCE(f->seq) != a->seq || f->rd.sys.via != IOLAYERS_VIA_FAULT)
 		return 0;
 	if (ret & VM_FAULT_RETRY) {
+		if (unlikely(iolayers_fault_given_up(a->flags))) {
+			this_cpu_inc(iolayers_nr_faults_given_up);
+			iolayers_flow_abandon(f);
+			return 0;
+		}
 		f->rd.sys.retried = true;
 		return 0;
 	}
@@ -152,13 +199,13 @@ static struct kretprobe iolayers_fault_krp = {
 
 /**
  * iolayers_faults_no_file() - Faults of followed tasks on memory mapping
- *	no file (counted, not recorded).
+ *	no file, or a device's or another process's (counted, not recorded).
  *
  * Return: how many, over all CPUs.
  */
 u64 iolayers_faults_no_file(void)
 {
-	return IOLAYERS_PERCPU_SUM(iolayers_faults_anon);
+	return IOLAYERS_PERCPU_SUM(iolayers_nr_faults_anon);
 }
 
 /**
@@ -169,7 +216,29 @@ u64 iolayers_faults_no_file(void)
  */
 u64 iolayers_faults_in_reads(void)
 {
-	return IOLAYERS_PERCPU_SUM(iolayers_faults_nested);
+	return IOLAYERS_PERCPU_SUM(iolayers_nr_faults_nested);
+}
+
+/**
+ * iolayers_faults_write() - Write faults of followed tasks on a file's
+ *	mapping (counted, not recorded).
+ *
+ * Return: how many calls of the fault handler, over all CPUs.
+ */
+u64 iolayers_faults_write(void)
+{
+	return IOLAYERS_PERCPU_SUM(iolayers_nr_faults_write);
+}
+
+/**
+ * iolayers_faults_given_up() - Faults whose retry did not come (a signal
+ *	came while they waited), ended without a record.
+ *
+ * Return: how many, over all CPUs.
+ */
+u64 iolayers_faults_given_up(void)
+{
+	return IOLAYERS_PERCPU_SUM(iolayers_nr_faults_given_up);
 }
 
 /**
@@ -179,8 +248,10 @@ u64 iolayers_faults_in_reads(void)
  */
 void iolayers_faults_reset(void)
 {
-	IOLAYERS_PERCPU_ZERO(iolayers_faults_anon);
-	IOLAYERS_PERCPU_ZERO(iolayers_faults_nested);
+	IOLAYERS_PERCPU_ZERO(iolayers_nr_faults_anon);
+	IOLAYERS_PERCPU_ZERO(iolayers_nr_faults_nested);
+	IOLAYERS_PERCPU_ZERO(iolayers_nr_faults_write);
+	IOLAYERS_PERCPU_ZERO(iolayers_nr_faults_given_up);
 }
 
 /*

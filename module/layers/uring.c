@@ -184,7 +184,7 @@ static __always_inline int iolayers_uring_att_entry(struct kretprobe_instance *r
 	if (iolayers_empty || iolayers_table_empty(IOLAYERS_T_UREQ))
 		return 1;
 	f = iolayers_table_find(IOLAYERS_T_UREQ, req);
-	if (!f)
+	if (!f || f->rd.sys.via != IOLAYERS_VIA_URING)
 		return 1;
 	iolayers_hit(pcpu);
 	if (!iolayers_flow_att_begin(f, iolayers_uring_where(f, issue_flags)))

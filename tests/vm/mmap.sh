@@ -131,4 +131,37 @@ if run_mm warm 150; then
 	rmmod iolayers
 fi
 
+# --- Signals while faults wait: given up, taken again, counted once -------
+echo 3 >/proc/sys/vm/drop_caches
+if run_mm signals 150 random signals; then
+	read -r _ touches _ faults _ minor _ major <<<"$MM_OUT"
+	echo "signals: $(stats_value faults_given_up) faults given up"
+	mm_sane signals
+	rmmod iolayers
+fi
+
+# --- Write touches of a private mapping: counted, not recorded ------------
+echo 3 >/proc/sys/vm/drop_caches
+if run_mm write 60 write; then
+	read -r _ touches _ faults _ minor _ major <<<"$MM_OUT"
+	check "write: no fault record ($(wc -l </tmp/mm.flows))" test "$(wc -l </tmp/mm.flows)" -eq 0
+	check "write: every fault the kernel counted was counted a write ($(stats_value faults_write) >= $faults)" \
+		test "$(stats_value faults_write)" -ge "$faults" -a "$faults" -gt 0
+	rmmod iolayers
+fi
+
+# --- pread() into a mapped page: the faults are the read's -----------------
+echo 3 >/proc/sys/vm/drop_caches
+if run_mm readinto 60 readinto; then
+	read -r _ touches _ faults _ minor _ major <<<"$MM_OUT"
+	preads=$(awk -v ino="$ino" 'function col(n) { return $(h[n]) }
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		col("syscall") == "pread64" && col("ino") == ino' "$IOLAYERS_D/flows" | wc -l)
+	check "readinto: no fault record, a pread64 record per touch ($(wc -l </tmp/mm.flows), $preads of $touches)" \
+		test "$(wc -l </tmp/mm.flows)/$preads" = "0/$touches"
+	check "readinto: the faults in the reads were counted theirs ($(stats_value faults_in_reads) >= $faults)" \
+		test "$(stats_value faults_in_reads)" -ge "$faults" -a "$faults" -gt 0
+	rmmod iolayers
+fi
+
 finish
