@@ -419,6 +419,25 @@ static void iolayers_flow_test_irq_fn(struct irq_work *work)
 }
 
 /*
+ * A direct AIO read of fd 4 at @key: its flow, its attempt begun, its FS
+ * call made (iomap_dio_rw(), IOCB_DIRECT). RCU and preemption held.
+ */
+static struct iolayers_task_flow *iolayers_flow_test_aio(struct kunit *test, unsigned long key,
+							 u8 op)
+{
+	struct iolayers_task_flow *f = iolayers_flow_req_start(key, IOLAYERS_VIA_AIO, op, 4, 9);
+
+	if (!f)
+		return NULL;
+	KUNIT_EXPECT_TRUE(test, iolayers_flow_att_begin(f, IOLAYERS_UR_INLINE));
+	f->rd.fs.entries++;
+	f->rd.fs.reached = true;
+	f->rd.fs.start = f->rd.sys.start;
+	f->rd.fs.direct = true;
+	return f;
+}
+
+/*
  * An AIO read completed in interrupt context (a direct read's bio): its
  * flow leaves the table there, and its record is written in task context
  * by the worker, the submitter's, with the result it completed with.
@@ -437,18 +456,13 @@ static void iolayers_flow_test_request_irq(struct kunit *test)
 
 	rcu_read_lock();
 	preempt_disable();
-	f = iolayers_flow_req_start(t.key, IOLAYERS_VIA_AIO, 0, 4, 9);	/* IOCB_CMD_PREAD */
+	f = iolayers_flow_test_aio(test, t.key, 0);	/* IOCB_CMD_PREAD */
 	if (!f) {
 		preempt_enable();
 		rcu_read_unlock();
 		kunit_skip(test, "no request entry (table full)");
 	}
 	seq = f->seq;
-	KUNIT_EXPECT_TRUE(test, iolayers_flow_att_begin(f, IOLAYERS_UR_INLINE));
-	f->rd.fs.entries++;
-	f->rd.fs.reached = true;	/* iomap_dio_rw(), IOCB_DIRECT */
-	f->rd.fs.start = f->rd.sys.start;
-	f->rd.fs.direct = true;
 	iolayers_flow_att_end(f, true);
 	KUNIT_EXPECT_FALSE(test, f->rd.ur.waited);	/* a direct read waits for no page */
 	preempt_enable();
@@ -494,19 +508,14 @@ static void iolayers_flow_test_request_irq_open(struct kunit *test)
 
 	rcu_read_lock();
 	preempt_disable();
-	f = iolayers_flow_req_start(t.key, IOLAYERS_VIA_AIO, 7, 4, 10);	/* IOCB_CMD_PREADV */
+	f = iolayers_flow_test_aio(test, t.key, 7);	/* IOCB_CMD_PREADV */
 	if (!f) {
 		preempt_enable();
 		rcu_read_unlock();
 		kunit_skip(test, "no request entry (table full)");
 	}
 	seq = f->seq;
-	KUNIT_EXPECT_TRUE(test, iolayers_flow_att_begin(f, IOLAYERS_UR_INLINE));
 	KUNIT_EXPECT_PTR_EQ(test, iolayers_flow_find(tid), f);
-	f->rd.fs.entries++;
-	f->rd.fs.reached = true;	/* iomap_dio_rw(), IOCB_DIRECT */
-	f->rd.fs.start = f->rd.sys.start;
-	f->rd.fs.direct = true;
 	irq_work_queue(&t.work);
 	preempt_enable();
 	irq_work_sync(&t.work);

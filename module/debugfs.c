@@ -170,9 +170,9 @@ static int summary_show(struct seq_file *m, void *v)
 			reads[c] += h.count;
 		}
 		if (c >= IOLAYERS_C_FIRST_SOCK)
-			socks += h.count;
+			socks += reads[c];
 		else if (c != IOLAYERS_C_OTHER)
-			files += h.count;
+			files += reads[c];
 	}
 	seq_printf(m, "\n%-8s %10s %8s\n", "cache", "reads", "percent");
 	for (c = 0; c < IOLAYERS_NR_CACHE; c++) {

@@ -2,11 +2,11 @@
 /*
  * iolayers --from FILE: a recording (`iolayers record`, JSON lines) read
  * back into the snapshot the live views print: every read (a read-family
- * syscall, an io_uring or AIO read request) a flow, the histograms built from
- * the reads exactly as the module builds its own (one sample per layer
- * the read reached, log2 buckets), the slow reads those at least the
- * recording's slow_us, the files' paths from its file objects. JSON is
- * parsed by jansson.
+ * syscall, an io_uring or AIO read request) a flow, the histograms built
+ * from the reads exactly as the module builds its own (one sample per
+ * layer the read reached, log2 buckets), the slow reads those at least
+ * the recording's slow_us, the files' paths from its file objects. JSON
+ * is parsed by jansson.
  */
 #include <errno.h>
 #include <inttypes.h>

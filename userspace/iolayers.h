@@ -89,8 +89,17 @@ struct il_flow {
 	char ur_where[IL_NAME_LEN];
 };
 
-/* The ways a read is issued: enum iolayers_via's values. */
+/*
+ * The ways a read is issued that this reader knows: enum iolayers_via's
+ * first values. A record of another way (a newer module's) is read as a
+ * syscall's (il_via()).
+ */
 #define IL_NR_VIA	(IOLAYERS_VIA_AIO + 1)
+
+static inline unsigned int il_via(unsigned int via)
+{
+	return via < IL_NR_VIA ? via : IOLAYERS_VIA_SYSCALL;
+}
 
 /*
  * How the read a syscall column names was issued: a request's column is

@@ -700,9 +700,9 @@ int main(int argc, char **argv)
 	} else {
 		il_view_table(stdout, &s, env.cache_mask);
 		if (!env.hist)
-			printf("SHARE: the layer's time over the syscall (or io_uring or AIO request) time "
-			       "of the same reads; queue/service/device: the longest request of each "
-			       "read\n");
+			printf("SHARE: the layer's time over the syscall (or io_uring or AIO "
+			       "request) time of the same reads; queue/service/device: the longest "
+			       "request of each read\n");
 	}
 	il_snapshot_free(&s);
 	return ret;

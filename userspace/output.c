@@ -13,8 +13,15 @@
 
 /* What btt users call these. */
 static const char *const layer_alias[IOLAYERS_NR_LAYERS] = {
-	"", "", "", "Q2I-like", "I2C-like", "D2C-like", "", "", "", "", "",
+	[IOLAYERS_L_QUEUE] = "Q2I-like",
+	[IOLAYERS_L_SERVICE] = "I2C-like",
+	[IOLAYERS_L_DEVICE] = "D2C-like",
 };
+
+static const char *alias(int l)
+{
+	return layer_alias[l] ? layer_alias[l] : "";
+}
 
 /* "123ns", "45.6us", "7.89ms", "1.23s": 3 significant digits. */
 const char *il_fmt_ns(char *buf, size_t len, double ns)
@@ -167,7 +174,7 @@ static void table_rows(FILE *out, const struct il_snapshot *s, unsigned int mask
 		if (!h.count)
 			continue;
 		fprintf(out, "  %-8s %-8s %9" PRIu64 " %12" PRIu64 " %8s %8s %8s %8s %5.1f%%\n",
-			il_layer_names[l], layer_alias[l], h.count, h.bytes,
+			il_layer_names[l], alias(l), h.count, h.bytes,
 			il_fmt_ns(b[0], 16, il_hist_percentile(&h, 50)),
 			il_fmt_ns(b[1], 16, il_hist_percentile(&h, 90)),
 			il_fmt_ns(b[2], 16, il_hist_percentile(&h, 99)),
@@ -302,8 +309,8 @@ void il_view_hist(FILE *out, const struct il_snapshot *s, unsigned int mask, int
 		if (!h.count)
 			continue;
 		snprintf(label, sizeof(label), "\nlayer = %s%s%s%s, %" PRIu64 " reads",
-			 il_layer_names[l], *layer_alias[l] ? " (" : "", layer_alias[l],
-			 *layer_alias[l] ? ")" : "", h.count);
+			 il_layer_names[l], *alias(l) ? " (" : "", alias(l), *alias(l) ? ")" : "",
+			 h.count);
 		il_print_log2_hist(out, &h, label, unit);
 	}
 	/* Per segment, not per read: apart from the layers. */
@@ -399,7 +406,9 @@ static const struct {
 } tl_via[IL_NR_VIA] = {
 	[IOLAYERS_VIA_SYSCALL] = { "sys_enter", NULL, "fs read_iter returns", "sys_exit" },
 	[IOLAYERS_VIA_URING] = { "submit", "first attempt", "last attempt returns", "CQE" },
-	[IOLAYERS_VIA_AIO] = { "submit", "issue in io_submit", "issue returns", "completion event" },
+	[IOLAYERS_VIA_AIO] = {
+		"submit", "issue in io_submit", "issue returns", "completion event"
+	},
 };
 
 /*
@@ -946,7 +955,8 @@ static void prom_layer(FILE *out, int om, const struct il_snapshot *s, int l)
 	int c, i;
 
 	snprintf(name, sizeof(name), "iolayers_%s_latency_seconds", il_layer_names[l]);
-	snprintf(help, sizeof(help), "Seconds per read(): %s.", prom_layer_help[l]);
+	snprintf(help, sizeof(help), "Seconds per read(): %s.",
+		 prom_layer_help[l] ? prom_layer_help[l] : il_layer_names[l]);
 	prom_family(out, om, name, "histogram", "seconds", help);
 	for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
 		const struct il_hist *h = &s->hist[l][c];
@@ -1142,11 +1152,16 @@ void il_view_openmetrics(FILE *out, const struct il_snapshot *s)
 	prom_view(out, s, 1);
 }
 
-/* Layer colours of the SVG, and of its legend. */
-static const char *const svg_colour[IOLAYERS_NR_LAYERS] = {
+/* Layer colours of the SVG, and of its legend (grey: none named yet). */
+static const char *const svg_colours[IOLAYERS_NR_LAYERS] = {
 	"#c6dbef", "#6baed6", "#2171b5", "#fdae6b", "#e6550d", "#31a354", "#bcbddc", "#756bb1",
 	"#969696", "#c7e9c0", "#fdd0a2",
 };
+
+static const char *svg_colour(int l)
+{
+	return svg_colours[l] ? svg_colours[l] : "#d9d9d9";
+}
 
 static int cmp_slowest(const void *a, const void *b)
 {
@@ -1165,7 +1180,7 @@ static void svg_seg(FILE *out, double x0, double scale, int64_t off, int64_t len
 		return;
 	fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
 		"<title>#%" PRIu64 " %s: +%s for %s</title></rect>\n", x0 + off * scale, y,
-		len * scale < 0.5 ? 0.5 : len * scale, hgt, svg_colour[layer], f->seq,
+		len * scale < 0.5 ? 0.5 : len * scale, hgt, svg_colour(layer), f->seq,
 		il_layer_names[layer], il_fmt_ns(a, sizeof(a), (double)off),
 		il_fmt_ns(b, sizeof(b), (double)len));
 }
@@ -1178,6 +1193,8 @@ static void svg_seg(FILE *out, double x0, double scale, int64_t off, int64_t len
 int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
 {
 	const double x0 = 260, width = 900, row = 18;
+	/* The legend across the picture, every layer's colour and name. */
+	const int key = (int)((x0 + width) / IOLAYERS_NR_LAYERS);
 	const struct il_flow **v;
 	double scale, y;
 	int64_t tmax = 1;
@@ -1207,8 +1224,8 @@ int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
 		"request: its submission)</text>\n", n);
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 		fprintf(out, "<rect x=\"%d\" y=\"28\" width=\"12\" height=\"10\" fill=\"%s\"/>"
-			"<text x=\"%d\" y=\"37\">%s</text>\n", 10 + 110 * l, svg_colour[l],
-			26 + 110 * l, il_layer_names[l]);
+			"<text x=\"%d\" y=\"37\">%s</text>\n", 10 + key * l, svg_colour(l),
+			26 + key * l, il_layer_names[l]);
 	for (t = 0; t <= 4; t++) {
 		double x = x0 + width * t / 4;
 

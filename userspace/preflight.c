@@ -58,8 +58,8 @@ static const struct pf_point pf_points[] = {
 	  "where a kind's own wait is inlined (Unix streams'), its reads' state is not told" },
 	{ "SOCK", "function skb_copy_datagram_iter", 1,
 	  "no socket read's state and wait are told (UNK)" },
-	{ "SOCK", "function tcp_v4_do_rcv", 1, "rcv=1: no receive path time for TCP over IPv4" },
-	{ "SOCK", "function tcp_v6_do_rcv", 1, "rcv=1: no receive path time for TCP over IPv6" },
+	{ "SOCK", "kretprobe tcp_v4_do_rcv", 1, "rcv=1: no receive path time for TCP over IPv4" },
+	{ "SOCK", "kretprobe tcp_v6_do_rcv", 1, "rcv=1: no receive path time for TCP over IPv6" },
 	{ "SOCK", "event sock/inet_sock_set_state", 1,
 	  "rcv=1: closed TCP sockets stay followed in the receive path until their end" },
 	{ "SOCK", "function tcp_v4_destroy_sock", 1,
@@ -83,8 +83,8 @@ static const struct pf_point pf_points[] = {
 	{ "URING", "event io_uring/io_uring_submit_req|io_uring/io_uring_submit_sqe", 1,
 	  "io_uring reads make no record" },
 	{ "URING", "event io_uring/io_uring_complete", 1, "io_uring reads make no record" },
-	{ "URING", "function io_read", 1, "io_uring reads make no record" },
-	{ "URING", "function io_read_fixed", 1,
+	{ "URING", "kretprobe io_read", 1, "io_uring reads make no record" },
+	{ "URING", "kretprobe io_read_fixed", 1,
 	  "where io_read_fixed exists, IORING_OP_READ_FIXED requests get no FS, cache or BLOCK part" },
 	{ "AIO", "kretprobe aio_read", 1, "AIO reads make no record" },
 	{ "AIO", "function aio_complete_rw", 1, "AIO reads make no record" },
@@ -110,13 +110,11 @@ struct pf {
 	struct pf_names ksyms;	/* /proc/kallsyms */
 	int fatal, lost;	/* cannot load or show; a layer or part lost */
 	/*
-	 * A debug kernel, whose kretprobes the module leaves unattached
-	 * (IOLAYERS_KRETPROBE_UNSAFE), and why it is one; NULL for another.
-	 * Not the checkers' own names: run-vm reads those in a guest's log
-	 * as a kernel's report.
+	 * Why kretprobes are unsafe here, so that the module leaves them
+	 * unattached (IOLAYERS_KRETPROBE_UNSAFE); NULL where they are not.
 	 */
-	const char *debug;
-	char no_uring[160];	/* why the module attaches no URING probe here; "" */
+	const char *krp_unsafe;
+	char no_uring[256];	/* why the module attaches no URING probe here; "" */
 };
 
 static int pf_path(const struct pf *p, char *buf, size_t len, const char *rel)
@@ -292,11 +290,12 @@ static void pf_predict(struct pf *p)
 					p->no_uring);
 				continue;
 			}
-			if (there && p->debug && !strncmp(pt->what, "kretprobe", 9)) {
+			if (there && p->krp_unsafe && !strncmp(pt->what, "kretprobe", 9)) {
 				/* Shown unverified in `layers` (probe.c). */
 				partial = 1;
-				pf_lack(lack, sizeof(lack), "\n        - %s unverified: %s: the module "
-					"attaches no kretprobe there, %s", name, p->debug, pt->without);
+				pf_lack(lack, sizeof(lack),
+					"\n        - %s unverified: %s: the module attaches no "
+					"kretprobe, %s", name, p->krp_unsafe, pt->without);
 				continue;
 			}
 			if (there) {
@@ -358,27 +357,49 @@ static int pf_loaded(struct pf *p)
 }
 
 /*
- * What the kernel's build leaves unattached: the URING layer before 6.1
- * (no public struct io_kiocb) and on a debug kernel, the kretprobes (the
- * AIO layer's aio_read) on a debug kernel: one built with lock proving
- * (/proc/lockdep is there) or with the address sanitizer (its report
- * function is in kallsyms). @major.@minor: the release, 0.0 if unknown.
+ * Whether @name's address in kallsyms is odd; 0 where it is not there or
+ * its address is hidden (zero for an unprivileged reader).
  */
-static void pf_debug_kernel(struct pf *p, unsigned int major, unsigned int minor)
+static int pf_ksym_odd(const struct pf *p, const char *name)
 {
-	static const char asan_report[] = "kasan_report";
+	char path[4200], line[512], addr[32], sym[256];
+	int odd = 0;
+	FILE *f;
 
-	if (pf_exists(p, "/proc/lockdep"))
-		p->debug = "a debug kernel (lock proving)";
-	else if (pf_has_name(&p->ksyms, asan_report, sizeof(asan_report) - 1))
-		p->debug = "a debug kernel (address sanitizer)";
+	snprintf(path, sizeof(path), "%s/proc/kallsyms", p->root);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%31s %*s %255s", addr, sym) == 2 && !strcmp(sym, name)) {
+			odd = strspn(addr, "0123456789abcdefABCDEF") == strlen(addr) &&
+			      strchr("13579bdfBDF", addr[strlen(addr) - 1]);
+			break;
+		}
+	fclose(f);
+	return odd;
+}
+
+/*
+ * What the kernel's build leaves unattached: the URING layer before 6.1
+ * (no public struct io_kiocb), and the kretprobes (and with them the
+ * URING layer) where they are unsafe: where ftrace takes bit 0 of a
+ * callback's address as "jump" and functions lie at odd addresses
+ * (compat.h), told as tests/vm/aio.sh tells it, by kprobe_ftrace_handler's
+ * address. @major.@minor: the release, 0.0 if unknown.
+ */
+static void pf_kernel_build(struct pf *p, unsigned int major, unsigned int minor)
+{
+	if (pf_ksym_odd(p, "kprobe_ftrace_handler"))
+		p->krp_unsafe = "kretprobes are unsafe on this kernel (kprobe_ftrace_handler at an "
+				"odd address, see design.rst)";
 	if (major && (major < 6 || (major == 6 && minor < 1)))
 		snprintf(p->no_uring, sizeof(p->no_uring),
 			 "a kernel before 6.1: io_uring reads make no record");
-	else if (p->debug)
+	else if (p->krp_unsafe)
 		snprintf(p->no_uring, sizeof(p->no_uring),
 			 "%s: the module leaves io_uring unfollowed, its reads make no record",
-			 p->debug);
+			 p->krp_unsafe);
 }
 
 /**
@@ -450,7 +471,7 @@ int il_preflight(const char *root, FILE *out)
 	       p.funcs.n);
 	snprintf(path, sizeof(path), "%s/proc/kallsyms", root);
 	pf_load_names(path, 2, &p.ksyms);
-	pf_debug_kernel(&p, major, minor);
+	pf_kernel_build(&p, major, minor);
 	pf_predict(&p);
 	free(p.funcs.v);
 	free(p.ksyms.v);

@@ -95,8 +95,7 @@ static char *rec_i64(char *p, const char *key, int64_t v)
 /*
  * A read's latency at layer @l (-1: not reached). A request's whole
  * latency (@ns[0], submission to its completion: an io_uring CQE, an AIO
- * event) is its layer's (uring, aio): it has no syscall's. A via this
- * reader does not know is a syscall's, as iolayers_via_layer() says.
+ * event) is its layer's (uring, aio): it has no syscall's.
  */
 static int64_t il_rec_lat(const struct iolayers_rec_read *r, int l)
 {
@@ -148,7 +147,7 @@ static char *rec_req(char *p, const struct iolayers_rec_read *r)
 	static const char * const where[] = IOLAYERS_URING_WHERE_NAMES;
 	unsigned int k, n = 0;
 
-	if (!iolayers_via_prefix(r->via))
+	if (r->via == IOLAYERS_VIA_SYSCALL)
 		return il_put(p, ", \"ur_attempts\": null, \"ur_issue_ns\": null, "
 			      "\"ur_issue_off\": null, \"ur_where\": null");
 	p = il_put_u64(il_put(p, ", \"ur_attempts\": "), r->attempts);
@@ -173,7 +172,7 @@ static void rec_read(FILE *out, const struct iolayers_rec_read *r)
 	static const char * const missed[] = { "vfs", "fs", "block", "sock" };
 	static const char * const socks[] = IOLAYERS_SOCK_NAMES;
 	/*
-	 * Its strings escaped, and the rest: its keys and numbers, 1,382
+	 * Its strings escaped, and the rest: its keys and numbers, 1,416
 	 * bytes with every number at its largest (tests/test_record.c).
 	 */
 	char line[2048 + IL_JSON_STR_MAX(sizeof(r->comm)) + IL_JSON_STR_MAX(sizeof(r->disk))];
@@ -316,8 +315,8 @@ static void rec_read_csv(FILE *out, const struct iolayers_rec_read *r)
 		[IOLAYERS_VIA_AIO] = "AIO",
 	};
 	const int64_t none[6] = { -1, -1, -1, -1, -1, -1 };
-	int req = iolayers_via_prefix(r->via) != NULL;
-	const char *top = hier[req ? r->via : IOLAYERS_VIA_SYSCALL];
+	int req = r->via != IOLAYERS_VIA_SYSCALL;
+	const char *top = hier[r->via];
 	int64_t lat[6];
 
 	csv_row(out, r, 0, top, req ? "submit" : "enter", (int64_t)r->req, none, 0);
@@ -354,7 +353,8 @@ static void rec_read_csv(FILE *out, const struct iolayers_rec_read *r)
 
 /*
  * Records in @buf (whole ones, as the module gives them); returns reads
- * and adds losses to @lost. -1 on a record that does not make sense.
+ * and adds losses to @lost. -1 on a record that does not make sense. A
+ * read's via is one this reader knows from here on (il_via()).
  */
 static long rec_records(FILE *out, const char *buf, size_t len, uint64_t *lost,
 			struct iolayers_rec_start *start)
@@ -381,6 +381,7 @@ static long rec_records(FILE *out, const char *buf, size_t len, uint64_t *lost,
 			r.sock_ns = r.tcp_ns = r.wait_ns = r.sock_off = r.tcp_off = -1;
 			r.ur_issue_off = r.ur_issue_ns = -1;
 			memcpy(&r, buf + off, n);
+			r.via = il_via(r.via);
 			if (rec_csv)
 				rec_read_csv(out, &r);
 			else

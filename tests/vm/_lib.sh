@@ -609,3 +609,12 @@ trace_start() {
 }
 trace_stop() { echo 0 >$IL_TRACEFS/tracing_on; }
 trace_count() { grep -c " $1: " $IL_TRACEFS/trace; }
+
+# kretprobes_unsafe: where ftrace would jump, not call, to
+# kprobe_ftrace_handler at its odd address (compat.h's
+# IOLAYERS_KRETPROBE_UNSAFE), the module attaches no kretprobe.
+kretprobes_unsafe() {
+	local a
+	a=$(awk '$3 == "kprobe_ftrace_handler" { print $1; exit }' /proc/kallsyms)
+	[ -n "$a" ] && [ $((0x${a: -1} & 1)) -eq 1 ]
+}

@@ -32,14 +32,15 @@ req_sane() {
 		test "$(awk -v p="^$REQ_PROBE" '$1 ~ p { m += $3 } END { print m + 0 }' "$IOLAYERS_D/stats")/$(table_col uring stale)/$(table_col uring expired)/$(stats_value uring_in_flight)" = 0/0/0/0
 }
 
-# run_req NAME COUNT ARGS...: REQ_PROG under the module; sets UC_OUT (its
-# summary) and leaves the module loaded; the per-read log is /tmp/uc.log,
-# the module's records /tmp/uc.flows.
+# run_req NAME COUNT ARGS...: REQ_PROG under the module, reading REQ_FILE
+# (/mnt/ur-data); sets UC_OUT (its summary) and leaves the module loaded;
+# the per-read log is /tmp/uc.log, the module's records /tmp/uc.flows
+# (REQ_FLOWS, req_flows by default, prints them).
 run_req() {
 	local name=$1 count=$2 pid
 	shift 2
-	UC_LOG=/tmp/uc.log "$IOLAYERS_MODULE_DIR/$REQ_PROG" /mnt/ur-data "$count" 7 "$@" \
-		>/tmp/uc.out &
+	UC_LOG=/tmp/uc.log "$IOLAYERS_MODULE_DIR/$REQ_PROG" "${REQ_FILE:-/mnt/ur-data}" "$count" 7 \
+		"$@" >/tmp/uc.out &
 	pid=$!
 	wait_stopped $pid
 	insmod "$ko" pid=$pid flows=4096 ${IL_INSMOD_ARGS:-} || { not_ok "$name: insmod"; return 1; }
@@ -50,9 +51,10 @@ run_req() {
 		return 1
 	fi
 	UC_OUT=$(cat /tmp/uc.out)
-	req_flows $pid >/tmp/uc.flows
+	"${REQ_FLOWS:-req_flows}" $pid >/tmp/uc.flows
 	echo "$name: $REQ_PROG: $UC_OUT; module: $(wc -l </tmp/uc.flows) records"
-	grep -E "^($REQ_KIND|uring|fs|queue|device) " "$IOLAYERS_D/summary"
+	grep -E "^($REQ_KIND|uring|fs|queue|device|HIT|MISS|PARTIAL) " "$IOLAYERS_D/summary"
+	grep -E '^(faults_|reqs_irq)' "$IOLAYERS_D/stats"
 }
 
 # compare_req: each result against its record, in order: the opcode, the

@@ -22,10 +22,7 @@ aio_probes=$(awk '$2 == "AIO" { print $1 ":" $4 }' "$IOLAYERS_D/layers" | tr '\n
 uring_on=$(awk '$2 == "URING" && $1 == "io_read" && $4 == "attached"' "$IOLAYERS_D/layers")
 rmmod iolayers
 echo "AIO probes: $aio_probes"
-# Kretprobes are not attached where ftrace's jump bit meets functions at
-# odd addresses (compat.h): there kprobe_ftrace_handler's is odd.
-kfh=$(awk '$3 == "kprobe_ftrace_handler" { print $1; exit }' /proc/kallsyms)
-if [ -n "$kfh" ] && [ $((0x${kfh: -1} & 1)) -eq 1 ]; then
+if kretprobes_unsafe; then
 	check "the AIO layer's submission is not probed on this kernel, and says so" \
 		grep -q 'aio_read:unverified' <<<"$aio_probes"
 	finish
@@ -148,6 +145,9 @@ if insmod "$ko" pid=$p flows=4096 ${IL_INSMOD_ARGS:-}; then
 	done
 	check "kinds at once: every record read 4096 bytes of 4096 asked, none UNK" \
 		test "$(awk '$2 != 4096 || $4 != 4096 || $3 == "UNK"' /tmp/fk.flows | wc -l)" -eq 0
+	# summary's percent of each file state: of all the kinds' reads.
+	check "kinds at once: summary's file states add up to 100 % ($(awk '$1 ~ /^(HIT|MISS|PARTIAL|DIRECT|UNK|ERROR)$/ && NF == 3 { s += $3 } END { print s }' "$IOLAYERS_D/summary"))" \
+		awk '$1 ~ /^(HIT|MISS|PARTIAL|DIRECT|UNK|ERROR)$/ && NF == 3 { s += $3 } END { exit !(s > 99.4 && s < 100.6) }' "$IOLAYERS_D/summary"
 	check "kinds at once: no request stale, expired or in flight" \
 		test "$(table_col uring stale)/$(table_col uring expired)/$(stats_value uring_in_flight)" = 0/0/0
 	rmmod iolayers

@@ -7,6 +7,9 @@
 # cache.
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
+. "$IOLAYERS_REPO/tests/vm/_req.sh"
+REQ_KIND=fault REQ_PROG=mmapcheck REQ_FILE=/mnt/mm-data REQ_FLOWS=mm_flows
+IL_INSMOD_ARGS=sockets=0
 
 ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 echo none >/sys/block/nvme0n1/queue/scheduler
@@ -18,8 +21,7 @@ insmod "$ko" pid=1 || { not_ok "insmod pid=1"; finish; }
 fault_probe=$(awk '$2 == "FAULT" { print $1 ":" $4 }' "$IOLAYERS_D/layers")
 rmmod iolayers
 echo "FAULT probe: $fault_probe"
-kfh=$(awk '$3 == "kprobe_ftrace_handler" { print $1; exit }' /proc/kallsyms)
-if [ -n "$kfh" ] && [ $((0x${kfh: -1} & 1)) -eq 1 ]; then
+if kretprobes_unsafe; then
 	check "the FAULT layer is not probed on this kernel, and says so" \
 		test "$fault_probe" = handle_mm_fault:unverified
 	finish
@@ -37,36 +39,12 @@ mm_flows() {
 		}' "$IOLAYERS_D/flows"
 }
 
-# run_mm NAME COUNT [ADVICE]: mmapcheck under the module, its log in
-# /tmp/mm.log, the module's records in /tmp/mm.flows; sets MM_OUT and
-# leaves the module loaded.
-run_mm() {
-	local name=$1 count=$2 pid
-	shift 2
-	UC_LOG=/tmp/mm.log "$IOLAYERS_MODULE_DIR/mmapcheck" /mnt/mm-data "$count" 11 "$@" \
-		>/tmp/mm.out &
-	pid=$!
-	wait_stopped $pid
-	insmod "$ko" pid=$pid flows=4096 sockets=0 || { not_ok "$name: insmod"; return 1; }
-	kill -CONT $pid
-	if ! wait $pid; then
-		not_ok "$name: mmapcheck failed: $(cat /tmp/mm.out)"
-		rmmod iolayers
-		return 1
-	fi
-	MM_OUT=$(cat /tmp/mm.out)
-	mm_flows $pid >/tmp/mm.flows
-	echo "$name: mmapcheck: $MM_OUT; module: $(wc -l </tmp/mm.flows) records"
-	grep -E '^(fault|queue|device|HIT|MISS|PARTIAL) ' "$IOLAYERS_D/summary"
-	grep -E '^faults_' "$IOLAYERS_D/stats"
-}
-
 # compare_mm: each faulting touch against its record, in order: its
 # page's offset, one fault, and the label the kernel's count calls for
 # (major: MISS, or PARTIAL when it waited for another's read of its
 # page; minor: HIT). Prints "touches wrong".
 compare_mm() {
-	paste -d' ' /tmp/mm.log /tmp/mm.flows | awk '
+	paste -d' ' /tmp/uc.log /tmp/uc.flows | awk '
 		{
 			n++
 			want = $3 > 0 ? "MISS|PARTIAL" : "HIT"
@@ -80,13 +58,13 @@ compare_mm() {
 
 # mm_sane NAME: what every fault's record holds, and nothing lost.
 mm_sane() {
-	check "$1: a record per fault the kernel counted ($(wc -l </tmp/mm.flows) == $faults)" \
-		test "$(wc -l </tmp/mm.flows)" -eq "$faults"
+	check "$1: a record per fault the kernel counted ($(wc -l </tmp/uc.flows) == $faults)" \
+		test "$(wc -l </tmp/uc.flows)" -eq "$faults"
 	read -r n bad <<<"$(compare_mm)"
 	check "$1: each record's page and label as the kernel's count says ($bad of $n wrong)" \
 		test "$n/$bad" = "$faults/0"
 	check "$1: every MISS has its request and a device time" \
-		test "$(awk '$2 == "MISS" && ($5 == 0 || $6 == "-")' /tmp/mm.flows | wc -l)" -eq 0
+		test "$(awk '$2 == "MISS" && ($5 == 0 || $6 == "-")' /tmp/uc.flows | wc -l)" -eq 0
 	check "$1: no fault probe missed, no flow stale" \
 		test "$(awk '$1 == "handle_mm_fault" { print $3 }' "$IOLAYERS_D/stats")/$(table_col task stale)" = 0/0
 	check "$1: no syscall flow was made of the faults ($(hist_total syscall))" \
@@ -95,13 +73,13 @@ mm_sane() {
 
 # --- MADV_RANDOM on a cold cache: each fault reads its own page -----------
 echo 3 >/proc/sys/vm/drop_caches
-if run_mm random 150 random; then
-	read -r _ touches _ faults _ minor _ major <<<"$MM_OUT"
+if run_req random 150 random; then
+	read -r _ touches _ faults _ minor _ major <<<"$UC_OUT"
 	check "random: most touches were major faults ($major of $touches)" \
 		test "$major" -gt $((touches / 2))
 	mm_sane random
 	check "random: no readahead around the faults" \
-		test "$(awk '$7 != 0' /tmp/mm.flows | wc -l)" -eq 0
+		test "$(awk '$7 != 0' /tmp/uc.flows | wc -l)" -eq 0
 	check "random: the fault histogram holds every record at least ($(hist_total fault))" \
 		test "$(hist_total fault)" -ge "$faults"
 	rmmod iolayers
@@ -109,32 +87,32 @@ fi
 
 # --- MADV_SEQUENTIAL on a cold cache: readahead, majors and minors --------
 echo 3 >/proc/sys/vm/drop_caches
-if run_mm sequential 150 sequential; then
-	read -r _ touches _ faults _ minor _ major <<<"$MM_OUT"
+if run_req sequential 150 sequential; then
+	read -r _ touches _ faults _ minor _ major <<<"$UC_OUT"
 	echo "sequential: $major major and $minor minor faults"
 	mm_sane sequential
 	check "sequential: the major faults read ahead (ra_bytes)" \
-		test "$(awk '$2 == "MISS" && $7 > 0' /tmp/mm.flows | wc -l)" -gt 0
+		test "$(awk '$2 == "MISS" && $7 > 0' /tmp/uc.flows | wc -l)" -gt 0
 	rmmod iolayers
 fi
 
 # --- A warm cache, the default advice: minor faults, HIT, no I/O ----------
 cat /mnt/mm-data >/dev/null
-if run_mm warm 150; then
-	read -r _ touches _ faults _ minor _ major <<<"$MM_OUT"
+if run_req warm 150; then
+	read -r _ touches _ faults _ minor _ major <<<"$UC_OUT"
 	check "warm: only minor faults ($major major)" test "$major" -eq 0
 	check "warm: fewer faults than touches: fault-around mapped neighbours ($faults of $touches)" \
 		test "$faults" -lt "$touches"
 	mm_sane warm
 	check "warm: no fault made a request" \
-		test "$(awk '$5 != 0' /tmp/mm.flows | wc -l)" -eq 0
+		test "$(awk '$5 != 0' /tmp/uc.flows | wc -l)" -eq 0
 	rmmod iolayers
 fi
 
 # --- Signals while faults wait: given up, taken again, counted once -------
 echo 3 >/proc/sys/vm/drop_caches
-if run_mm signals 150 random signals; then
-	read -r _ touches _ faults _ minor _ major <<<"$MM_OUT"
+if run_req signals 150 random signals; then
+	read -r _ touches _ faults _ minor _ major <<<"$UC_OUT"
 	echo "signals: $(stats_value faults_given_up) faults given up"
 	mm_sane signals
 	rmmod iolayers
@@ -142,9 +120,9 @@ fi
 
 # --- Write touches of a private mapping: counted, not recorded ------------
 echo 3 >/proc/sys/vm/drop_caches
-if run_mm write 60 write; then
-	read -r _ touches _ faults _ minor _ major <<<"$MM_OUT"
-	check "write: no fault record ($(wc -l </tmp/mm.flows))" test "$(wc -l </tmp/mm.flows)" -eq 0
+if run_req write 60 write; then
+	read -r _ touches _ faults _ minor _ major <<<"$UC_OUT"
+	check "write: no fault record ($(wc -l </tmp/uc.flows))" test "$(wc -l </tmp/uc.flows)" -eq 0
 	check "write: every fault the kernel counted was counted a write ($(stats_value faults_write) >= $faults)" \
 		test "$(stats_value faults_write)" -ge "$faults" -a "$faults" -gt 0
 	rmmod iolayers
@@ -152,13 +130,13 @@ fi
 
 # --- pread() into a mapped page: the faults are the read's -----------------
 echo 3 >/proc/sys/vm/drop_caches
-if run_mm readinto 60 readinto; then
-	read -r _ touches _ faults _ minor _ major <<<"$MM_OUT"
+if run_req readinto 60 readinto; then
+	read -r _ touches _ faults _ minor _ major <<<"$UC_OUT"
 	preads=$(awk -v ino="$ino" 'function col(n) { return $(h[n]) }
 		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 		col("syscall") == "pread64" && col("ino") == ino' "$IOLAYERS_D/flows" | wc -l)
-	check "readinto: no fault record, a pread64 record per touch ($(wc -l </tmp/mm.flows), $preads of $touches)" \
-		test "$(wc -l </tmp/mm.flows)/$preads" = "0/$touches"
+	check "readinto: no fault record, a pread64 record per touch ($(wc -l </tmp/uc.flows), $preads of $touches)" \
+		test "$(wc -l </tmp/uc.flows)/$preads" = "0/$touches"
 	check "readinto: the faults in the reads were counted theirs ($(stats_value faults_in_reads) >= $faults)" \
 		test "$(stats_value faults_in_reads)" -ge "$faults" -a "$faults" -gt 0
 	rmmod iolayers

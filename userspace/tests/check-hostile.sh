@@ -45,6 +45,10 @@ with open(out, "w") as f:
         if kind == "utf8":	# names in UTF-8, one with a backslash (escaped)
             comm = ["x", "\u00e9\u00e8\u00eadb", "a\\b"][i]
         r = read(i + 1, 100 + i, comm, short if kind == "hostile" else "nvme0n1")
+        if kind == "hostile" and i == 2:	# the slowest: an AIO request, its opcode hostile
+            r.update(syscall="aio:" + short, syscall_ns=None, vfs_ns=None, vfs_off=None,
+                     uring_ns=None, aio_ns=600000, ur_attempts=1, ur_issue_ns=9000,
+                     ur_issue_off=10, ur_where=["inline", short])
         f.write(json.dumps(r) + "\n")
     for i in range(n):
         path = "/mnt/" + (evil if kind == "hostile" else "f") + str(i)
@@ -52,9 +56,10 @@ with open(out, "w") as f:
     f.write(json.dumps({"end": True, "reads": n, "lost": 0}) + "\n")
 PY
 
-# 1. Strings: escaped on the terminal, in the SVG.
+# 1. Strings: escaped on the terminal, in JSON, in the SVG (an AIO
+# request's opcode and where too, in -t).
 python3 "$tmp/rec.py" "$tmp/h.jsonl" hostile
-for v in "" -H -t --slow --files -D; do
+for v in "" -H -t --slow --files -D -j; do
 	if ! "$reader" --from "$tmp/h.jsonl" $v >"$tmp/out" 2>"$tmp/err" || [ -s "$tmp/err" ]; then
 		not_ok "hostile strings: iolayers $v fails or warns: $(head -3 "$tmp/err")"
 		continue
