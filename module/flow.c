@@ -1158,6 +1158,7 @@ void iolayers_reqs_flush(void)
 	/* A completion queued while the work ran: its records too. */
 	iolayers_reqs_done_fn(NULL);
 }
+EXPORT_SYMBOL_IF_KUNIT(iolayers_reqs_flush);
 
 /*
  * End @f's flow (in flight until now): no completion folds into it from

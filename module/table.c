@@ -349,6 +349,7 @@ void *iolayers_table_find(enum iolayers_table_id t, unsigned long key)
 			return e;
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(iolayers_table_find);
 
 /**
  * iolayers_table_alloc() - Allocate a zeroed entry, counted in its table.
