@@ -2,11 +2,11 @@
 /*
  * iolayers --from FILE: a recording (`iolayers record`, JSON lines) read
  * back into the snapshot the live views print: every read (a read-family
- * syscall, an io_uring or AIO read request) a flow, the histograms built
- * from the reads exactly as the module builds its own (one sample per
- * layer the read reached, log2 buckets), the slow reads those at least
- * the recording's slow_us, the files' paths from its file objects. JSON
- * is parsed by jansson.
+ * syscall, an io_uring or AIO read request, a page fault on a file's
+ * mapping) a flow, the histograms built from the reads exactly as the
+ * module builds its own (one sample per layer the read reached, log2
+ * buckets), the slow reads those at least the recording's slow_us, the
+ * files' paths from its file objects. JSON is parsed by jansson.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -144,7 +144,8 @@ static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 		snprintf(key, sizeof(key), "%s_ns", il_layer_names[l]);
 		/*
 		 * The socket layers are not in format 6's records, the uring
-		 * layer not in format 7's, the aio layer not in format 8's.
+		 * layer not in format 7's, the aio layer not in format 8's,
+		 * the fault layer not in the first format 9 recorder's.
 		 */
 		f->lat[l] = -1;
 		if (l >= IOLAYERS_L_SOCK && !json_object_get(o, key))
@@ -153,9 +154,10 @@ static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 			return -1;
 	}
 	/*
-	 * A request has its whole latency in its layer's member (an io_uring
-	 * one's in uring_ns from format 8, an AIO one's in aio_ns from format
-	 * 9), syscall_ns null; a syscall the other way round.
+	 * A request or a fault has its whole latency in its layer's member
+	 * (an io_uring request's in uring_ns from format 8, an AIO one's in
+	 * aio_ns and a fault's in fault_ns from format 9), syscall_ns null; a
+	 * syscall the other way round.
 	 */
 	f->via = il_via_of(f->syscall);
 	if (!il_flow_tops_ok(f) || from_req(o, f))

@@ -77,12 +77,13 @@ struct il_flow {
 	/*
 	 * Format 8: how it was issued (enum iolayers_via, from its syscall
 	 * column: "io_uring:" names an io_uring request, format 9's "aio:"
-	 * a Linux AIO one; il_via_of()). A request's whole latency is in its
-	 * layer (iolayers_via_layer(): lat[IOLAYERS_L_URING] or
-	 * lat[IOLAYERS_L_AIO]), lat[IOLAYERS_L_SYSCALL] -1; a syscall's the
-	 * other way round. A request's attempts, their time summed, the
-	 * first one's start after the submission (-1 when none or not a
-	 * request), where they ran ("inline,iowq"; "-").
+	 * a Linux AIO one and "fault" a page fault on a file's mapping;
+	 * il_via_of()). Another kind's whole latency is in its own layer
+	 * (iolayers_via_layer(): lat[IOLAYERS_L_URING], lat[IOLAYERS_L_AIO]
+	 * or lat[IOLAYERS_L_FAULT]), lat[IOLAYERS_L_SYSCALL] -1; a syscall's
+	 * the other way round. A request's (iolayers_via_request()) attempts,
+	 * their time summed, the first one's start after the submission (-1
+	 * when none or not a request), where they ran ("inline,iowq"; "-").
 	 */
 	int via;
 	int64_t ur_attempts, ur_issue_ns, ur_issue_off;
@@ -91,10 +92,11 @@ struct il_flow {
 
 /*
  * The ways a read is issued that this reader knows: enum iolayers_via's
- * first values. A record of another way (a newer module's) is read as a
+ * first values, each named (iolayers_via_prefix(), but the syscall's). A
+ * record of another way (a newer module's, unnamed here) is read as a
  * syscall's (il_via()).
  */
-#define IL_NR_VIA	(IOLAYERS_VIA_AIO + 1)
+#define IL_NR_VIA	(IOLAYERS_VIA_FAULT + 1)
 
 static inline unsigned int il_via(unsigned int via)
 {
@@ -104,7 +106,8 @@ static inline unsigned int il_via(unsigned int via)
 /*
  * How the read a syscall column names was issued: a request's column is
  * its iolayers_via_prefix(), a colon and its opcode ("io_uring:READ",
- * "aio:PREAD"); anything else is a syscall's.
+ * "aio:PREAD"); a fault's is its prefix alone ("fault"); anything else is
+ * a syscall's.
  */
 static inline int il_via_of(const char *syscall)
 {
@@ -114,16 +117,18 @@ static inline int il_via_of(const char *syscall)
 		const char *prefix = iolayers_via_prefix(v);
 		size_t n = strlen(prefix);
 
-		if (!strncmp(syscall, prefix, n) && syscall[n] == ':')
+		if (!strncmp(syscall, prefix, n) &&
+		    syscall[n] == (iolayers_via_request(v) ? ':' : '\0'))
 			return v;
 	}
 	return IOLAYERS_VIA_SYSCALL;
 }
 
 /*
- * The layer that holds a flow's whole latency (sys_enter to sys_exit, or
- * a request's submission to its completion): what the per-read views
- * sort by and put at the end of its timeline.
+ * The layer that holds a flow's whole latency (sys_enter to sys_exit, a
+ * request's submission to its completion, a fault's entry to its last
+ * return): what the per-read views sort by and put at the end of its
+ * timeline.
  */
 static inline int il_flow_top(const struct il_flow *f)
 {
@@ -135,7 +140,7 @@ static inline int64_t il_flow_ns(const struct il_flow *f)
 	return f->lat[il_flow_top(f)];
 }
 
-/* Whether layer @l is some read's whole latency (a syscall's or a request's). */
+/* Whether layer @l is some kind of read's whole latency (iolayers_via_layer()). */
 static inline int il_is_top(int l)
 {
 	int v;

@@ -38,10 +38,10 @@ const char *argp_program_version = "iolayers 0.1.0";
 /* Each example shorter than argp's 79 columns: it wraps longer lines at column 0. */
 static const char doc[] =
 "Show where the time of a process's read() calls, io_uring and Linux AIO\n"
-"read requests goes, layer by layer: syscall or request (io_uring, AIO),\n"
-"VFS, file system, block queue and service, NVMe device; and whether the\n"
-"page cache served them (HIT, MISS, PARTIAL, DIRECT), or that they failed\n"
-"(ERROR).\n"
+"read requests and page faults on mapped files goes, layer by layer:\n"
+"syscall, request (io_uring, AIO) or fault, VFS, file system, block queue\n"
+"and service, NVMe device; and whether the page cache served them (HIT,\n"
+"MISS, PARTIAL, DIRECT), or that they failed (ERROR).\n"
 "\n"
 "USAGE: iolayers [OPTIONS] [INTERVAL [COUNT]]\n"
 "       iolayers record [-o FILE] [--duration S] [-- COMMAND...]\n"
@@ -701,8 +701,8 @@ int main(int argc, char **argv)
 		il_view_table(stdout, &s, env.cache_mask);
 		if (!env.hist)
 			printf("SHARE: the layer's time over the syscall (or io_uring or AIO "
-			       "request) time of the same reads; queue/service/device: the longest "
-			       "request of each read\n");
+			       "request, or page fault) time of the same reads; queue/service/device: "
+			       "the longest request of each read\n");
 	}
 	il_snapshot_free(&s);
 	return ret;

@@ -165,7 +165,7 @@ static void table_rows(FILE *out, const struct il_snapshot *s, unsigned int mask
 	char b[5][16];
 	int l;
 
-	/* The reads' whole time: their syscalls' and requests'. */
+	/* The reads' whole time: their syscalls', requests' and faults'. */
 	il_reads_hist(s, mask, &sys);
 	fprintf(out, "  %-8s %-8s %9s %12s %8s %8s %8s %8s %6s\n", "LAYER", "", "COUNT", "BYTES",
 		"P50", "P90", "P99", "MAX", "SHARE");
@@ -186,8 +186,8 @@ static void table_rows(FILE *out, const struct il_snapshot *s, unsigned int mask
 /*
  * The default view: per cache state with reads (of those in @mask), a row
  * per layer (count, bytes, p50/p90/p99, max, share of the reads' whole
- * time: their syscalls' and requests', io_uring and AIO), then the ratio
- * of every state.
+ * time: their syscalls', requests' (io_uring, AIO) and page faults'),
+ * then the ratio of every state.
  */
 void il_view_table(FILE *out, const struct il_snapshot *s, unsigned int mask)
 {
@@ -399,7 +399,8 @@ static void tl_sort(struct tl *tl)
 /*
  * A timeline's events by how the read was issued: its start, its first
  * attempt (a request's), the end of its last one (of the FS layer's
- * time), its end.
+ * time), its end. A fault has no FS layer: its I/O is drawn under its
+ * entry.
  */
 static const struct {
 	const char *start, *attempt, *fs_end, *end;
@@ -409,26 +410,31 @@ static const struct {
 	[IOLAYERS_VIA_AIO] = {
 		"submit", "issue in io_submit", "issue returns", "completion event"
 	},
+	[IOLAYERS_VIA_FAULT] = { "fault entry", NULL, "fs read_iter returns", "fault returns" },
 };
 
 /*
  * The ASCII timeline of one read, every layer's start and end as offsets
  * from sys_enter; a request's from its submission (its first attempt's
  * start, and the time its attempts took) to its completion: an io_uring
- * request's CQE, an AIO request's event.
+ * request's CQE, an AIO request's event; a page fault's from its entry
+ * (handle_mm_fault()) to its last return, its I/O between.
  */
 void il_view_timeline(FILE *out, const struct il_flow *f)
 {
 	char a[16], t[2][IL_TERM_LEN(IL_NAME_LEN)];
-	const char *req = iolayers_via_prefix(f->via);
+	const char *kind = iolayers_via_prefix(f->via);
 	int blk = f->rqs > 0;
 	struct tl tl = { 0 };
 	struct tl_event *e;
 
-	fprintf(out, "%s%s #%" PRIu64 ": tid %" PRId64 " %s, fd %" PRId64 ", %" PRId64
-		" of %" PRId64 " bytes", il_term_str(t[0], sizeof(t[0]), f->syscall),
-		req ? "" : "()", f->seq, f->tid, il_term_str(t[1], sizeof(t[1]), f->comm), f->fd,
-		f->ret, f->req);
+	/* A fault has no file descriptor (-1): none said. */
+	fprintf(out, "%s%s #%" PRIu64 ": tid %" PRId64 " %s, ",
+		il_term_str(t[0], sizeof(t[0]), f->syscall), kind ? "" : "()", f->seq, f->tid,
+		il_term_str(t[1], sizeof(t[1]), f->comm));
+	if (f->fd >= 0)
+		fprintf(out, "fd %" PRId64 ", ", f->fd);
+	fprintf(out, "%" PRId64 " of %" PRId64 " bytes", f->ret, f->req);
 	if (f->pos >= 0)
 		fprintf(out, " at %" PRId64, f->pos);
 	fprintf(out, ", %s", il_cache_names[f->cache]);
@@ -436,7 +442,7 @@ void il_view_timeline(FILE *out, const struct il_flow *f)
 		fprintf(out, " (lost events of: %s)", il_term_str(t[0], sizeof(t[0]), f->missed));
 	fprintf(out, "\n\u2502\n");
 	tl_add(&tl, tl_via[f->via].start, 0, 0);
-	if (req && f->ur_issue_off >= 0) {
+	if (iolayers_via_request(f->via) && f->ur_issue_off >= 0) {
 		e = tl_add(&tl, tl_via[f->via].attempt, f->ur_issue_off, 0);
 		snprintf(e->note, sizeof(e->note), "%" PRId64 " attempt%s, %s issuing%s%s",
 			 f->ur_attempts, f->ur_attempts == 1 ? "" : "s",
@@ -484,7 +490,7 @@ void il_view_timeline(FILE *out, const struct il_flow *f)
 			 il_fmt_ns(a, sizeof(a), (double)f->lat[IOLAYERS_L_VFS]));
 	}
 	e = tl_add(&tl, tl_via[f->via].end, il_flow_ns(f), 0);
-	snprintf(e->note, sizeof(e->note), "%s %s", req ? req : "syscall",
+	snprintf(e->note, sizeof(e->note), "%s %s", kind ? kind : "syscall",
 		 il_fmt_ns(a, sizeof(a), (double)il_flow_ns(f)));
 	tl_print(out, &tl);
 }
@@ -538,7 +544,7 @@ struct file_sum {
 	double ns[IOLAYERS_NR_LAYERS];
 };
 
-/* A file's reads' whole time: their syscalls' and requests'. */
+/* A file's reads' whole time: their syscalls', requests' and faults'. */
 static double file_sum_time(const struct file_sum *x)
 {
 	double t = 0;
@@ -763,10 +769,10 @@ static void json_flows(FILE *out, const struct il_flows *fl)
 			fprintf(out, "null");
 		/*
 		 * A request's attempts (io_uring's from format 8, AIO's from
-		 * format 9); null for a syscall.
+		 * format 9); null for a syscall or a fault.
 		 */
 		fprintf(out, ", \"uring\": ");
-		if (f->via != IOLAYERS_VIA_SYSCALL) {
+		if (iolayers_via_request(f->via)) {
 			fprintf(out, "{");
 			json_i64(out, "attempts", f->ur_attempts, 0);
 			json_i64(out, "issue_ns", f->ur_issue_ns, 0);
@@ -857,9 +863,12 @@ void il_view_json(FILE *out, const struct il_snapshot *s)
 #define PROM_LAST	35
 
 #define LB(l)		(1U << IOLAYERS_L_##l)
-/* A file read's: as a syscall, or as an io_uring or AIO request (uring, aio; no vfs). */
+/*
+ * A file read's: as a syscall, as an io_uring or AIO request (uring, aio;
+ * no vfs), as a page fault (fault; no vfs, no fs).
+ */
 #define DISK_LAYERS	(LB(SYSCALL) | LB(VFS) | LB(FS) | LB(QUEUE) | LB(SERVICE) | LB(DEVICE) | \
-			 LB(URING) | LB(AIO))
+			 LB(URING) | LB(AIO) | LB(FAULT))
 #define SOCK_LAYERS	(LB(SYSCALL) | LB(VFS) | LB(SOCK) | LB(TCP))
 
 /*
@@ -896,6 +905,7 @@ static const char *const prom_layer_help[IOLAYERS_NR_LAYERS] = {
 	[IOLAYERS_L_WAIT] = "the wait for data on the socket (part of the socket time)",
 	[IOLAYERS_L_URING] = "an io_uring read request, submission to its completion's CQE (instead of the syscall's)",
 	[IOLAYERS_L_AIO] = "a Linux AIO read request (io_submit), submission to its completion event (instead of the syscall's)",
+	[IOLAYERS_L_FAULT] = "a page fault on a file's mapping, entry to its last return, retries included (instead of the syscall's)",
 };
 
 /* A cache state as a label value: lower case. */
@@ -1091,12 +1101,12 @@ static void prom_view(FILE *out, const struct il_snapshot *s, int om)
 
 	prom_build_info(out, om, s);
 	prom_family(out, om, "iolayers_reads_total", "counter", NULL,
-		    "read() calls, io_uring and AIO read requests of the followed processes, by cache state (sockets: ready, waited, empty).");
+		    "read() calls, io_uring and AIO read requests and page faults on mapped files of the followed processes, by cache state (sockets: ready, waited, empty).");
 	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
 		fprintf(out, "iolayers_reads_total{cache=\"%s\"} %" PRIu64 "\n",
 			prom_state(c, st, sizeof(st)), il_cache_reads(s, c));
 	prom_family(out, om, "iolayers_read_bytes_total", "counter", "bytes",
-		    "Bytes the followed read() calls, io_uring and AIO read requests returned, by cache state.");
+		    "Bytes the followed read() calls, io_uring and AIO read requests returned and page faults mapped, by cache state.");
 	for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
 		il_reads_hist(s, 1U << c, &h);
 		fprintf(out, "iolayers_read_bytes_total{cache=\"%s\"} %" PRIu64 "\n",
@@ -1152,10 +1162,10 @@ void il_view_openmetrics(FILE *out, const struct il_snapshot *s)
 	prom_view(out, s, 1);
 }
 
-/* Layer colours of the SVG, and of its legend (grey: none named yet). */
+/* Layer colours of the SVG, and of its legend (grey: a layer not named here). */
 static const char *const svg_colours[IOLAYERS_NR_LAYERS] = {
 	"#c6dbef", "#6baed6", "#2171b5", "#fdae6b", "#e6550d", "#31a354", "#bcbddc", "#756bb1",
-	"#969696", "#c7e9c0", "#fdd0a2",
+	"#969696", "#c7e9c0", "#fdd0a2", "#fcbba1",
 };
 
 static const char *svg_colour(int l)
@@ -1187,8 +1197,8 @@ static void svg_seg(FILE *out, double x0, double scale, int64_t off, int64_t len
 
 /*
  * --svg: a waterfall of the @max slowest reads (one row each, aligned on
- * their sys_enter, or a request's submission), a segment per layer at its
- * real offset and length.
+ * their sys_enter, a request's submission or a fault's entry), a segment
+ * per layer at its real offset and length.
  */
 int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
 {
@@ -1221,7 +1231,7 @@ int il_view_svg(FILE *out, const struct il_snapshot *s, int max)
 	fprintf(out, "<text x=\"10\" y=\"18\" font-size=\"14\">iolayers ");
 	il_xml_str(out, s->version, SIZE_MAX);
 	fprintf(out, ": the %d slowest reads, each from its sys_enter (an io_uring or AIO "
-		"request: its submission)</text>\n", n);
+		"request: its submission; a page fault: its entry)</text>\n", n);
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 		fprintf(out, "<rect x=\"%d\" y=\"28\" width=\"12\" height=\"10\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"37\">%s</text>\n", 10 + key * l, svg_colour(l),

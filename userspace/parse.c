@@ -47,8 +47,9 @@ int il_parse_version(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 	 * device) and the stream's table in `stats`, and gave read() and
 	 * readv() their file offset in pos; format 7 the socket reads'
 	 * layers and columns, format 8 io_uring requests (the uring layer,
-	 * the ur_* columns), format 9 Linux AIO requests (the aio layer).
-	 * This reader reads them all.
+	 * the ur_* columns), format 9 Linux AIO requests (the aio layer)
+	 * and page faults on a file's mapping (the fault layer). This
+	 * reader reads them all.
 	 */
 	if (s->format < 4 || s->format > IOLAYERS_FORMAT_VERSION)
 		return il_fail(err, errlen,
@@ -467,11 +468,12 @@ static int set_col(struct il_flow *fw, int col, const char *tok)
 }
 
 /*
- * A line's read issued as a request (its syscall column "io_uring:READ"
- * from format 8, "aio:PREAD" from format 9...): `flows` shows its whole
- * latency, submission to completion, in syscall_ns; the reader keeps it
- * in the request's layer (uring, aio), as the module's histograms do,
- * and never in the syscall layer.
+ * A line's read issued otherwise than by a syscall (a request, its
+ * syscall column "io_uring:READ" from format 8, "aio:PREAD" from format
+ * 9; a page fault, "fault", from format 9): `flows` shows its whole
+ * latency (submission to completion, a fault's entry to its return) in
+ * syscall_ns; the reader keeps it in its kind's layer (uring, aio,
+ * fault), as the module's histograms do, and never in the syscall layer.
  */
 static void flow_via(struct il_flow *fw)
 {
@@ -533,8 +535,9 @@ int il_parse_flows(FILE *f, struct il_flows *fl, char *err, size_t errlen)
 		strcpy(fw->sock, "-");	/* format 6: no socket columns */
 		fw->lat[IOLAYERS_L_SOCK] = fw->lat[IOLAYERS_L_TCP] = fw->lat[IOLAYERS_L_WAIT] = -1;
 		fw->sock_off = fw->tcp_off = -1;
-		/* format 7: no io_uring columns; no request layer is a column */
-		fw->lat[IOLAYERS_L_URING] = fw->lat[IOLAYERS_L_AIO] = -1;
+		/* format 7: no io_uring columns; no other kind's layer is a column */
+		for (i = IOLAYERS_VIA_SYSCALL + 1; i < IL_NR_VIA; i++)
+			fw->lat[iolayers_via_layer(i)] = -1;
 		fw->ur_attempts = fw->ur_issue_ns = fw->ur_issue_off = -1;
 		strcpy(fw->ur_where, "-");
 		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
@@ -685,8 +688,9 @@ static int plausible(int64_t v, int64_t lo)
  * il_flow_tops_ok() - Whether a flow's whole latency is where its kind's is.
  * @f: the flow, its via valid
  *
- * A syscall's is in the syscall layer, a request's in its own (uring,
- * aio; the syscall layer's -1 then); the other kinds' layers are -1.
+ * A syscall's is in the syscall layer, a request's or a fault's in its
+ * own (uring, aio, fault; the syscall layer's -1 then); the other kinds'
+ * layers are -1.
  *
  * Return: 1 when so, 0 when not.
  */
@@ -706,9 +710,10 @@ int il_flow_tops_ok(const struct il_flow *f)
  *
  * Times and offsets are nanoseconds below 2^62 (146 years), -1 where a
  * layer was not reached; a read's whole latency is its syscall's, or a
- * request's in its layer (il_flow_tops_ok()); sizes and counts below
- * 2^62 bytes; ids within their kernel types. The views add and subtract
- * these: within these bounds no sum overflows.
+ * request's or a fault's in its layer (il_flow_tops_ok()); sizes and
+ * counts below 2^62 bytes; ids within their kernel types (a fault's fd
+ * -1). The views add and subtract these: within these bounds no sum
+ * overflows.
  *
  * Return: 0, or -1.
  */

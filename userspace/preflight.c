@@ -88,13 +88,14 @@ static const struct pf_point pf_points[] = {
 	  "where io_read_fixed exists, IORING_OP_READ_FIXED requests get no FS, cache or BLOCK part" },
 	{ "AIO", "kretprobe aio_read", 1, "AIO reads make no record" },
 	{ "AIO", "function aio_complete_rw", 1, "AIO reads make no record" },
+	{ "FAULT", "kretprobe handle_mm_fault", 1, "page faults on mapped files make no record" },
 	{ "FILTER", "event sched/sched_process_fork", 0, NULL },
 	{ "FILTER", "event sched/sched_process_exit", 0, NULL },
 	{ "FILTER", "event sched/sched_process_exec", 0, NULL },
 };
 
-static const char * const pf_layers[] = { "SYSCALL", "URING", "AIO", "VFS", "FS", "CACHE", "SOCK",
-					    "BLOCK", "DEVICE", "FILTER" };
+static const char * const pf_layers[] = { "SYSCALL", "URING", "AIO", "FAULT", "VFS", "FS", "CACHE",
+					    "SOCK", "BLOCK", "DEVICE", "FILTER" };
 
 /* Names read from a list, one a line, NUL-separated. */
 struct pf_names {

@@ -3,7 +3,8 @@
  * iolayers record: save the module's stream of completed reads
  * (stream/raw, the binary records of include/uapi/iolayers.h) as JSON
  * lines: a header object, one object per read (a read-family syscall, an
- * io_uring or a Linux AIO read request) or loss, a trailer.
+ * io_uring or a Linux AIO read request, a page fault on a file's mapping)
+ * or loss, a trailer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -93,9 +94,10 @@ static char *rec_i64(char *p, const char *key, int64_t v)
 #define IL_REC_READ_V6 offsetof(struct iolayers_rec_read, sock_ns)
 
 /*
- * A read's latency at layer @l (-1: not reached). A request's whole
- * latency (@ns[0], submission to its completion: an io_uring CQE, an AIO
- * event) is its layer's (uring, aio): it has no syscall's.
+ * A read's latency at layer @l (-1: not reached). A request's or a
+ * fault's whole latency (@ns[0], submission to its completion, an
+ * io_uring CQE or an AIO event; a fault's entry to its last return) is
+ * its layer's (uring, aio, fault): it has no syscall's.
  */
 static int64_t il_rec_lat(const struct iolayers_rec_read *r, int l)
 {
@@ -122,32 +124,34 @@ static char *rec_dev(char *p, const char *key, unsigned int major, unsigned int 
 }
 
 /*
- * The syscall's name, or a request's prefix ("io_uring", "aio"), a colon
+ * The syscall's name; a request's prefix ("io_uring", "aio"), a colon
  * and its opcode's name (its number for one the uapi header does not
- * name), as `flows` names them.
+ * name); a fault's prefix alone ("fault"): as `flows` names them.
  */
 static char *rec_syscall(char *p, const struct iolayers_rec_read *r)
 {
 	static const char * const sys[] = IOLAYERS_SYSCALL_NAMES;
-	const char *req = iolayers_via_prefix(r->via), *op;
+	const char *kind = iolayers_via_prefix(r->via), *op;
 
-	if (!req)
+	if (!kind)
 		return il_put(p, r->syscall < sizeof(sys) / sizeof(sys[0]) ? sys[r->syscall] : "?");
+	if (!iolayers_via_request(r->via))
+		return il_put(p, kind);
 	op = iolayers_req_op_name(r->via, r->syscall);
-	p = il_put(il_put(p, req), ":");
+	p = il_put(il_put(p, kind), ":");
 	return op ? il_put(p, op) : il_put_u64(p, r->syscall);
 }
 
 /*
  * A request's own part (io_uring's, AIO's): its attempts, their time, the
- * first one's start, where they ran; null for a syscall.
+ * first one's start, where they ran; null for a syscall or a fault.
  */
 static char *rec_req(char *p, const struct iolayers_rec_read *r)
 {
 	static const char * const where[] = IOLAYERS_URING_WHERE_NAMES;
 	unsigned int k, n = 0;
 
-	if (r->via == IOLAYERS_VIA_SYSCALL)
+	if (!iolayers_via_request(r->via))
 		return il_put(p, ", \"ur_attempts\": null, \"ur_issue_ns\": null, "
 			      "\"ur_issue_off\": null, \"ur_where\": null");
 	p = il_put_u64(il_put(p, ", \"ur_attempts\": "), r->attempts);
@@ -302,24 +306,26 @@ static void csv_row(FILE *out, const struct iolayers_rec_read *r, int64_t off, c
 }
 
 /*
- * A read's rows. A request's first and last are its layer's (URING, AIO),
- * submit and complete (its CQE, its event), the time between them its
+ * A read's rows. A syscall's first and last are SYSCALL enter and exit; a
+ * request's its layer's (URING, AIO) submit and complete (its CQE, its
+ * event), a fault's FAULT enter and return, the time between them its
  * latency: the schema has no column for it, and it is no syscall's
  * (Flow_SYSCALL_Lat empty).
  */
 static void rec_read_csv(FILE *out, const struct iolayers_rec_read *r)
 {
-	static const char * const hier[IL_NR_VIA] = {
-		[IOLAYERS_VIA_SYSCALL] = "SYSCALL",
-		[IOLAYERS_VIA_URING] = "URING",
-		[IOLAYERS_VIA_AIO] = "AIO",
+	static const struct {
+		const char *hier, *start, *end;
+	} top[IL_NR_VIA] = {
+		[IOLAYERS_VIA_SYSCALL] = { "SYSCALL", "enter", "exit" },
+		[IOLAYERS_VIA_URING] = { "URING", "submit", "complete" },
+		[IOLAYERS_VIA_AIO] = { "AIO", "submit", "complete" },
+		[IOLAYERS_VIA_FAULT] = { "FAULT", "enter", "return" },
 	};
 	const int64_t none[6] = { -1, -1, -1, -1, -1, -1 };
-	int req = r->via != IOLAYERS_VIA_SYSCALL;
-	const char *top = hier[r->via];
 	int64_t lat[6];
 
-	csv_row(out, r, 0, top, req ? "submit" : "enter", (int64_t)r->req, none, 0);
+	csv_row(out, r, 0, top[r->via].hier, top[r->via].start, (int64_t)r->req, none, 0);
 	if (r->vfs_off >= 0)
 		csv_row(out, r, r->vfs_off, "VFS", "enter", (int64_t)r->req, none, 0);
 	if (r->fs_off >= 0)
@@ -341,13 +347,13 @@ static void rec_read_csv(FILE *out, const struct iolayers_rec_read *r)
 		lat[4] = r->ns[IOLAYERS_L_SERVICE];
 		csv_row(out, r, r->done_off, "BLOCK", "complete", (int64_t)r->rq_bytes, lat, 0);
 	}
-	lat[0] = req ? -1 : r->ns[IOLAYERS_L_SYSCALL];
+	lat[0] = r->via == IOLAYERS_VIA_SYSCALL ? r->ns[IOLAYERS_L_SYSCALL] : -1;
 	lat[1] = r->ns[IOLAYERS_L_VFS];
 	lat[2] = r->ns[IOLAYERS_L_FS];
 	lat[3] = r->ns[IOLAYERS_L_QUEUE];
 	lat[4] = r->ns[IOLAYERS_L_SERVICE];
 	lat[5] = r->ns[IOLAYERS_L_DEVICE];
-	csv_row(out, r, r->ns[IOLAYERS_L_SYSCALL], top, req ? "complete" : "exit",
+	csv_row(out, r, r->ns[IOLAYERS_L_SYSCALL], top[r->via].hier, top[r->via].end,
 		r->ret > 0 ? r->ret : 0, lat, 1);
 }
 
@@ -440,9 +446,10 @@ static void rec_usage(FILE *f)
 		"until Ctrl-C, S seconds, or COMMAND's exit. With COMMAND, the module\n"
 		"follows it and its children (this sets the module's pid and children).\n"
 		"--csv: one row per event of each read instead (enter and exit of the\n"
-		"syscall, or an io_uring or AIO request's submit and complete, VFS and\n"
-		"FS entries, block queue, issue and completions), the columns of seed\n"
-		"000's event schema; a row STREAM,lost where records were lost.\n");
+		"syscall, an io_uring or AIO request's submit and complete, or a page\n"
+		"fault's enter and return, VFS and FS entries, block queue, issue and\n"
+		"completions), the columns of seed 000's event schema; a row\n"
+		"STREAM,lost where records were lost.\n");
 }
 
 /*

@@ -126,9 +126,10 @@ void il_layer_hist(const struct il_snapshot *s, int layer, unsigned int mask, st
 
 /*
  * The reads' whole time, over the cache states in @mask: their top
- * layers' histograms merged, the read-family syscalls' and the requests'
- * (io_uring's from format 8, AIO's from format 9). The module notes a
- * request in its layer and not in the syscall's: each read once.
+ * layers' histograms merged, the read-family syscalls', the requests'
+ * (io_uring's from format 8, AIO's from format 9) and the page faults'
+ * (format 9). The module notes a request or a fault in its layer and not
+ * in the syscall's: each read once.
  */
 void il_reads_hist(const struct il_snapshot *s, unsigned int mask, struct il_hist *out)
 {
@@ -153,7 +154,7 @@ uint64_t il_cache_reads(const struct il_snapshot *s, int cache)
 
 /*
  * The flow with @seq, or the slowest when @seq is 0: by its whole
- * latency, a syscall's or a request's (il_flow_ns()).
+ * latency, a syscall's, a request's or a fault's (il_flow_ns()).
  */
 const struct il_flow *il_pick_flow(const struct il_flows *fl, uint64_t seq, int cache)
 {

@@ -27,8 +27,9 @@ om = open(om_file).read()
 # restated: a change there must be made here on purpose).
 # A HIT's block layers: the async readahead requests it issued that
 # completed before it returned. A file read's top layer is its syscall's,
-# or a request's (no vfs): io_uring's (format 8: uring), AIO's (9: aio).
-DISK = {"syscall", "vfs", "fs", "queue", "service", "device", "uring", "aio"}
+# or a request's (no vfs): io_uring's (format 8: uring), AIO's (9: aio),
+# or a page fault's (9: fault; no vfs, no fs).
+DISK = {"syscall", "vfs", "fs", "queue", "service", "device", "uring", "aio", "fault"}
 SOCK = {"syscall", "vfs", "sock", "tcp"}
 POSSIBLE = {
     "hit": DISK, "miss": DISK, "partial": DISK, "direct": DISK,

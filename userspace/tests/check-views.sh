@@ -49,16 +49,18 @@ for r in rows[1:]:
             assert a[k] == int(s[k]), (r[0], k, a[k], s[k])
     n += 1
 # Six layers, nine where the module has the socket layers (format 7),
-# ten with the uring layer (format 8), eleven with the aio layer (9).
+# ten with the uring layer (format 8), twelve with the aio and fault
+# layers (9; eleven in the first hand-made format 9 tree, before faults).
 names = {r[0] for r in rows[1:]}
-assert n == (11 if "aio" in names else 10 if "uring" in names else 9 if "sock" in names
-             else 6), n
+assert n == (12 if "fault" in names else 11 if "aio" in names else 10 if "uring" in names
+             else 9 if "sock" in names else 6), n
 flows = sum(1 for _ in open(sys.argv[3])) - 1
 assert len(j["flows"]) == flows, (len(j["flows"]), flows)
-# A state's reads: its syscalls and its requests, io_uring's (format 8)
-# and AIO's (format 9); from format 9 as the summary's cache lines count.
+# A state's reads: its syscalls, its requests, io_uring's (format 8) and
+# AIO's (format 9), and its page faults (9); from format 9 as the
+# summary's cache lines count.
 assert sum(j["cache"].values()) == sum(j["layers"][l]["all"]["count"]
-                                       for l in ("syscall", "uring", "aio"))
+                                       for l in ("syscall", "uring", "aio", "fault"))
 if "aio" in names:
     cache = {r[0]: int(r[1]) for r in rows if len(r) == 3 and r[0] in j["cache"]}
     assert cache == j["cache"], (cache, j["cache"])
@@ -88,8 +90,9 @@ PY
 	else
 		not_ok "$name: check-prom.py: $(head -5 "$tmp/cp")"
 	fi
-	# The syscall layer, and a request's: io_uring's (format 8), AIO's (9).
-	for l in syscall uring aio; do
+	# The syscall layer, a request's (io_uring's, format 8; AIO's, 9) and
+	# the page faults' (9).
+	for l in syscall uring aio fault; do
 		c=$(awk -v l=$l '$1 == l { print $2 }' "$d/summary")
 		[ -n "$c" ] || continue
 		inf=$(awk -F'} ' -v l=$l 'index($0, "iolayers_" l "_latency_seconds_bucket{") == 1 &&
@@ -112,9 +115,9 @@ PY
 	then ok "$name: SVG is XML with $want rows"; else not_ok "$name: SVG"; fi
 
 	# Histograms: the syscall layer's counts add up to the summary's (and
-	# the uring layer's, format 8, and the aio layer's, format 9).
+	# the uring layer's, format 8, the aio and fault layers', format 9).
 	"$reader" --root "$d" -H >"$tmp/h"
-	for l in syscall uring aio; do
+	for l in syscall uring aio fault; do
 		c=$(awk -v l=$l '$1 == l { print $2 }' "$d/summary")
 		[ -n "$c" ] || continue
 		[ "$l" != syscall ] && [ "$c" = 0 ] && continue	# no layer printed
@@ -211,7 +214,8 @@ PY
 	done
 
 	# Timeline of the slowest read (a request's: from its submission to
-	# its completion, an io_uring CQE or an AIO event); slow list.
+	# its completion, an io_uring CQE or an AIO event; a page fault's:
+	# from its entry to its return, no file descriptor); slow list.
 	if [ "$flows" -gt 0 ]; then
 		"$reader" --root "$d" -t >"$tmp/t" &&
 			{ { grep -q 'sys_enter' "$tmp/t" && grep -q 'sys_exit' "$tmp/t"; } ||
@@ -219,7 +223,11 @@ PY
 			    grep -q 'CQE' "$tmp/t"; } ||
 			  { grep -q '^aio:' "$tmp/t" && grep -q 'submit' "$tmp/t" &&
 			    grep -q 'issue in io_submit' "$tmp/t" &&
-			    grep -q 'completion event' "$tmp/t"; }; } &&
+			    grep -q 'completion event' "$tmp/t"; } ||
+			  { grep -q '^fault #[0-9]*: tid [0-9]* [^,]*, [-0-9]* of ' "$tmp/t" &&
+			    grep -q '^├─ fault entry ' "$tmp/t" &&
+			    grep -q '^│   ├─ block_rq_issue (first) ' "$tmp/t" &&
+			    grep -q '^└─ fault returns .* <- fault ' "$tmp/t"; }; } &&
 			ok "$name: timeline" || not_ok "$name: timeline"
 	fi
 	# Self-accounting (when the module showed it): -P's runs per probe and
@@ -403,21 +411,25 @@ PY
 then ok "--from -p: each process's histograms and reads, adding up to the recording's"
 else not_ok "--from -p: $(head -c 200 "$tmp/vj.42")"; fi
 # Recordings of requests besides syscalls, io_uring's (format 8) and
-# AIO's (format 9): each request in its layer and none in the syscall
-# layer, each with its attempts; the slowest read's timeline a request's,
-# from its submission to its completion (a CQE, an AIO event).
-for r in 'uring|^io_uring:READ #|CQE' 'aio|^aio:PREADV #|completion event'; do
+# AIO's (format 9), and of page faults (format 9): each request or fault
+# in its layer and none in the syscall layer, each request with its
+# attempts (a fault has none); the slowest read's timeline a request's,
+# from its submission to its completion (a CQE, an AIO event), or a
+# fault's, from its entry to its return.
+for r in 'uring|^io_uring:READ #|CQE' 'aio|^aio:PREADV #|completion event' \
+	'fault|^fault #[0-9]*: tid 42 mmapcheck, 4096 of 4096 bytes at 1048576, MISS$|^└─ fault returns .*<- fault 3.10ms$'; do
 	IFS='|' read -r rname rhead rend <<<"$r"
 	urec=$(dirname "$0")/recordings/$rname.jsonl
 	"$reader" --from "$urec" -j >"$tmp/uj" && "$reader" --from "$urec" -t >"$tmp/ut"
 	if python3 - "$tmp/uj" "$urec" <<'PY'
 import json, sys
-TOPS = ("syscall", "uring", "aio")
+TOPS = ("syscall", "uring", "aio", "fault")
 j = json.load(open(sys.argv[1]))
 reads = [o for o in map(json.loads, open(sys.argv[2])) if "seq" in o]
 def top(r):
     s = r["syscall"]
-    return "uring" if s.startswith("io_uring:") else "aio" if s.startswith("aio:") else "syscall"
+    return ("uring" if s.startswith("io_uring:") else "aio" if s.startswith("aio:") else
+            "fault" if s == "fault" else "syscall")
 req = [r for r in reads if top(r) != "syscall"]
 assert req and len(req) < len(reads), len(req)
 for l in TOPS:
@@ -428,7 +440,7 @@ assert sum(j["cache"].values()) == len(reads), j["cache"]
 for f in j["flows"]:
     for l in TOPS:
         assert (f["latency_ns"][l] is None) != (l == top(f)), f
-    assert (f["uring"] is None) == (top(f) == "syscall"), f
+    assert (f["uring"] is None) == (top(f) in ("syscall", "fault")), f
 PY
 	then
 		grep -q "$rhead" "$tmp/ut" && grep -q "$rend" "$tmp/ut" &&

@@ -990,31 +990,31 @@ static void test_aio(void)
 
 	/*
 	 * A format 9 tree (hand-made, as the module writes one). Reads:
-	 * syscalls, io_uring and AIO requests, as its summary counts them.
+	 * syscalls, io_uring and AIO requests and page faults, as its summary
+	 * counts them (the faults: test_fault()).
 	 */
 	EXPECT(il_read_snapshot("fixtures/handmade-9-aio", &s, err, sizeof(err)) == 0 &&
 	       s.format == 9);
-	EXPECT(il_cache_reads(&s, IOLAYERS_C_HIT) == 4 && il_cache_reads(&s, IOLAYERS_C_MISS) == 3 &&
+	EXPECT(il_cache_reads(&s, IOLAYERS_C_HIT) == 5 && il_cache_reads(&s, IOLAYERS_C_MISS) == 4 &&
 	       il_cache_reads(&s, IOLAYERS_C_DIRECT) == 2 && il_cache_reads(&s, IOLAYERS_C_OTHER) == 2 &&
-	       il_cache_reads(&s, IOLAYERS_C_ERROR) == 1);
+	       il_cache_reads(&s, IOLAYERS_C_ERROR) == 2);
 	EXPECT(s.hist[IOLAYERS_L_AIO][IOLAYERS_C_MISS].bytes == 8192 &&
 	       s.hist[IOLAYERS_L_AIO][IOLAYERS_C_ERROR].count == 1 &&
 	       s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_ERROR].count == 0);
-	EXPECT(s.flows.n == 12 && s.slow.n == 4);
-	if (s.flows.n == 12) {
+	EXPECT(s.flows.n == 16 && s.slow.n == 5);
+	if (s.flows.n == 16) {
 		f = &s.flows.v[6];
 		EXPECT(f->seq == 2448 && f->via == IOLAYERS_VIA_AIO && !strcmp(f->syscall, "aio:PREADV") &&
 		       f->lat[IOLAYERS_L_AIO] == 2530000 && f->lat[IOLAYERS_L_SYSCALL] == -1);
-		EXPECT(il_pick_flow(&s.flows, 0, -1) == f);
 		EXPECT(il_pick_flow(&s.flows, 0, IOLAYERS_C_DIRECT) == &s.flows.v[7]);
 	}
 	VIEW(buf, il_view_table, &s, 1U << IOLAYERS_C_ERROR);
-	EXPECT(strstr(buf, "ERROR: 1 reads\n") && !strstr(buf, "  syscall "));
-	EXPECT(strstr(buf, "  aio                       1            0   28.0us   28.0us   28.0us   28.0us 100.0%\n"));
+	EXPECT(strstr(buf, "ERROR: 2 reads\n") && !strstr(buf, "  syscall "));
+	EXPECT(strstr(buf, "  aio                       1            0   28.0us   28.0us   28.0us   28.0us  84.3%\n"));
 	free(buf);
 	VIEW(buf, il_view_prometheus, &s);
-	EXPECT(strstr(buf, "iolayers_reads_total{cache=\"hit\"} 4\n") &&
-	       strstr(buf, "iolayers_read_bytes_total{cache=\"miss\"} 16384\n") &&
+	EXPECT(strstr(buf, "iolayers_reads_total{cache=\"hit\"} 5\n") &&
+	       strstr(buf, "iolayers_read_bytes_total{cache=\"miss\"} 20480\n") &&
 	       strstr(buf, "iolayers_aio_latency_seconds_count{cache=\"direct\"} 1\n") &&
 	       strstr(buf, "iolayers_aio_latency_seconds_count{cache=\"partial\"} 0\n"));
 	free(buf);
@@ -1028,7 +1028,7 @@ static void test_aio(void)
 	EXPECT(json_number_value(json_object_get(json_object_get(jf, "uring"), "attempts")) == 1);
 	EXPECT(!strcmp(json_string_value(json_object_get(json_object_get(jf, "uring"), "where")) ?: "",
 		       "inline"));
-	EXPECT(json_number_value(json_object_get(json_object_get(j, "cache"), "HIT")) == 4);
+	EXPECT(json_number_value(json_object_get(json_object_get(j, "cache"), "HIT")) == 5);
 	json_decref(j);
 	free(buf);
 	il_snapshot_free(&s);
@@ -1067,6 +1067,185 @@ static void test_aio(void)
 	}
 }
 
+/* A format 9 recording's page fault: its latency in fault_ns, the others null. */
+static const char fault_lat[] = ", \"uring_ns\": null, \"aio_ns\": null, \"fault_ns\": %s";
+
+/*
+ * Format 9: page faults on a file's mapping. `flows` names one "fault"
+ * (the whole column: no colon, no opcode), fd -1, pos its page's file
+ * offset, and shows its whole latency (its entry to its last return) in
+ * syscall_ns; the reader keeps it in the fault layer, never the
+ * syscall's, and has no request's attempts for it. Its I/O is drawn
+ * under its entry in the timeline.
+ */
+static void test_fault(void)
+{
+	static const char lines[] =
+		"20 400 5 5 fio fault -1 1048576 4096 4096 MISS 3100 - - 10 2900 2800 1 1 131072 "
+		"131072 126976 0 0 - - 60 70 2970 2980 sda - 14 8:1 8:0 1 - - - - - - - - - -\n"
+		"21 500 5 5 fio fault -1 20480 4096 4096 HIT 310 - - - - - 0 0 0 0 0 0 0 "
+		"- - - - - - - - 14 8:1 - 0 - - - - - - - - - -\n"
+		"22 600 5 5 fio fault -1 4194304 4096 -14 ERROR 52 - - - - - 0 0 0 0 0 0 0 "
+		"- - - - - - - - 14 8:1 - 0 - - - - - - - - - -\n"
+		/* Attempts no module writes for a fault: never shown as a request's. */
+		"23 700 5 5 fio fault -1 0 4096 4096 PARTIAL 800 - - - - - 0 0 0 0 0 0 0 "
+		"- - - - - - - - 15 8:1 - 0 - - - - - - 3 90 9 inline\n"
+		/* Not a fault: "fault" is the whole column. */
+		"24 800 5 5 fio fault:1 3 0 1 1 other 1000 60 - - - - 0 0 0 0 0 0 0 "
+		"5 - - - - - - - 12 8:1 - 0 - - - - - - - - - -\n";
+	static const char * const bad[] = {
+		/* a fault's latency not shown */
+		"20 400 5 5 fio fault -1 0 4096 4096 HIT - - - - - - 0 0 0 0 0 0 0 "
+		"- - - - - - - - 14 8:1 - 0 - - - - - - - - - -\n",
+		NULL,
+	};
+	static const char head[] =
+		"{\"iolayers_record\": 1, \"stream_version\": 3, \"format\": 9, \"kernel\": \"k\", "
+		"\"module\": \"iolayers 0.1.0\", \"open_ns\": 1, \"settings\": {\"slow_us\": \"1\"}, "
+		"\"command\": []}\n";
+	/* A fault's latency where another kind's is, or none: damage. */
+	static const struct {
+		const char *syscall, *syscall_ns, *lat;
+	} damaged[] = {
+		{ "fault", "900000", ", \"uring_ns\": null, \"aio_ns\": null, \"fault_ns\": null" },
+		{ "fault", "null", ", \"uring_ns\": null, \"aio_ns\": 900000, \"fault_ns\": null" },
+		{ "fault", "900000", ", \"uring_ns\": null, \"aio_ns\": null, \"fault_ns\": 900000" },
+		{ "fault", "null", ", \"uring_ns\": null, \"aio_ns\": null" },
+		{ "pread64", "900000", ", \"uring_ns\": null, \"aio_ns\": null, \"fault_ns\": 9" },
+	};
+	char text[8192], lat[128], r1[2048], r2[2048], r3[2048], err[256], *buf = NULL;
+	const char *a, *b;
+	struct il_snapshot s;
+	struct il_flows fl;
+	const struct il_flow *f;
+	json_error_t jerr;
+	json_t *j, *jf;
+	size_t i;
+
+	EXPECT(il_via_of("fault") == IOLAYERS_VIA_FAULT && il_via_of("fault:1") == IOLAYERS_VIA_SYSCALL &&
+	       il_via_of("faults") == IOLAYERS_VIA_SYSCALL && il_via_of("aio:PREAD") == IOLAYERS_VIA_AIO);
+	snprintf(text, sizeof(text), "%s\n%s", IOLAYERS_FLOWS_HEADER, lines);
+	EXPECT(parse_flows_string(&fl, text, err, sizeof(err)) == 0);
+	EXPECT(fl.n == 5);
+	if (fl.n == 5) {
+		/* Its latency in the fault layer only; its file, no descriptor. */
+		f = &fl.v[0];
+		EXPECT(f->via == IOLAYERS_VIA_FAULT && f->lat[IOLAYERS_L_FAULT] == 3100 &&
+		       f->lat[IOLAYERS_L_SYSCALL] == -1 && f->lat[IOLAYERS_L_AIO] == -1 &&
+		       f->lat[IOLAYERS_L_URING] == -1 && f->lat[IOLAYERS_L_FS] == -1);
+		EXPECT(f->fd == -1 && f->pos == 1048576 && f->ino == 14 && f->ra_bytes == 126976 &&
+		       f->ur_attempts == -1 && !strcmp(f->ur_where, "-"));
+		EXPECT(il_flow_top(f) == IOLAYERS_L_FAULT && il_flow_ns(f) == 3100);
+		EXPECT(fl.v[2].via == IOLAYERS_VIA_FAULT && fl.v[2].ret == -14 &&
+		       fl.v[2].cache == IOLAYERS_C_ERROR && fl.v[2].lat[IOLAYERS_L_FAULT] == 52);
+		EXPECT(fl.v[4].via == IOLAYERS_VIA_SYSCALL && fl.v[4].lat[IOLAYERS_L_FAULT] == -1 &&
+		       fl.v[4].lat[IOLAYERS_L_SYSCALL] == 1000);
+		/* By their whole latency: the fault's 3.1 us over the syscall's 1 us. */
+		EXPECT(il_pick_flow(&fl, 0, -1) == f);
+		EXPECT(il_pick_flow(&fl, 0, IOLAYERS_C_HIT) == &fl.v[1]);
+		/* Entry, its I/O under it, return; no descriptor, no attempt. */
+		VIEW(buf, il_view_timeline, f);
+		EXPECT(strstr(buf, "fault #20: tid 5 fio, 4096 of 4096 bytes at 1048576, MISS\n"));
+		EXPECT(!strstr(buf, "fd ") && !strstr(buf, "sys_e") && !strstr(buf, "attempt") &&
+		       !strstr(buf, "read_iter") && !strstr(buf, "vfs_read"));
+		a = strstr(buf, "\u251c\u2500 fault entry ");
+		b = strstr(buf, "\u2502   \u251c\u2500 block_rq_issue (first) ");
+		EXPECT(a && b && a < b && strstr(b, "(+70ns)    <- Q 10ns\n"));
+		EXPECT(strstr(buf, "\u2502   \u2514\u2500 block_rq_complete (last) ") &&
+		       strstr(buf, "131072 bytes, readahead 126976\n"));
+		EXPECT(strstr(buf, "\u2514\u2500 fault returns ") &&
+		       strstr(buf, "(+3.10us)  <- fault 3.10us\n"));
+		free(buf);
+		VIEW(buf, il_view_timeline, &fl.v[3]);
+		EXPECT(!strstr(buf, "attempt") && !strstr(buf, "(null)"));
+		EXPECT(holds(buf, "fault #23:", "\u2514\u2500 fault returns", "<- fault 800ns\n"));
+		VIEW(buf, il_view_slow, &fl);
+		EXPECT(holds(buf, "      aio    fault\n", "        -    0.003\n", ""));
+		VIEW(buf, il_view_json, &(struct il_snapshot){ .flows = fl });
+		j = json_loads(buf, JSON_DECODE_INT_AS_REAL, &jerr);
+		free(buf);
+		EXPECT(j != NULL);
+		for (i = 0; i < 4; i++) {
+			jf = json_array_get(json_object_get(j, "flows"), i);
+			EXPECT(json_is_null(json_object_get(jf, "uring")) &&
+			       json_is_null(json_object_get(jf, "fd")) &&
+			       json_is_null(json_object_get(json_object_get(jf, "latency_ns"), "syscall")) &&
+			       json_is_number(json_object_get(json_object_get(jf, "latency_ns"), "fault")));
+		}
+		json_decref(j);
+		/* --files: the faults under their file, by their time. */
+		memset(&s, 0, sizeof(s));
+		s.flows = fl;
+		VIEW(buf, il_view_files, &s, 10);
+		a = files_row(buf, 14);
+		b = files_row(buf, 12);
+		EXPECT(a && b && a < b && strstr(buf, "       3         8192  33.3%"));
+		free(buf);
+	}
+	free(fl.v);
+	for (i = 0; bad[i]; i++) {
+		snprintf(text, sizeof(text), "%s\n%s", IOLAYERS_FLOWS_HEADER, bad[i]);
+		err[0] = 0;
+		EXPECT(parse_flows_string(&fl, text, err, sizeof(err)) == -1 && strstr(err, "line 2"));
+		free(fl.v);
+	}
+
+	/* The hand-made format 9 tree's faults (test_aio() reads its requests). */
+	EXPECT(il_read_snapshot("fixtures/handmade-9-aio", &s, err, sizeof(err)) == 0);
+	EXPECT(s.hist[IOLAYERS_L_FAULT][IOLAYERS_C_MISS].count == 1 &&
+	       s.hist[IOLAYERS_L_FAULT][IOLAYERS_C_MISS].bytes == 4096 &&
+	       s.hist[IOLAYERS_L_FAULT][IOLAYERS_C_PARTIAL].count == 1 &&
+	       s.hist[IOLAYERS_L_FAULT][IOLAYERS_C_ERROR].bytes == 0 &&
+	       il_cache_reads(&s, IOLAYERS_C_PARTIAL) == 1);
+	f = il_pick_flow(&s.flows, 0, -1);
+	EXPECT(f && f->seq == 2896 && f->via == IOLAYERS_VIA_FAULT && !strcmp(f->syscall, "fault"));
+	EXPECT(s.slow.n == 5 && s.slow.v[4].via == IOLAYERS_VIA_FAULT);
+	VIEW(buf, il_view_table, &s, 1U << IOLAYERS_C_PARTIAL);
+	EXPECT(holds(buf, "PARTIAL: 1 reads\n",
+		     "  fault                     1         4096    840us    840us    840us    840us 100.0%\n",
+		     "PARTIAL 1 (7.1%)"));
+	VIEW(buf, il_view_prometheus, &s);
+	EXPECT(holds(buf, "iolayers_fault_latency_seconds_count{cache=\"miss\"} 1\n",
+		     "iolayers_fault_latency_seconds_count{cache=\"direct\"} 0\n",
+		     "iolayers_reads_total{cache=\"partial\"} 1\n"));
+	/* The FAULT layer's probe and the fault counters of `stats`, as -P shows any. */
+	VIEW(buf, il_view_probes, &s);
+	EXPECT(holds(buf, "FAULT    handle_mm_fault              kretprobe   attached",
+		     "faults_given_up                 1\n", "reqs_irq_done                   1\n"));
+	il_snapshot_free(&s);
+
+	/* A recording: a fault's latency in fault_ns, syscall_ns null. */
+	snprintf(r1, sizeof(r1), ur_rd, 7, "pread64", "500000",
+		 ", \"uring_ns\": null, \"aio_ns\": null, \"fault_ns\": null", ur_none);
+	snprintf(lat, sizeof(lat), fault_lat, "700000");
+	snprintf(r2, sizeof(r2), ur_rd, 8, "fault", "null", lat, ur_none);
+	snprintf(r3, sizeof(r3), ur_rd, 9, "aio:PREAD", "null",
+		 ", \"uring_ns\": null, \"aio_ns\": 800000, \"fault_ns\": null", ur_one);
+	EXPECT(parse_reads(&s, head, r1, r2, r3));
+	if (s.flows.n == 3) {
+		f = &s.flows.v[1];
+		EXPECT(f->via == IOLAYERS_VIA_FAULT && f->lat[IOLAYERS_L_FAULT] == 700000 &&
+		       f->lat[IOLAYERS_L_SYSCALL] == -1 && f->lat[IOLAYERS_L_AIO] == -1 &&
+		       f->ur_attempts == -1);
+		EXPECT(s.flows.v[2].via == IOLAYERS_VIA_AIO && s.flows.v[2].lat[IOLAYERS_L_FAULT] == -1);
+	}
+	EXPECT(s.hist[IOLAYERS_L_FAULT][IOLAYERS_C_MISS].count == 1 &&
+	       s.hist[IOLAYERS_L_FAULT][IOLAYERS_C_MISS].sum_ns == 700000 &&
+	       s.hist[IOLAYERS_L_FAULT][IOLAYERS_C_MISS].bytes == 4096 &&
+	       s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].count == 1);
+	EXPECT(il_cache_reads(&s, IOLAYERS_C_MISS) == 3 && s.slow.n == 3 && s.slow.v[1].seq == 8);
+	il_snapshot_free(&s);
+	for (i = 0; i < sizeof(damaged) / sizeof(damaged[0]); i++) {
+		snprintf(r2, sizeof(r2), ur_rd, 8, damaged[i].syscall, damaged[i].syscall_ns,
+			 damaged[i].lat, ur_none);
+		snprintf(text, sizeof(text), "%s%s%s", head, r1, r2);
+		EXPECT(parse_recording_string(&s, text, err, sizeof(err)) == 0);
+		EXPECT(s.flows.n == 1 && strstr(s.warning, "line 3") &&
+		       strstr(s.warning, "not a read's record"));
+		il_snapshot_free(&s);
+	}
+}
+
 int main(void)
 {
 	test_hist_limits();
@@ -1081,6 +1260,7 @@ int main(void)
 	test_recording();
 	test_uring();
 	test_aio();
+	test_fault();
 	test_json_writer();
 	test_escape();
 	printf("test_parse: %s\n", failures ? "FAILED" : "ok");

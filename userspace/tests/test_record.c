@@ -84,6 +84,22 @@ static void rec_init_aio(struct iolayers_rec_read *r, uint64_t seq, unsigned int
 	r->where = 1U << 0;	/* inline */
 }
 
+/*
+ * A page fault's, as a format 9 module writes one: its syscall 0, no
+ * descriptor, its page's offset, @ns its latency; no VFS or FS part.
+ */
+static void rec_init_fault(struct iolayers_rec_read *r, uint64_t seq, int64_t pos, int64_t ns)
+{
+	rec_init(r, seq);
+	r->via = IOLAYERS_VIA_FAULT;
+	r->syscall = 0;
+	r->fd = -1;
+	r->pos = pos;
+	r->ns[IOLAYERS_L_SYSCALL] = ns;
+	r->ns[IOLAYERS_L_FS] = -1;
+	r->fs_off = -1;
+}
+
 /* What rec_records() writes for @len bytes of records at @buf; to free. */
 static char *convert(const void *buf, size_t len, long *reads, uint64_t *lost)
 {
@@ -98,6 +114,36 @@ static char *convert(const void *buf, size_t len, long *reads, uint64_t *lost)
 	*reads = rec_records(m, buf, len, lost, &start);
 	fclose(m);
 	return out;
+}
+
+/*
+ * @lines, JSON lines of rec_records(), as --from reads them into @s, in a
+ * recording of this reader's versions whose slow_us is @slow_us and
+ * whose trailer counts @reads and @lost. Return: 0 when it is read whole
+ * without a warning.
+ */
+static int read_back(struct il_snapshot *s, const char *lines, int slow_us, long reads,
+		     uint64_t lost)
+{
+	char err[256] = "", *text;
+	int ret;
+	FILE *f;
+
+	if (asprintf(&text, "{\"iolayers_record\": 1, \"stream_version\": %d, \"format\": %d, "
+		     "\"kernel\": \"k\", \"module\": \"iolayers 0.1.0\", \"open_ns\": 1, "
+		     "\"settings\": {\"slow_us\": \"%d\"}, \"command\": []}\n%s"
+		     "{\"end\": true, \"reads\": %ld, \"lost\": %llu}\n", IOLAYERS_STREAM_VERSION,
+		     IOLAYERS_FORMAT_VERSION, slow_us, lines, reads, (unsigned long long)lost) < 0)
+		abort();
+	memset(s, 0, sizeof(*s));
+	f = fmemopen(text, strlen(text), "r");
+	ret = f ? il_parse_recording(f, s, err, sizeof(err)) : -1;
+	if (f)
+		fclose(f);
+	free(text);
+	if (ret || s->warning[0])
+		fprintf(stderr, "read back: %s%s\n", err, s->warning);
+	return ret || s->warning[0] ? -1 : 0;
 }
 
 /* Line @n (from 0) of @text as a JSON object; NULL if it is none. */
@@ -153,12 +199,11 @@ static void test_json_lines(void)
 {
 	struct iolayers_rec_read r[7];
 	struct iolayers_rec_lost lo = { { IOLAYERS_REC_LOST, sizeof(lo), 0 }, 3 };
-	char buf[sizeof(r) + sizeof(lo)], err[256], *out, *text;
+	char buf[sizeof(r) + sizeof(lo)], *out;
 	struct il_snapshot s;
 	uint64_t lost;
 	long reads;
 	json_t *o;
-	FILE *f;
 
 	rec_init(&r[0], 7);
 	rec_init_uring(&r[1], 8, 22, 900000);			/* IORING_OP_READ */
@@ -222,19 +267,7 @@ static void test_json_lines(void)
 	json_decref(o);
 
 	/* Read back as a recording: each in its layer, counted once. */
-	if (asprintf(&text, "{\"iolayers_record\": 1, \"stream_version\": %d, \"format\": %d, "
-		     "\"kernel\": \"k\", \"module\": \"iolayers 0.1.0\", \"open_ns\": 1, "
-		     "\"settings\": {\"slow_us\": \"100\"}, \"command\": []}\n%s"
-		     "{\"end\": true, \"reads\": 7, \"lost\": 3}\n", IOLAYERS_STREAM_VERSION,
-		     IOLAYERS_FORMAT_VERSION, out) < 0)
-		abort();
-	f = fmemopen(text, strlen(text), "r");
-	memset(&s, 0, sizeof(s));
-	err[0] = '\0';
-	EXPECT(f && il_parse_recording(f, &s, err, sizeof(err)) == 0);
-	if (f)
-		fclose(f);
-	EXPECT(!s.warning[0]);
+	EXPECT(read_back(&s, out, 100, 7, 3) == 0);
 	EXPECT(s.flows.n == 7);
 	if (s.flows.n == 7) {
 		EXPECT(s.flows.v[0].via == IOLAYERS_VIA_SYSCALL &&
@@ -261,7 +294,6 @@ static void test_json_lines(void)
 	/* slow_us 100: the syscall's 500 us, the requests' 900 us and 700 us */
 	EXPECT(s.slow.n == 3 && s.slow.v[2].seq == 11);
 	il_snapshot_free(&s);
-	free(text);
 	free(out);
 }
 
@@ -385,11 +417,100 @@ static void test_csv(void)
 	free(out);
 }
 
+/*
+ * A page fault (format 9, via 3): named "fault" alone, its latency in
+ * fault_ns (syscall_ns and the requests' null), no request's part even
+ * where the record's attempts are not zero; read back by --from into the
+ * fault layer; in --csv, FAULT enter and return, no Flow_SYSCALL_Lat.
+ */
+static void test_fault(void)
+{
+	static const struct {
+		int n;
+		const char *start, *has;
+	} want[] = {
+		{ 0, "1000000,FAULT,enter,42,42,\"x\",1,20,,,4096,", "" },
+		{ 1, "1000030,BLOCK,queue,", "" },
+		{ 4, "1003000,FAULT,return,", ",4096,,,,,,,,10,2860,,MISS,0" },
+		{ 5, "1000000,FAULT,enter,", "" },
+		{ 6, "1000005,FAULT,return,", ",,,,,,,,,,ERROR,0" },
+	};
+	struct iolayers_rec_read r[2];
+	char *out, *line, *save;
+	struct il_snapshot s;
+	uint64_t lost;
+	long reads;
+	size_t k = 0;
+	json_t *o;
+	int n = 0;
+
+	rec_init_fault(&r[0], 20, 1048576, 3000);
+	r[0].queue_off = 30;
+	r[0].issue_off = 40;
+	r[0].done_off = 2900;
+	r[0].ns[IOLAYERS_L_QUEUE] = 10;
+	r[0].ns[IOLAYERS_L_SERVICE] = 2860;
+	r[0].bios = r[0].rqs = 1;
+	r[0].bio_bytes = r[0].rq_bytes = 131072;
+	r[0].ra_bytes = 126976;
+	r[0].attempts = 1;		/* none is, for a fault: not shown */
+	r[0].where = 1;
+	rec_init_fault(&r[1], 21, 4194304, 5);
+	r[1].ret = -14;
+	r[1].cache = IOLAYERS_C_ERROR;
+	out = convert(r, sizeof(r), &reads, &lost);
+	EXPECT(reads == 2);
+	o = json_line(out, 0);
+	EXPECT(o && !strcmp(str(o, "syscall"), "fault") && num(o, "fd") == -1 &&
+	       num(o, "pos") == 1048576 && num(o, "fault_ns") == 3000 && num(o, "ra_bytes") == 126976);
+	EXPECT(o && json_is_null(json_object_get(o, "syscall_ns")) &&
+	       json_is_null(json_object_get(o, "uring_ns")) &&
+	       json_is_null(json_object_get(o, "aio_ns")) &&
+	       json_is_null(json_object_get(o, "vfs_ns")) && json_is_null(json_object_get(o, "fs_ns")) &&
+	       json_is_null(json_object_get(o, "ur_attempts")) &&
+	       json_is_null(json_object_get(o, "ur_where")));
+	json_decref(o);
+	o = json_line(out, 1);
+	EXPECT(o && !strcmp(str(o, "syscall"), "fault") && num(o, "ret") == -14 &&
+	       num(o, "fault_ns") == 5 && !strcmp(str(o, "cache"), "ERROR"));
+	json_decref(o);
+	EXPECT(read_back(&s, out, 1, 2, 0) == 0 && s.flows.n == 2);
+	free(out);
+	if (s.flows.n == 2)
+		EXPECT(s.flows.v[0].via == IOLAYERS_VIA_FAULT &&
+		       s.flows.v[0].lat[IOLAYERS_L_FAULT] == 3000 &&
+		       s.flows.v[0].lat[IOLAYERS_L_SYSCALL] == -1 && s.flows.v[0].fd == -1 &&
+		       s.flows.v[0].ur_attempts == -1 && s.flows.v[1].via == IOLAYERS_VIA_FAULT);
+	EXPECT(s.hist[IOLAYERS_L_FAULT][IOLAYERS_C_MISS].count == 1 &&
+	       s.hist[IOLAYERS_L_FAULT][IOLAYERS_C_MISS].bytes == 4096 &&
+	       s.hist[IOLAYERS_L_FAULT][IOLAYERS_C_ERROR].count == 1 &&
+	       s.hist[IOLAYERS_L_SERVICE][IOLAYERS_C_MISS].bytes == 131072 &&
+	       s.hist[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS].count == 0 &&
+	       s.hist[IOLAYERS_L_FS][IOLAYERS_C_MISS].count == 0);
+	il_snapshot_free(&s);
+
+	rec_csv = 1;
+	out = convert(r, sizeof(r), &reads, &lost);
+	rec_csv = 0;
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save), n++) {
+		if (k == sizeof(want) / sizeof(want[0]) || want[k].n != n)
+			continue;
+		if (strncmp(line, want[k].start, strlen(want[k].start)) || !strstr(line, want[k].has))
+			fprintf(stderr, "csv row %d: %s\n", n, line);
+		EXPECT(!strncmp(line, want[k].start, strlen(want[k].start)) &&
+		       strstr(line, want[k].has));
+		k++;
+	}
+	EXPECT(n == 7 && k == sizeof(want) / sizeof(want[0]));
+	free(out);
+}
+
 int main(void)
 {
 	test_json_lines();
 	test_sizes();
 	test_csv();
+	test_fault();
 	printf("test_record: %s\n", failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;
 }
