@@ -49,6 +49,10 @@ with open(out, "w") as f:
             r.update(syscall="aio:" + short, syscall_ns=None, vfs_ns=None, vfs_off=None,
                      uring_ns=None, aio_ns=600000, ur_attempts=1, ur_issue_ns=9000,
                      ur_issue_off=10, ur_where=["inline", short])
+        if kind == "hostile" and i == 1:	# a page fault, with attempts no module writes
+            r.update(syscall="fault", fd=-1, syscall_ns=None, vfs_ns=None, vfs_off=None,
+                     fs_ns=None, fs_off=None, uring_ns=None, aio_ns=None, fault_ns=550000,
+                     ur_attempts=1, ur_issue_ns=9000, ur_issue_off=10, ur_where=[short])
         f.write(json.dumps(r) + "\n")
     for i in range(n):
         path = "/mnt/" + (evil if kind == "hostile" else "f") + str(i)
@@ -57,9 +61,11 @@ with open(out, "w") as f:
 PY
 
 # 1. Strings: escaped on the terminal, in JSON, in the SVG (an AIO
-# request's opcode and where too, in -t).
+# request's opcode and where too, in -t; a page fault's timeline, -f 2).
 python3 "$tmp/rec.py" "$tmp/h.jsonl" hostile
-for v in "" -H -t --slow --files -D -j; do
+for v in "" -H -t "-f 2" --slow --files -D -j; do
+	# "-f 2": an option and its argument, two words.
+	# shellcheck disable=SC2086
 	if ! "$reader" --from "$tmp/h.jsonl" $v >"$tmp/out" 2>"$tmp/err" || [ -s "$tmp/err" ]; then
 		not_ok "hostile strings: iolayers $v fails or warns: $(head -3 "$tmp/err")"
 		continue
@@ -82,6 +88,14 @@ done
 [ "$(grep -cF '<b>&\x1b[2J\x07\u{009b}\u{202e}' "$tmp/out")" = 3 ] &&
 	ok "hostile strings: --slow shows each read's comm escaped" ||
 	not_ok "hostile strings: --slow: $(cat "$tmp/out")"
+# A fault's timeline: its entry and return, no descriptor; the attempts
+# its record should not hold are no request's (not shown, nothing null).
+"$reader" --from "$tmp/h.jsonl" -f 2 >"$tmp/out"
+grep -q '^fault #2: tid 42 .*, 4096 of 4096 bytes at 0, MISS$' "$tmp/out" &&
+	grep -q '^└─ fault returns .*<- fault 550us$' "$tmp/out" &&
+	! grep -qE 'attempt|fd |\(null\)|inline' "$tmp/out" &&
+	ok "hostile strings: a fault's timeline shows no request's part" ||
+	not_ok "hostile strings: a fault's timeline: $(cat "$tmp/out")"
 # Columns stay aligned when a name is UTF-8 or escaped: printf's %-15s
 # pads by bytes, and "\u00e9\u00e8\u00eadb" is 5 characters in 8 bytes.
 python3 "$tmp/rec.py" "$tmp/u.jsonl" utf8

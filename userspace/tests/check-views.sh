@@ -325,13 +325,18 @@ expect_check "6.1-like" "$tmp/r61" 0 '^ok +SYSCALL +sys_enter, sys_exit$' \
 	'^partly +SOCK +sock_recvmsg, inet_recvmsg, inet6_recvmsg, unix_stream_recvmsg, unix_dgram_recvmsg, unix_seqpacket_recvmsg, tcp_recvmsg, sk_wait_data, __skb_wait_for_more_packets, schedule_timeout, skb_copy_datagram_iter, tcp_v4_do_rcv, tcp_v6_do_rcv, inet_sock_set_state, tcp_v4_destroy_sock$' \
 	'unix_stream_data_wait not there: Unix stream reads'"'"' state and wait are not told'
 # The AIO layer: aio_read's kretprobe by kallsyms, aio_complete_rw's
-# function entry by ftrace's list; none without them.
+# function entry by ftrace's list; none without them. The FAULT layer:
+# handle_mm_fault's kretprobe by kallsyms.
 expect_check "6.1-like, no AIO" "$tmp/r61" 0 '^partly +AIO +\(nothing\)' \
 	'^ +- aio_read not there: AIO reads make no record' \
-	'^ +- aio_complete_rw not there: AIO reads make no record'
+	'^ +- aio_complete_rw not there: AIO reads make no record' \
+	'^partly +FAULT +\(nothing\)' \
+	'^ +- handle_mm_fault not there: page faults on mapped files make no record'
 echo aio_complete_rw >>"$tmp/r61/sys/kernel/tracing/available_filter_functions"
-echo 'ffffffff8a100000 t aio_read' >>"$tmp/r61/proc/kallsyms"
-expect_check "6.1-like, AIO" "$tmp/r61" 0 '^ok +AIO +aio_read, aio_complete_rw$'
+printf '%s\n' 'ffffffff8a100000 t aio_read' 'ffffffff8a200000 T handle_mm_fault' \
+	>>"$tmp/r61/proc/kallsyms"
+expect_check "6.1-like, AIO" "$tmp/r61" 0 '^ok +AIO +aio_read, aio_complete_rw$' \
+	'^ok +FAULT +handle_mm_fault$'
 # Where kretprobes are unsafe (kprobe_ftrace_handler at an odd address,
 # as tests/vm/aio.sh tells it): every kretprobe unverified, the URING
 # layer unfollowed, the function entries as before.
@@ -340,6 +345,8 @@ sed -i 's/^ffffffff81060a10 T kprobe_ftrace_handler$/ffffffff81060a11 T kprobe_f
 unsafe='kretprobes are unsafe on this kernel \(kprobe_ftrace_handler at an odd address'
 expect_check "6.1-like, kretprobes unsafe" "$tmp/r61" 0 '^partly +AIO +aio_complete_rw$' \
 	"^ +- aio_read unverified: $unsafe, see design.rst\): the module attaches no kretprobe, AIO reads make no record" \
+	'^partly +FAULT +\(nothing\)' \
+	"^ +- handle_mm_fault unverified: $unsafe, see design.rst\): the module attaches no kretprobe, page faults on mapped files make no record" \
 	"^ +- tcp_v4_do_rcv unverified: $unsafe" \
 	"^ +- io_uring_submit_req not there: $unsafe, see design.rst\): the module leaves io_uring unfollowed" \
 	'^partly +SOCK +sock_recvmsg, .*, skb_copy_datagram_iter, inet_sock_set_state'
@@ -416,9 +423,9 @@ else not_ok "--from -p: $(head -c 200 "$tmp/vj.42")"; fi
 # attempts (a fault has none); the slowest read's timeline a request's,
 # from its submission to its completion (a CQE, an AIO event), or a
 # fault's, from its entry to its return.
-for r in 'uring|^io_uring:READ #|CQE' 'aio|^aio:PREADV #|completion event' \
-	'fault|^fault #[0-9]*: tid 42 mmapcheck, 4096 of 4096 bytes at 1048576, MISS$|^└─ fault returns .*<- fault 3.10ms$'; do
-	IFS='|' read -r rname rhead rend <<<"$r"
+for r in 'uring|^io_uring:READ #|CQE|CQE' 'aio|^aio:PREADV #|completion event|completion event' \
+	'fault|^fault #28673: tid 42 mmapcheck, 4096 of 4096 bytes at 1048576, MISS$|^└─ fault returns .*<- fault 3.10ms$|return'; do
+	IFS='|' read -r rname rhead rend rwhat <<<"$r"
 	urec=$(dirname "$0")/recordings/$rname.jsonl
 	"$reader" --from "$urec" -j >"$tmp/uj" && "$reader" --from "$urec" -t >"$tmp/ut"
 	if python3 - "$tmp/uj" "$urec" <<'PY'
@@ -444,7 +451,7 @@ for f in j["flows"]:
 PY
 	then
 		grep -q "$rhead" "$tmp/ut" && grep -q "$rend" "$tmp/ut" &&
-			ok "--from $rname.jsonl: requests in their layer, their timeline to the $rend" ||
+			ok "--from $rname.jsonl: requests or faults in their layer, their timeline to the $rwhat" ||
 			not_ok "--from $rname.jsonl: -t: $(head -3 "$tmp/ut")"
 	else
 		not_ok "--from $rname.jsonl: -j: $(head -c 300 "$tmp/uj")"
