@@ -31,16 +31,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-static int has(int argc, char **argv, const char *word)
-{
-	int i;
-
-	for (i = 4; i < argc; i++)
-		if (!strcmp(argv[i], word))
-			return 1;
-	return 0;
-}
+#include "checkutil.h"
 
 /* One read: its result, from its event or from io_submit()'s refusal. */
 static long aio_one(io_context_t ctx, struct iocb *cb, long i)
@@ -76,7 +67,6 @@ int main(int argc, char **argv)
 	FILE *logf = NULL;
 	unsigned char vec;
 	char *unmapped;
-	struct stat st;
 	void *map;
 
 	if (argc < 4) {
@@ -95,15 +85,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fd = open(argv[1], direct ? O_RDONLY | O_DIRECT : O_RDONLY);
+	map = map_pages(fd, argv[1], &pages);
 	wfd = open(argv[1], O_WRONLY);
-	if (fd < 0 || wfd < 0 || fstat(fd, &st)) {
+	if (wfd < 0) {
 		perror(argv[1]);
-		return 1;
-	}
-	pages = st.st_size / 4096;
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED || pages == 0) {
-		perror("mmap");
 		return 1;
 	}
 	ret = io_setup(4, &ctx);

@@ -34,20 +34,11 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
+#include "checkutil.h"
 
 static void on_alarm(int sig)
 {
 	(void)sig;
-}
-
-static int has(int argc, char **argv, const char *word)
-{
-	int i;
-
-	for (i = 4; i < argc; i++)
-		if (!strcmp(argv[i], word))
-			return 1;
-	return 0;
 }
 
 int main(int argc, char **argv)

@@ -41,6 +41,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include "checkutil.h"
 
 static long long ns_of(const struct timespec *t)
 {
@@ -112,7 +113,6 @@ int main(int argc, char **argv)
 	FILE *logf = NULL;
 	char *unmapped, *dst = buf;
 	unsigned char vec;
-	struct stat st;
 	void *map;
 
 	direct = argc == 6 && !strcmp(argv[5], "direct");
@@ -150,16 +150,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fd = open(argv[1], direct ? O_RDONLY | O_DIRECT : O_RDONLY);
-	if (fd < 0 || fstat(fd, &st)) {
-		perror(argv[1]);
-		return 1;
-	}
-	pages = st.st_size / 4096;
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED || pages == 0) {
-		perror("mmap");
-		return 1;
-	}
+	map = map_pages(fd, argv[1], &pages);
 	if (log && !(logf = fopen(log, "w"))) {
 		perror(log);
 		return 1;

@@ -31,16 +31,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-static int has(int argc, char **argv, const char *word)
-{
-	int i;
-
-	for (i = 4; i < argc; i++)
-		if (!strcmp(argv[i], word))
-			return 1;
-	return 0;
-}
+#include "checkutil.h"
 
 int main(int argc, char **argv)
 {
@@ -56,7 +47,6 @@ int main(int argc, char **argv)
 	FILE *logf = NULL;
 	unsigned char vec;
 	char *unmapped;
-	struct stat st;
 	void *map;
 
 	if (argc < 4) {
@@ -82,16 +72,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fd = open(argv[1], direct ? O_RDONLY | O_DIRECT : O_RDONLY);
-	if (fd < 0 || fstat(fd, &st)) {
-		perror(argv[1]);
-		return 1;
-	}
-	pages = st.st_size / 4096;
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED || pages == 0) {
-		perror("mmap");
-		return 1;
-	}
+	map = map_pages(fd, argv[1], &pages);
 	if (sqpoll) {
 		p.flags = IORING_SETUP_SQPOLL;
 		p.sq_thread_idle = 1000;
