@@ -27,6 +27,8 @@
 bool iolayers_sockets = true;
 /* rcv=: the TCP receive path is timed (with the SOCK layer). */
 bool iolayers_rcv;
+/* faults=: the FAULT layer is attached (settings.c). */
+bool iolayers_faults;
 
 static struct iolayers_layer_probes *iolayers_all_layers[] = {
 	&iolayers_syscall_layer,
@@ -45,7 +47,8 @@ static struct iolayers_layer_probes *iolayers_all_layers[] = {
 
 /*
  * The layers to attach: all, less SOCK and the receive path with
- * sockets=0, less the receive path unless rcv=1.
+ * sockets=0, less the receive path unless rcv=1, less FAULT unless
+ * faults=1.
  */
 static unsigned int iolayers_layers_wanted(void)
 {
@@ -57,6 +60,8 @@ static unsigned int iolayers_layers_wanted(void)
 		if ((l == &iolayers_sock_layer || l == &iolayers_rcv_layer) && !iolayers_sockets)
 			continue;
 		if (l == &iolayers_rcv_layer && !iolayers_rcv)
+			continue;
+		if (l == &iolayers_fault_layer && !iolayers_faults)
 			continue;
 		iolayers_all_layers[n++] = iolayers_all_layers[i];
 	}

@@ -107,6 +107,7 @@ enum {
 	IOLAYERS_S_EMPTY,
 	IOLAYERS_S_SOCKETS,
 	IOLAYERS_S_RCV,
+	IOLAYERS_S_FAULTS,
 	IOLAYERS_S_COST,
 	IOLAYERS_S_RESET,
 	IOLAYERS_NR_SETTINGS,
@@ -162,6 +163,9 @@ const struct iolayers_setting iolayers_settings[] = {
 	},
 	[IOLAYERS_S_RCV] = {
 		.name = "rcv", .kind = IOLAYERS_SET_BOOL, .var = &iolayers_rcv,
+	},
+	[IOLAYERS_S_FAULTS] = {
+		.name = "faults", .kind = IOLAYERS_SET_BOOL, .var = &iolayers_faults,
 	},
 	[IOLAYERS_S_COST] = {
 		.name = "cost", .kind = IOLAYERS_SET_BOOL, .var = &iolayers_cost,
@@ -327,6 +331,15 @@ MODULE_PARM_DESC(sockets, "0: do not follow reads below the syscall into sockets
  */
 module_param_cb(rcv, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_RCV), 0400);
 MODULE_PARM_DESC(rcv, "1: time the TCP receive path per segment of the followed sockets (kretprobes on tcp_v4_do_rcv/tcp_v6_do_rcv, which every TCP segment of the machine pays); default 0");
+/*
+ * faults=1: page faults on a file's mapping are flows (the FAULT layer).
+ * Off by default: its kretprobe on handle_mm_fault() costs every fault of
+ * the machine, followed or not (Documentation/design.rst), and a program
+ * that reads files with read() also faults in its own code and libraries,
+ * whose faults would then be counted with its reads.
+ */
+module_param_cb(faults, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_FAULTS), 0400);
+MODULE_PARM_DESC(faults, "1: follow page faults on mapped files as reads (a kretprobe on handle_mm_fault, which every fault of the machine pays); default 0");
 /*
  * cost=1: the handlers' self-accounting in `stats` (each probe's handler
  * runs, one in 64 timed). Off, those columns stay 0 and every syscall of

@@ -192,6 +192,7 @@ struct iolayers_layer_probes {
 extern bool iolayers_empty;
 extern bool iolayers_sockets;
 extern bool iolayers_rcv;
+extern bool iolayers_faults;
 extern bool iolayers_cost;
 DECLARE_STATIC_KEY_FALSE(iolayers_cost_key);
 

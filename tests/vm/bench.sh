@@ -111,10 +111,10 @@ attach() {
 	t0=$(date +%s.%N)
 	case $1 in
 	none) DETACH=true ;;
-	iolayers) insmod "$ko" pid="$2" || return 1; DETACH="rmmod iolayers" ;;
-	iolayers-rcv) insmod "$ko" pid="$2" rcv=1 || return 1; DETACH="rmmod iolayers" ;;
-	iolayers-noflows) insmod "$ko" pid="$2" flows=0 || return 1; DETACH="rmmod iolayers" ;;
-	floor) insmod "$ko" pid="$2" empty=1 || return 1; DETACH="rmmod iolayers" ;;
+	iolayers) insmod "$ko" pid="$2" $KO_ARGS || return 1; DETACH="rmmod iolayers" ;;
+	iolayers-rcv) insmod "$ko" pid="$2" rcv=1 $KO_ARGS || return 1; DETACH="rmmod iolayers" ;;
+	iolayers-noflows) insmod "$ko" pid="$2" flows=0 $KO_ARGS || return 1; DETACH="rmmod iolayers" ;;
+	floor) insmod "$ko" pid="$2" empty=1 $KO_ARGS || return 1; DETACH="rmmod iolayers" ;;
 	iolayers-stream)
 		# Recording every read while the workload runs (iolayers record).
 		record_start "$2" || return 1
@@ -189,6 +189,9 @@ run() {
 		sleep 0.05
 	done
 	mem0=$(used_kb)
+	# The mmap workload's reads are faults: the FAULT layer is asked for.
+	KO_ARGS=
+	[ "$w" != mmap ] || KO_ARGS=faults=1
 	if ! attach "$tr" "$p"; then
 		echo "BENCH_FAIL $w $tr $r attach"
 		kill -9 $p

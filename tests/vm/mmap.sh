@@ -9,7 +9,7 @@ set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 . "$IOLAYERS_REPO/tests/vm/_req.sh"
 REQ_KIND=fault REQ_PROG=mmapcheck REQ_FILE=/mnt/mm-data REQ_FLOWS=mm_flows
-IL_INSMOD_ARGS=sockets=0
+IL_INSMOD_ARGS="sockets=0 faults=1"
 
 ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 echo none >/sys/block/nvme0n1/queue/scheduler
@@ -17,7 +17,12 @@ dd if=/dev/urandom of=/mnt/mm-data bs=1M count=16 status=none
 sync
 ino=$(stat -c %i /mnt/mm-data)
 
+# Off by default (faults=1): no FAULT layer, and a program's faults make
+# no record.
 insmod "$ko" pid=1 || { not_ok "insmod pid=1"; finish; }
+check "no FAULT layer without faults=1" test -z "$(awk '$2 == "FAULT"' "$IOLAYERS_D/layers")"
+rmmod iolayers
+insmod "$ko" pid=1 faults=1 || { not_ok "insmod pid=1 faults=1"; finish; }
 fault_probe=$(awk '$2 == "FAULT" { print $1 ":" $4 }' "$IOLAYERS_D/layers")
 rmmod iolayers
 echo "FAULT probe: $fault_probe"
@@ -70,6 +75,14 @@ mm_sane() {
 	check "$1: no syscall flow was made of the faults ($(hist_total syscall))" \
 		test "$(hist_total syscall)" -le 0
 }
+
+# --- faults=0 (the default): no fault record -------------------------------
+echo 3 >/proc/sys/vm/drop_caches
+if IL_INSMOD_ARGS=sockets=0 run_req default 40 random; then
+	check "default: no fault record without faults=1 ($(wc -l </tmp/uc.flows))" \
+		test "$(wc -l </tmp/uc.flows)" -eq 0
+	rmmod iolayers
+fi
 
 # --- MADV_RANDOM on a cold cache: each fault reads its own page -----------
 echo 3 >/proc/sys/vm/drop_caches

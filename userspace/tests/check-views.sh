@@ -331,7 +331,7 @@ expect_check "6.1-like, no AIO" "$tmp/r61" 0 '^partly +AIO +\(nothing\)' \
 	'^ +- aio_read not there: AIO reads make no record' \
 	'^ +- aio_complete_rw not there: AIO reads make no record' \
 	'^partly +FAULT +\(nothing\)' \
-	'^ +- handle_mm_fault not there: page faults on mapped files make no record'
+	'^ +- handle_mm_fault not there: faults=1: page faults on mapped files make no record'
 echo aio_complete_rw >>"$tmp/r61/sys/kernel/tracing/available_filter_functions"
 printf '%s\n' 'ffffffff8a100000 t aio_read' 'ffffffff8a200000 T handle_mm_fault' \
 	>>"$tmp/r61/proc/kallsyms"
@@ -346,7 +346,7 @@ unsafe='kretprobes are unsafe on this kernel \(kprobe_ftrace_handler at an odd a
 expect_check "6.1-like, kretprobes unsafe" "$tmp/r61" 0 '^partly +AIO +aio_complete_rw$' \
 	"^ +- aio_read unverified: $unsafe, see design.rst\): the module attaches no kretprobe, AIO reads make no record" \
 	'^partly +FAULT +\(nothing\)' \
-	"^ +- handle_mm_fault unverified: $unsafe, see design.rst\): the module attaches no kretprobe, page faults on mapped files make no record" \
+	"^ +- handle_mm_fault unverified: $unsafe, see design.rst\): the module attaches no kretprobe, faults=1: page faults on mapped files make no record" \
 	"^ +- tcp_v4_do_rcv unverified: $unsafe" \
 	"^ +- io_uring_submit_req not there: $unsafe, see design.rst\): the module leaves io_uring unfollowed" \
 	'^partly +SOCK +sock_recvmsg, .*, skb_copy_datagram_iter, inet_sock_set_state'
