@@ -166,7 +166,7 @@ static bool iolayers_fault_given_up(unsigned int flags)
 static int iolayers_fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	const struct iolayers_fault_att *a = (const struct iolayers_fault_att *)ri->data;
-	vm_fault_t ret = (vm_fault_t)regs_return_value(regs);
+	vm_fault_t ret = (__force vm_fault_t)regs_return_value(regs);
 	struct iolayers_task_flow *f = iolayers_flow_here(current->pid);
 
 	if (!f || READ_ONCE(f->seq) != a->seq || f->rd.sys.via != IOLAYERS_VIA_FAULT)
