@@ -366,6 +366,17 @@ static void iolayers_flow_end(struct iolayers_task_flow *f)
 	spin_unlock_irqrestore(&f->lock, flags);
 }
 
+/*
+ * The task's flow @f ends: a bio still in its slot gets an entry first,
+ * for a request made of it later (late).
+ */
+static __always_inline void iolayers_flow_close(struct iolayers_task_flow *f)
+{
+	if (unlikely(f->slot.bio))
+		iolayers_bio_slot_flush(f);
+	iolayers_flow_end(f);
+}
+
 /**
  * iolayers_flow_abandon() - End a flow in flight without a record.
  * @f: the flow, the current task's
@@ -379,9 +390,7 @@ static void iolayers_flow_end(struct iolayers_task_flow *f)
  */
 void iolayers_flow_abandon(struct iolayers_task_flow *f)
 {
-	if (unlikely(f->slot.bio))
-		iolayers_bio_slot_flush(f);
-	iolayers_flow_end(f);
+	iolayers_flow_close(f);
 }
 
 /**
@@ -742,12 +751,9 @@ void iolayers_flow_finish(struct iolayers_task_flow *f, long ret)
 	 * Ended before the end is stamped, so a request folded in completed
 	 * before the read's end: a completion between the stamp and here
 	 * (an interrupt, another CPU's) made a HIT read's async readahead
-	 * request end after the read it was folded into. A bio still in the
-	 * slot gets an entry first, for a request made of it later (late).
+	 * request end after the read it was folded into.
 	 */
-	if (unlikely(f->slot.bio))
-		iolayers_bio_slot_flush(f);
-	iolayers_flow_end(f);
+	iolayers_flow_close(f);
 	if (unlikely(f->blk_lost))
 		f->rd.missed |= IOLAYERS_MISSED_BLOCK;
 	/* Already so in sys_exit; the clock's anchor is per CPU. */
