@@ -60,7 +60,8 @@ int main(int argc, char **argv)
 {
 	static char buf[4096] __attribute__((aligned(4096)));
 	static const char * const names[] = { "aio:PREAD", "aio:PREADV" };
-	long count, pages, i, resident = 0, nonresident = 0, bytes = 0, failed = 0;
+	struct tally t = { 0 };
+	long count, pages, i;
 	int fd, wfd, direct, errors, mixed, ret;
 	const char *log = getenv("UC_LOG");
 	io_context_t ctx = 0;
@@ -118,22 +119,13 @@ int main(int argc, char **argv)
 		else
 			io_prep_preadv(&cb, rfd, &iov, 1, page * 4096);
 		res = aio_one(ctx, &cb, i);
-		if (res < 0) {
-			failed++;
-		} else {
-			bytes += res;
-			if (vec & 1)
-				resident++;
-			else
-				nonresident++;
-		}
+		tally_read(&t, res, vec & 1);
 		if (logf)
 			fprintf(logf, "%s %ld %d %ld\n", names[op], page * 4096, vec & 1, res);
 	}
 	if (logf)
 		fclose(logf);
 	io_destroy(ctx);
-	printf("reads %ld resident %ld nonresident %ld bytes %ld failed %ld\n", count, resident,
-	       nonresident, bytes, failed);
+	tally_print(count, &t);
 	return 0;
 }

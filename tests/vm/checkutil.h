@@ -46,4 +46,30 @@ static inline char *map_pages(int fd, const char *path, long *pages)
 	return map;
 }
 
+/* What the request programs count of their reads (uringcheck, aiocheck). */
+struct tally {
+	long resident, nonresident, bytes, failed;
+};
+
+/* A read that returned @res, its page cached before (mincore()) or not. */
+static inline void tally_read(struct tally *t, long res, int resident)
+{
+	if (res < 0) {
+		t->failed++;
+		return;
+	}
+	t->bytes += res;
+	if (resident)
+		t->resident++;
+	else
+		t->nonresident++;
+}
+
+/* The summary line the tests read. */
+static inline void tally_print(long count, const struct tally *t)
+{
+	printf("reads %ld resident %ld nonresident %ld bytes %ld failed %ld\n", count,
+	       t->resident, t->nonresident, t->bytes, t->failed);
+}
+
 #endif /* IOLAYERS_CHECKUTIL_H */

@@ -38,7 +38,8 @@ int main(int argc, char **argv)
 	static char buf[4096] __attribute__((aligned(4096)));
 	static const char * const names[] = { "io_uring:READ", "io_uring:READV",
 					      "io_uring:READ_FIXED" };
-	long count, pages, i, resident = 0, nonresident = 0, bytes = 0, failed = 0;
+	struct tally t = { 0 };
+	long count, pages, i;
 	int fd, direct, async, sqpoll, errors, mixed, ret;
 	struct iovec iov = { buf, sizeof(buf) };
 	const char *log = getenv("UC_LOG");
@@ -129,22 +130,13 @@ int main(int argc, char **argv)
 		}
 		res = cqe->res;
 		io_uring_cqe_seen(&ring, cqe);
-		if (res < 0) {
-			failed++;
-		} else {
-			bytes += res;
-			if (vec & 1)
-				resident++;
-			else
-				nonresident++;
-		}
+		tally_read(&t, res, vec & 1);
 		if (logf)
 			fprintf(logf, "%s %ld %d %d\n", names[op], page * 4096, vec & 1, res);
 	}
 	if (logf)
 		fclose(logf);
 	io_uring_queue_exit(&ring);
-	printf("reads %ld resident %ld nonresident %ld bytes %ld failed %ld\n", count, resident,
-	       nonresident, bytes, failed);
+	tally_print(count, &t);
 	return 0;
 }
