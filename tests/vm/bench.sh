@@ -280,6 +280,8 @@ for r in $(seq 1 "$rounds"); do
 		for tr in $order; do
 			# The receive path's variants: socket reads only.
 			case $tr in *-rcv) [ "$w" = tcp ] || continue ;; esac
+			# The smoke's bpftrace once: its attach is most of it.
+			[ "${IOLAYERS_BENCH_SMOKE:-0}$tr" != 1bpftrace ] || [ "$w" = 4k-cached ] || continue
 			run "$w" "$tr" "$r"
 		done
 	done
