@@ -145,8 +145,8 @@ enum iolayers_via {
  * @via: enum iolayers_via, IOLAYERS_VIA_URING or IOLAYERS_VIA_AIO
  * @op: its IORING_OP_* or IOCB_CMD_* value
  *
- * Return: "READV", "READ_FIXED" or "READ" for io_uring, "PREAD" or
- * "PREADV" for AIO, NULL for another.
+ * Return: "READV", "READ_FIXED", "READ" or "READV_FIXED" for io_uring,
+ * "PREAD" or "PREADV" for AIO, NULL for another.
  */
 static inline const char *iolayers_req_op_name(unsigned int via, unsigned int op)
 {
@@ -167,6 +167,8 @@ static inline const char *iolayers_req_op_name(unsigned int via, unsigned int op
 		return "READ_FIXED";
 	case 22:	/* IORING_OP_READ */
 		return "READ";
+	case 60:	/* IORING_OP_READV_FIXED, 6.15 on */
+		return "READV_FIXED";
 	default:
 		return (const char *)0;
 	}

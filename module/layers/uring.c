@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * URING layer: io_uring read requests (IORING_OP_READ, READV, READ_FIXED)
- * of followed tasks, one flow per request from its submission
+ * URING layer: io_uring read requests (IORING_OP_READ, READV, READ_FIXED,
+ * READV_FIXED) of followed tasks, one flow per request from its submission
  * (io_uring_submit_req) to its completion's CQE (io_uring_complete),
  * keyed by the request, never by a task: its attempts to issue it
  * (io_read(), a kretprobe) run inline in io_uring_enter(), from task work
@@ -43,10 +43,18 @@ IOLAYERS_PROBE_COUNTERS(iolayers_pc_uring_read);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_uring_read_fixed);
 IOLAYERS_PROBE_COUNTERS(iolayers_pc_uring_complete);
 
-/* The reads: what a request's attempts issue through io_read(). */
+/*
+ * IORING_OP_READV_FIXED (6.15 on): a number of the uapi, never given to
+ * another opcode, taken as a number because an enumerator cannot be
+ * tested for; a kernel without it refuses the opcode before submitting.
+ */
+#define IOLAYERS_IORING_OP_READV_FIXED 60
+
+/* The reads: what a request's attempts issue through io_read() or io_read_fixed(). */
 static bool iolayers_uring_read_op(u8 op)
 {
-	return op == IORING_OP_READ || op == IORING_OP_READV || op == IORING_OP_READ_FIXED;
+	return op == IORING_OP_READ || op == IORING_OP_READV || op == IORING_OP_READ_FIXED ||
+	       op == IOLAYERS_IORING_OP_READV_FIXED;
 }
 
 /*

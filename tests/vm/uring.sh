@@ -46,6 +46,12 @@ if run_req cold 300 mixed; then
 	check "cold: each record's op, offset, result and label as the CQE and mincore() say ($bad of $n wrong)" \
 		test "$n/$bad" = "$reads/0"
 	check "cold: some reads were not resident ($nonres of $reads)" test "$nonres" -gt $((reads / 4))
+	# READV_FIXED (6.15 on): in the rotation where the kernel has it,
+	# each of its records checked above with the others.
+	if grep -q ' io_prep_readv_fixed$' /proc/kallsyms; then
+		check "cold: READV_FIXED requests among them ($(grep -c '^io_uring:READV_FIXED ' /tmp/uc.log))" \
+			test "$(grep -c '^io_uring:READV_FIXED ' /tmp/uc.log)" -gt 0
+	fi
 	check "cold: every MISS has a request of its own and a device time" \
 		test "$(awk '$4 == "MISS" && ($5 == 0 || $6 == "-")' /tmp/uc.flows | wc -l)" -eq 0
 	check "cold: every HIT took one attempt, inline" \

@@ -8,8 +8,9 @@
  * direct opens FILE with O_DIRECT; async sets IOSQE_ASYNC on every
  * request (issued by an io-wq worker, never inline); sqpoll makes the
  * ring with an SQPOLL thread; errors makes every fourth read's buffer an
- * inaccessible page (-EFAULT); mixed cycles through IORING_OP_READ, READV and
- * READ_FIXED (a registered buffer).
+ * inaccessible page (-EFAULT); mixed cycles through IORING_OP_READ, READV,
+ * READ_FIXED (a registered buffer) and, where the kernel has it (6.15 on),
+ * READV_FIXED (an iovec in the registered buffer).
  * Prints: reads N resident N nonresident N bytes N failed N, where
  * resident and nonresident count the reads that did not fail. With
  * UC_LOG=FILE in the environment, also one line per read into FILE:
@@ -33,14 +34,17 @@
 #include <unistd.h>
 #include "checkutil.h"
 
+#define UC_OP_READV_FIXED 60
+
 int main(int argc, char **argv)
 {
 	static char buf[4096] __attribute__((aligned(4096)));
 	static const char * const names[] = { "io_uring:READ", "io_uring:READV",
-					      "io_uring:READ_FIXED" };
+					      "io_uring:READ_FIXED", "io_uring:READV_FIXED" };
 	struct tally t = { 0 };
 	long count, pages, i;
-	int fd, direct, async, sqpoll, errors, mixed, ret;
+	int fd, direct, async, sqpoll, errors, mixed, ret, nops = 3;
+	struct io_uring_probe *probe;
 	struct iovec iov = { buf, sizeof(buf) };
 	const char *log = getenv("UC_LOG");
 	struct io_uring_params p = { 0 };
@@ -88,6 +92,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "io_uring_register_buffers: %s\n", strerror(-ret));
 		return 1;
 	}
+	/* IORING_OP_READV_FIXED: a number of the uapi, newer than liburing 2.3. */
+	probe = io_uring_get_probe_ring(&ring);
+	if (probe && io_uring_opcode_supported(probe, UC_OP_READV_FIXED))
+		nops = 4;
+	free(probe);
+	if (mixed)
+		fprintf(stderr, "uringcheck: %d opcodes\n", nops);
 	if (log && !(logf = fopen(log, "w"))) {
 		perror(log);
 		return 1;
@@ -95,7 +106,7 @@ int main(int argc, char **argv)
 	raise(SIGSTOP);
 	for (i = 0; i < count; i++) {
 		long page = ((long)rand() * RAND_MAX + rand()) % pages;
-		int op = mixed ? i % 3 : 0, bad = errors && i % 4 == 1;
+		int op = mixed ? i % nops : 0, bad = errors && i % 4 == 1;
 		struct iovec biov = { bad ? unmapped : buf, sizeof(buf) };
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 		struct io_uring_cqe *cqe;
@@ -105,14 +116,16 @@ int main(int argc, char **argv)
 			perror("mincore");
 			return 1;
 		}
-		if (bad && op == 2)
+		if (bad && op >= 2)
 			op = 0;	/* a registered buffer is always mapped */
 		if (op == 0)
 			io_uring_prep_read(sqe, fd, biov.iov_base, sizeof(buf), page * 4096);
 		else if (op == 1)
 			io_uring_prep_readv(sqe, fd, &biov, 1, page * 4096);
-		else
+		else if (op == 2)
 			io_uring_prep_read_fixed(sqe, fd, buf, sizeof(buf), page * 4096, 0);
+		else	/* READV_FIXED: an iovec of the registered buffer 0 */
+			io_uring_prep_rw(UC_OP_READV_FIXED, sqe, fd, &iov, 1, page * 4096);
 		if (async)
 			sqe->flags |= IOSQE_ASYNC;
 		sqe->user_data = i;
