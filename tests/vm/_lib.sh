@@ -526,17 +526,29 @@ wait_ready() {
 	return 1
 }
 
+# fio_job_ios JSON JOB: fio's count of JOB's reads in its JSON output
+# (-1 when it has none).
+fio_job_ios() {
+	python3 -c 'import json, sys
+t = open(sys.argv[1]).read()
+for j in json.loads(t[t.index("{"):])["jobs"]:
+    if j["jobname"] == sys.argv[2]:
+        print(j["read"]["total_ios"])' "$1" "$2" 2>/dev/null || echo -1
+}
+
 # twin_start TRACER PID: the libbpf twin (tools/bpftwin, $IOLAYERS_TWIN)
 # following PID, its output in /tmp/tw.out; libbpf-floor its floor (-e),
 # libbpf-stream with every read's record written to /tmp/tw.rec. Sets TW;
-# returns once it says it is ready (1 if it never does).
+# returns once it says it is ready (1 if it never does). TW_ARGS: more
+# options (-f, the page faults).
 twin_start() {
 	local opt=()
+	read -ra opt <<<"${TW_ARGS:-}"
 	case $1 in
 	libbpf) ;;
-	libbpf-rcv) opt=(-r) ;;
-	libbpf-floor) opt=(-e) ;;
-	libbpf-stream) opt=(-o /tmp/tw.rec) ;;
+	libbpf-rcv) opt+=(-r) ;;
+	libbpf-floor) opt+=(-e) ;;
+	libbpf-stream) opt+=(-o /tmp/tw.rec) ;;
 	*) return 1 ;;
 	esac
 	[ -x "${IOLAYERS_TWIN:-}" ] || { echo "no libbpf twin (IOLAYERS_TWIN)" >&2; return 1; }

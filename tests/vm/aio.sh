@@ -106,13 +106,6 @@ fi
 # fio's threads, one engine each, reading the same file at the same time:
 # each kind's records are as many as its job's I/Os (a pread64 record is
 # the job's when it is of the data file), and none holds another's bytes.
-fio_job_ios() {
-	python3 -c 'import json, sys
-t = open(sys.argv[1]).read()
-for j in json.loads(t[t.index("{"):])["jobs"]:
-    if j["jobname"] == sys.argv[2]:
-        print(j["read"]["total_ios"])' "$1" "$2" 2>/dev/null || echo -1
-}
 engines="psync libaio"
 [ -n "$uring_on" ] && engines="$engines io_uring"	# 6.1 on
 jobs=() n=0

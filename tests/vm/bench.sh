@@ -54,7 +54,9 @@ n_cached=20000 n_uncached=4000 n_tcp=20000
 if [ "${IOLAYERS_BENCH_SMOKE:-0}" = 1 ]; then
 	rounds=1
 	workloads="4k-cached tcp"
-	tracers="none iolayers iolayers-rcv libbpf libbpf-rcv bpftrace"
+	# No bpftrace: under -icount its start alone took a minute and a
+	# half of the host; tests/vm/twins.sh checks both twins' counts.
+	tracers="none iolayers iolayers-rcv libbpf libbpf-rcv"
 	runtime=1 n_cached=2000 n_tcp=2000
 else
 	workloads="4k-cached 4k-uncached 128m 4k-numjobs2 tcp uring-cached uring-uncached mmap"
@@ -190,8 +192,8 @@ run() {
 	done
 	mem0=$(used_kb)
 	# The mmap workload's reads are faults: the FAULT layer is asked for.
-	KO_ARGS=
-	[ "$w" != mmap ] || KO_ARGS=faults=1
+	KO_ARGS= TW_ARGS=
+	[ "$w" != mmap ] || KO_ARGS=faults=1 TW_ARGS=-f
 	if ! attach "$tr" "$p"; then
 		echo "BENCH_FAIL $w $tr $r attach"
 		kill -9 $p
@@ -210,7 +212,9 @@ run() {
 	[ -z "$icount" ] || { read -r _ k1 u1 <<<"$(insn_totals)"; ins="$((k1 - k0)) $((u1 - u0))"; }
 	case $tr in
 	iolayers|iolayers-rcv|iolayers-noflows|iolayers-stream)
-		seen=$(awk '$1 == "syscall" { print $2 }' "$IOLAYERS_D/summary")
+		# Its reads: the read family's syscalls, requests and faults.
+		seen=$(awk '$1 ~ /^(syscall|uring|aio|fault)$/ { s += $2 } END { print s + 0 }' \
+			"$IOLAYERS_D/summary")
 		rcv=$(awk '$1 == "layer" && $2 == "tcp_rcv" { print $4 }' "$IOLAYERS_D/rcv")
 		# What it measured, beside the twin's (BENCH_TWIN), for the log.
 		[ "$tr" != iolayers ] || sed "s/^/BENCH_MODULE $w $r /" "$IOLAYERS_D/summary"
@@ -243,7 +247,9 @@ run() {
 		esac
 	fi
 	case $tr in
-	bpftrace|bpftrace-fast) seen=$(awk -F': ' '/^@reads\[/ { s += $2 } END { print s + 0 }' /tmp/bt.out) ;;
+	bpftrace|bpftrace-fast)
+		seen=$(awk -F': ' '/^@(reads|requests)\[/ || /^@faults:/ { s += $2 } END { print s + 0 }' \
+			/tmp/bt.out) ;;
 	# The twin's lines; what the recording got and lost, for the log.
 	bpftrace-stream) seen=$(grep -cE '^[0-9]+ [A-Za-z]+ ' /tmp/bt.out) ;;
 	libbpf)
@@ -280,8 +286,6 @@ for r in $(seq 1 "$rounds"); do
 		for tr in $order; do
 			# The receive path's variants: socket reads only.
 			case $tr in *-rcv) [ "$w" = tcp ] || continue ;; esac
-			# The smoke's bpftrace once: its attach is most of it.
-			[ "${IOLAYERS_BENCH_SMOKE:-0}$tr" != 1bpftrace ] || [ "$w" = 4k-cached ] || continue
 			run "$w" "$tr" "$r"
 		done
 	done

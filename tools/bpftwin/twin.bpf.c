@@ -28,7 +28,13 @@
  *    skb_copy_datagram_iter (the wait's end); tcp_v4_do_rcv and
  *    tcp_v6_do_rcv timed (fentry and fexit) for the TCP sockets followed
  *    reads read, until inet_sock_set_state says they closed or
- *    tcp_v4_destroy_sock destroys them.
+ *    tcp_v4_destroy_sock destroys them;
+ *  - io_uring's read requests from their submission (io_uring_submit_req,
+ *    io_uring_submit_sqe before 6.4) to their CQE (io_uring_complete),
+ *    Linux AIO's from aio_read() to aio_complete_rw(), keyed by the
+ *    request (URING, AIO; their attempts' layers are the module's only);
+ *  - with -f, page faults on a file's mapping (handle_mm_fault's fentry
+ *    and fexit), each a read of its page: FAULT, BLOCK, DEVICE.
  * Per-read state lives in task local storage; what completions add to a
  * read (in an interrupt, where the reader's task is not at hand) in a hash
  * of thread ids; bios, requests and sockets in hashes by address (LRU: an
@@ -131,6 +137,9 @@ struct twin_read {
 	__u8 bound;		/* a bio was bound: its twin_acc is this read's */
 	__u8 sock_kind;		/* enum iolayers_sock_kind */
 	__u8 waited;
+	__u8 fault;		/* a page fault's, not a syscall's */
+	__u8 retried;		/* the fault returned VM_FAULT_RETRY: its retry comes */
+	__u8 in_fault;		/* handle_mm_fault's call of this fault runs */
 };
 
 /* The kinds of socket (enum iolayers_sock_kind). */
@@ -356,6 +365,9 @@ int BPF_PROG(twin_sys_enter, struct pt_regs *regs, long id)
 	r->wait_ns = 0;
 	r->waited = 0;
 	r->sock_kind = 0;
+	r->fault = 0;
+	r->retried = 0;
+	r->in_fault = 0;
 	switch (id) {
 	case NR_pread64:
 		r->pos = regs->r10;
@@ -1161,23 +1173,20 @@ int BPF_PROG(twin_thread_exit, struct task_struct *p)
 	return 0;
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(twin_sys_exit, struct pt_regs *regs, long ret)
+/*
+ * A followed read (a syscall's, or a fault's: @top its layer) ends with
+ * @ret in the current thread: its histograms, then its record.
+ */
+static __always_inline void twin_finish(struct twin_read *r, long ret, __u32 top)
 {
 	struct twin_state_hists *h;
 	struct twin_acc *a = 0;
-	struct twin_read *r;
 	struct twin_rec *e;
 	struct twin_cpu *c;
 	__u32 zero = 0, tid;
 	__u32 state;
 	__u64 now, sock_ns = 0, bytes = ret > 0 ? ret : 0;
 
-	if (empty || !twin_followed())
-		return 0;
-	r = twin_read_of_current();
-	if (!r)
-		return 0;
 	now = bpf_ktime_get_ns();
 	tid = (__u32)bpf_get_current_pid_tgid();
 	r->active = 0;
@@ -1198,10 +1207,14 @@ int BPF_PROG(twin_sys_exit, struct pt_regs *regs, long ret)
 	state = twin_cache_state(r, ret);
 	h = bpf_map_lookup_elem(&hists, &state);
 	if (h) {
-		twin_hist_add(&h->layer[TWIN_L_SYSCALL], now - r->start_ns, bytes);
+		/* Keeps the index a register the verifier bounds. */
+		asm volatile("" : "+r"(top));
+		twin_hist_add(&h->layer[top == TWIN_L_FAULT ? TWIN_L_FAULT : TWIN_L_SYSCALL],
+			      now - r->start_ns, bytes);
 		if (r->vfs_start)
 			twin_hist_add(&h->layer[TWIN_L_VFS], now - r->vfs_start, bytes);
-		if (r->fs_reached)
+		/* A fault's page is its FS range for the cache, not a layer. */
+		if (r->fs_reached && !r->fault)
 			twin_hist_add(&h->layer[TWIN_L_FS], now - r->fs_start, bytes);
 		if (a && a->blk.nr_rqs) {
 			twin_hist_add(&h->layer[TWIN_L_QUEUE], a->blk.queue_ns, a->blk.rq_bytes);
@@ -1221,7 +1234,7 @@ int BPF_PROG(twin_sys_exit, struct pt_regs *regs, long ret)
 	}
 	c = bpf_map_lookup_elem(&cpus, &zero);
 	if (!c)
-		return 0;
+		return;
 	/* The module's short record (IOLAYERS_REC_SHORT) without a bio. */
 	if (a && !a->blk.nr_bios && !a->blk.nr_rqs)
 		a = 0;
@@ -1231,7 +1244,7 @@ int BPF_PROG(twin_sys_exit, struct pt_regs *regs, long ret)
 		e = bpf_ringbuf_reserve(&events, offsetof(struct twin_rec, blk), 0);
 	if (!e) {
 		c->n[TWIN_N_LOST]++;
-		return 0;
+		return;
 	}
 	e->kind = TWIN_EV_READ;
 	e->wseq = c->wseq++;
@@ -1256,8 +1269,8 @@ int BPF_PROG(twin_sys_exit, struct pt_regs *regs, long ret)
 		e->tcp_off = r->tcp_start ? (__s64)(r->tcp_start - r->start_ns) : -1;
 		e->wait_ns = r->waited ? r->wait_ns : 0;
 	} else {
-		e->fs_off = r->fs_reached ? (__s64)(r->fs_start - r->start_ns) : -1;
-		e->fs_ns = r->fs_reached ? now - r->fs_start : 0;
+		e->fs_off = r->fs_reached && !r->fault ? (__s64)(r->fs_start - r->start_ns) : -1;
+		e->fs_ns = r->fs_reached && !r->fault ? now - r->fs_start : 0;
 		e->ra_bytes = r->ra_pages << TWIN_PAGE_SHIFT;
 	}
 	e->missed = 0;
@@ -1265,5 +1278,417 @@ int BPF_PROG(twin_sys_exit, struct pt_regs *regs, long ret)
 	if (a)
 		__builtin_memcpy(&e->blk, &a->blk, sizeof(e->blk));
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(twin_sys_exit, struct pt_regs *regs, long ret)
+{
+	struct twin_read *r;
+
+	if (empty || !twin_followed())
+		return 0;
+	r = twin_read_of_current();
+	/* A fault's read ends at its handler's return, not here. */
+	if (!r || r->fault)
+		return 0;
+	twin_finish(r, ret, TWIN_L_SYSCALL);
+	return 0;
+}
+
+/*
+ * FAULT (-f, the module's faults=1): a page fault of the followed process
+ * on a file's mapping is a read of its page, from handle_mm_fault()'s
+ * entry to its last return (module/layers/fault.c): the same task storage
+ * as a syscall's read, so that the pages its readahead adds, its I/O
+ * wait and its bios bind to it through the same programs (its page is
+ * the FS range the cache's program looks at, not an FS layer). A return
+ * of VM_FAULT_RETRY is not the end: the same fault comes again, unless it
+ * was given up (a signal for a user fault, or a caller that asked not to
+ * wait), which ends it without a record. A write fault reads nothing for
+ * the reader, and a fault during a followed read is that read's: both
+ * counted, not followed.
+ */
+#define TWIN_VM_PFNMAP		0x00000400UL	/* include/linux/mm.h: defines */
+#define TWIN_VM_IO		0x00004000UL
+#define TWIN_VM_MIXEDMAP	0x10000000UL
+#define TWIN_S_PRIVATE		(1U << 9)	/* include/linux/fs.h */
+#define TWIN_S_DAX		(1U << 13)
+/* enum fault_flag (a set of defines before 5.17): values never moved. */
+#define TWIN_FAULT_FLAG_WRITE		(1U << 0)
+#define TWIN_FAULT_FLAG_RETRY_NOWAIT	(1U << 3)
+#define TWIN_FAULT_FLAG_USER		(1U << 6)
+#define TWIN_TIF_SIGPENDING		2	/* arch/x86/include/asm/thread_info.h */
+
+SEC("fentry/handle_mm_fault")
+int BPF_PROG(twin_fault, struct vm_area_struct *vma, unsigned long address, unsigned int flags)
+{
+	struct task_struct *task;
+	struct twin_read *r;
+	struct inode *inode;
+	struct file *file;
+	__u64 index;
+
+	if (empty || !twin_followed())
+		return 0;
+	task = bpf_get_current_task_btf();
+	file = vma->vm_file;
+	if (!file || (vma->vm_flags & (TWIN_VM_PFNMAP | TWIN_VM_IO | TWIN_VM_MIXEDMAP)) ||
+	    (file->f_inode->i_flags & TWIN_S_PRIVATE) || vma->vm_mm != task->mm) {
+		twin_count(TWIN_N_FAULT_OTHER);
+		return 0;
+	}
+	index = vma->vm_pgoff + ((address - vma->vm_start) >> TWIN_PAGE_SHIFT);
+	r = bpf_task_storage_get(&reads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!r) {
+		twin_count(TWIN_N_NO_STORAGE);
+		return 0;
+	}
+	if (r->active) {
+		if (r->fault && r->retried && r->mapping == (__u64)file->f_mapping &&
+		    r->first_index == index) {
+			r->retried = 0;
+			r->in_fault = 1;
+			return 0;
+		}
+		if (!r->fault) {
+			twin_count(TWIN_N_FAULT_NESTED);
+			return 0;
+		}
+		/* A fault whose retry did not come: this one is new. */
+		r->active = 0;
+	}
+	if (flags & TWIN_FAULT_FLAG_WRITE) {
+		twin_count(TWIN_N_FAULT_OTHER);
+		return 0;
+	}
+	inode = file->f_inode;
+	r->seq = twin_next_seq();
+	r->nr = TWIN_NR_FAULT;
+	r->fd = -1;
+	r->req = 1 << TWIN_PAGE_SHIFT;
+	r->pos = index << TWIN_PAGE_SHIFT;
+	r->ino = inode->i_ino;
+	r->dev = inode->i_sb->s_dev;
+	r->vfs_start = 0;
+	r->direct = !!(inode->i_flags & TWIN_S_DAX);
+	r->iowait = 0;
+	r->added_pages = 0;
+	r->ra_pages = 0;
+	r->bound = 0;
+	r->sock_start = 0;
+	r->tcp_start = 0;
+	r->wait_start = 0;
+	r->wait_ns = 0;
+	r->waited = 0;
+	r->sock_kind = 0;
+	r->fault = 1;
+	r->retried = 0;
+	r->in_fault = 1;
+	r->mapping = (__u64)file->f_mapping;
+	r->fs_pos = r->pos;
+	r->first_index = index;
+	r->last_index = index;
+	r->fs_reached = 1;
+	r->active = 1;
+	r->start_ns = bpf_ktime_get_ns();
+	r->fs_start = r->start_ns;
+	return 0;
+}
+
+/*
+ * The return of the call whose entry began or went on with the fault
+ * (in_fault): another fault's entry, which returned early, leaves no mark.
+ */
+SEC("fexit/handle_mm_fault")
+int BPF_PROG(twin_fault_exit, struct vm_area_struct *vma, unsigned long address,
+	     unsigned int flags, struct pt_regs *regs, unsigned int ret)
+{
+	struct task_struct *task;
+	struct twin_read *r;
+
+	if (empty || !twin_followed())
+		return 0;
+	r = twin_read_of_current();
+	if (!r || !r->fault || !r->in_fault)
+		return 0;
+	r->in_fault = 0;
+	if (ret & bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_RETRY)) {
+		task = bpf_get_current_task_btf();
+		if ((flags & TWIN_FAULT_FLAG_RETRY_NOWAIT) ||
+		    ((flags & TWIN_FAULT_FLAG_USER) &&
+		     (task->thread_info.flags & (1UL << TWIN_TIF_SIGPENDING)))) {
+			r->active = 0;	/* given up: no retry, no record */
+			twin_count(TWIN_N_FAULT_GIVEN_UP);
+			return 0;
+		}
+		r->retried = 1;
+		return 0;
+	}
+	twin_finish(r, ret & (bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_OOM) |
+			      bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_SIGBUS) |
+			      bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_SIGSEGV) |
+			      bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_HWPOISON) |
+			      bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_HWPOISON_LARGE) |
+			      bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_FALLBACK)) ?
+		    -14 /* -EFAULT */ : 1 << TWIN_PAGE_SHIFT, TWIN_L_FAULT);
+	return 0;
+}
+
+/*
+ * Requests: io_uring's and Linux AIO's reads, one entry per request keyed
+ * by its address (never by a thread: io-wq and SQPOLL threads issue
+ * them, completions come in interrupts and task work), from submission
+ * to completion: the URING or AIO layer and a short record. Not the
+ * twin's (the module has them): the attempts' FS, BLOCK and DEVICE
+ * parts, and so the cache state: a request is OTHER, or ERROR when it
+ * failed.
+ */
+struct twin_req {
+	__u64 seq;
+	__u64 start_ns;
+	__u64 user_data;	/* io_uring's: checked at the CQE */
+	__s64 pos;
+	__u64 len;
+	__u32 tid;
+	__s32 fd;
+	__s32 nr;
+	char comm[16];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);	/* struct io_kiocb *, or AIO's struct kiocb * */
+	__type(value, struct twin_req);
+} reqs SEC(".maps");
+
+/*
+ * The request @key ends with @res, its file @file (NULL: unknown). AIO's
+ * completion of a direct read runs in the interrupt: its updates of this
+ * CPU's histograms and counters are not atomic, and one that interrupts
+ * another program's update on the CPU may lose an increment of either.
+ */
+static __always_inline void twin_req_finish(__u64 key, struct twin_req *q, long res,
+					    struct file *file, __u32 layer)
+{
+	struct twin_state_hists *h;
+	struct twin_rec *e;
+	struct twin_cpu *c;
+	__u32 zero = 0, state = res < 0 ? TWIN_C_ERROR : TWIN_C_OTHER;
+	__u64 now = bpf_ktime_get_ns();
+
+	h = bpf_map_lookup_elem(&hists, &state);
+	if (h) {
+		asm volatile("" : "+r"(layer));
+		twin_hist_add(&h->layer[layer == TWIN_L_AIO ? TWIN_L_AIO : TWIN_L_URING],
+			      now - q->start_ns, res > 0 ? res : 0);
+	}
+	c = bpf_map_lookup_elem(&cpus, &zero);
+	if (!c)
+		goto out;
+	e = bpf_ringbuf_reserve(&events, offsetof(struct twin_rec, blk), 0);
+	if (!e) {
+		c->n[TWIN_N_LOST]++;
+		goto out;
+	}
+	e->kind = TWIN_EV_READ;
+	e->wseq = c->wseq++;
+	e->end_ns = now;
+	e->seq = q->seq;
+	e->tid = q->tid;
+	e->tgid = targ_tgid;
+	__builtin_memcpy(e->comm, q->comm, sizeof(e->comm));
+	e->nr = q->nr;
+	e->fd = q->fd;
+	e->pos = q->pos;
+	e->ino = file ? BPF_CORE_READ(file, f_inode, i_ino) : 0;
+	e->fs_dev = file ? BPF_CORE_READ(file, f_inode, i_sb, s_dev) : 0;
+	e->req = q->len;
+	e->ret = res;
+	e->cache = state;
+	e->sys_ns = now - q->start_ns;
+	e->vfs_off = -1;
+	e->vfs_ns = 0;
+	e->fs_off = -1;
+	e->fs_ns = 0;
+	e->ra_bytes = 0;
+	e->missed = 0;
+	e->sock = 0;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+out:
+	bpf_map_delete_elem(&reqs, &key);
+}
+
+/*
+ * A request's entry; one left at its address by a request whose end was
+ * not seen (an overflowed CQE) is replaced, counted stale.
+ */
+static __always_inline void twin_req_put(__u64 key, const struct twin_req *q)
+{
+	if (!bpf_map_update_elem(&reqs, &key, q, BPF_NOEXIST))
+		return;
+	if (bpf_map_lookup_elem(&reqs, &key))
+		twin_count(TWIN_N_REQ_STALE);
+	if (bpf_map_update_elem(&reqs, &key, q, BPF_ANY))
+		twin_count(TWIN_N_NO_ENTRY);
+}
+
+/*
+ * The read opcodes (include/uapi/linux/io_uring.h: numbers of the ABI):
+ * READ, READV, READ_FIXED, and READV_FIXED (6.15 on, not in 6.1's BTF).
+ */
+static __always_inline bool twin_uring_read(__u8 op)
+{
+	return op == 22 || op == 1 || op == 4 || op == 60;
+}
+
+/* io_uring's read request, as its prep left it (io_uring/rw.h). */
+struct io_rw___twin {
+	struct kiocb kiocb;
+	__u64 addr;
+	__u32 len;
+} __attribute__((preserve_access_index));
+
+/*
+ * A request's flag that its success posts no CQE: REQ_F_CQE_SKIP, whose
+ * bit is IOSQE_CQE_SKIP_SUCCESS_BIT's (include/uapi/linux/io_uring.h; the
+ * kernel's REQ_F_* bits below 8 are the SQE's flags).
+ */
+#define TWIN_REQ_F_CQE_SKIP	(1U << 6)
+
+/* The submission of a request; a CQE-less success is not followed. */
+static __always_inline void twin_uring_submit(struct io_kiocb *req)
+{
+	struct io_rw___twin *rw = (void *)&req->cmd;
+	struct twin_req q = {};
+	__u64 key = (__u64)req;
+
+	if (empty || !twin_followed() || !twin_uring_read(req->opcode) ||
+	    (req->flags & TWIN_REQ_F_CQE_SKIP))
+		return;
+	q.seq = twin_next_seq();
+	q.tid = (__u32)bpf_get_current_pid_tgid();
+	q.nr = TWIN_NR_URING + req->opcode;
+	/* The fd is in the CQE's place until the completion (io_init_req()). */
+	q.fd = req->cqe.fd;
+	q.user_data = req->cqe.user_data;
+	q.pos = -1;
+	if (bpf_core_type_exists(struct io_rw___twin)) {
+		q.pos = BPF_CORE_READ(rw, kiocb.ki_pos);
+		q.len = BPF_CORE_READ(rw, len);
+		/* READV, READV_FIXED: len counts iovecs (the submitter's memory). */
+		if (req->opcode == 1 || req->opcode == 60)
+			q.len = twin_iov_bytes((const struct iovec *)BPF_CORE_READ(rw, addr), q.len);
+	}
+	bpf_get_current_comm(q.comm, sizeof(q.comm));
+	q.start_ns = bpf_ktime_get_ns();
+	twin_req_put(key, &q);
+}
+
+/* io_uring_submit_req(req), 6.4 on. */
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(twin_uring_submit_req, struct io_kiocb *req)
+{
+	twin_uring_submit(req);
+	return 0;
+}
+
+/* io_uring_submit_sqe(req, force_nonblock), 6.0 to 6.3 (the loader checks). */
+SEC("tp_btf/io_uring_submit_sqe")
+int BPF_PROG(twin_uring_submit_sqe, struct io_kiocb *req)
+{
+	twin_uring_submit(req);
+	return 0;
+}
+
+/*
+ * io_uring_complete(ctx, req, ...): the CQE's fields, then the CQE itself,
+ * follow; the request holds them both ways (req->cqe). An entry of a
+ * request whose CQE was not seen (an overflow) is another request's now.
+ */
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(twin_uring_complete, void *ring, void *ptr)
+{
+	struct io_kiocb *req = ptr;	/* a void * in the prototype: read, not walked */
+	struct twin_req *q;
+	__u64 key = (__u64)ptr;
+
+	if (empty || !req)
+		return 0;
+	q = bpf_map_lookup_elem(&reqs, &key);
+	if (!q)
+		return 0;
+	if (q->user_data != BPF_CORE_READ(req, cqe.user_data) ||
+	    q->nr != TWIN_NR_URING + BPF_CORE_READ(req, opcode)) {
+		twin_count(TWIN_N_REQ_STALE);
+		bpf_map_delete_elem(&reqs, &key);
+		return 0;
+	}
+	twin_req_finish(key, q, BPF_CORE_READ(req, cqe.res), BPF_CORE_READ(req, file),
+			TWIN_L_URING);
+	return 0;
+}
+
+/* include/uapi/linux/aio_abi.h: defines. */
+#define TWIN_IOCB_CMD_PREAD	0
+#define TWIN_IOCB_CMD_PREADV	7
+
+/* aio_read(kiocb, iocb, vectored, compat): an iocb of io_submit(). */
+SEC("fentry/aio_read")
+int BPF_PROG(twin_aio_read, struct kiocb *kiocb, const struct iocb *iocb, bool vectored)
+{
+	struct twin_req q = {};
+	__u64 key = (__u64)kiocb;
+
+	if (empty || !twin_followed())
+		return 0;
+	q.seq = twin_next_seq();
+	q.tid = (__u32)bpf_get_current_pid_tgid();
+	q.nr = TWIN_NR_AIO + (vectored ? TWIN_IOCB_CMD_PREADV : TWIN_IOCB_CMD_PREAD);
+	q.fd = iocb->aio_fildes;
+	q.pos = iocb->aio_offset;
+	q.len = vectored ? twin_iov_bytes((const struct iovec *)iocb->aio_buf, iocb->aio_nbytes) :
+			   iocb->aio_nbytes;
+	bpf_get_current_comm(q.comm, sizeof(q.comm));
+	q.start_ns = bpf_ktime_get_ns();
+	twin_req_put(key, &q);
+	return 0;
+}
+
+/*
+ * aio_read() returns 0 once the read completed or was queued (its
+ * completion absorbs -EIOCBQUEUED), an error when it refused the read
+ * before issuing it: no completion comes, and the refusal is the read's
+ * end and its result (as the module records it).
+ */
+SEC("fexit/aio_read")
+int BPF_PROG(twin_aio_read_exit, struct kiocb *kiocb, const struct iocb *iocb, bool vectored,
+	     bool compat, int ret)
+{
+	struct twin_req *q;
+	__u64 key = (__u64)kiocb;
+
+	if (empty || !ret || !twin_followed())
+		return 0;
+	q = bpf_map_lookup_elem(&reqs, &key);
+	if (!q)
+		return 0;
+	twin_count(TWIN_N_AIO_REFUSED);
+	twin_req_finish(key, q, ret, 0, TWIN_L_AIO);
+	return 0;
+}
+
+/* aio_complete_rw(kiocb, res, ...): in io_submit() or in an interrupt. */
+SEC("fentry/aio_complete_rw")
+int BPF_PROG(twin_aio_done, struct kiocb *kiocb, long res)
+{
+	struct twin_req *q;
+	__u64 key = (__u64)kiocb;
+
+	if (empty)
+		return 0;
+	q = bpf_map_lookup_elem(&reqs, &key);
+	if (q && q->nr >= TWIN_NR_AIO && q->nr < TWIN_NR_FAULT)
+		twin_req_finish(key, q, res, kiocb->ki_filp, TWIN_L_AIO);
 	return 0;
 }

@@ -5,8 +5,9 @@
  * measured: reads per cache state, each layer x state histogram's count,
  * sum, min, max and bytes, the records and the losses.
  *
- * Usage: iolayers-twin [-e] [-r] [-o FILE] PID
+ * Usage: iolayers-twin [-e] [-f] [-r] [-o FILE] PID
  *   -e       the floor: the same programs attached, each returning at once
+ *   -f       page faults on a file's mapping too, as the module's faults=1
  *   -r       the TCP receive path timed too, as the module's rcv=1
  *   -o FILE  every read's record as a JSON line, as `iolayers record`
  *            writes it (the streaming rows of make bench)
@@ -55,8 +56,25 @@ struct twin_out {
 	unsigned long long records;
 };
 
+/* IORING_OP_* and IOCB_CMD_* of the requests the twin follows. */
+static const char *twin_req_name(int nr)
+{
+	switch (nr) {
+	case TWIN_NR_URING + 22: return "io_uring:READ";
+	case TWIN_NR_URING + 1: return "io_uring:READV";
+	case TWIN_NR_URING + 4: return "io_uring:READ_FIXED";
+	case TWIN_NR_URING + 60: return "io_uring:READV_FIXED";
+	case TWIN_NR_AIO + 0: return "aio:PREAD";
+	case TWIN_NR_AIO + 7: return "aio:PREADV";
+	case TWIN_NR_FAULT: return "fault";
+	default: return "?";
+	}
+}
+
 static const char *twin_sys_name(int nr)
 {
+	if (nr >= TWIN_NR_URING)
+		return twin_req_name(nr);
 	switch (nr) {
 	case 0: return "read";
 	case 17: return "pread64";
@@ -114,7 +132,12 @@ static int on_record(void *ctx, void *data, size_t size)
 	p = il_put(il_put(p, ", \"cache\": \""),
 		   r->cache >= 0 && r->cache < IOLAYERS_NR_CACHE ? cache_names[r->cache] : "?");
 	p = il_put_u64(il_put(p, "\", \"start_ns\": "), start);
-	p = il_put_u64(il_put(p, ", \"syscall_ns\": "), r->sys_ns);
+	/* A request's or fault's whole is its layer's, as the reader writes it. */
+	p = put_lat(p, ", \"syscall_ns\": ", r->sys_ns, r->nr < TWIN_NR_URING);
+	p = put_lat(p, ", \"uring_ns\": ", r->sys_ns,
+		    r->nr >= TWIN_NR_URING && r->nr < TWIN_NR_AIO);
+	p = put_lat(p, ", \"aio_ns\": ", r->sys_ns, r->nr >= TWIN_NR_AIO && r->nr < TWIN_NR_FAULT);
+	p = put_lat(p, ", \"fault_ns\": ", r->sys_ns, r->nr == TWIN_NR_FAULT);
 	p = put_lat(p, ", \"vfs_ns\": ", r->vfs_ns, r->vfs_off >= 0);
 	p = put_lat(p, ", \"fs_ns\": ", r->fs_ns, !sock && r->fs_off >= 0);
 	p = put_lat(p, ", \"queue_ns\": ", b->queue_ns, b->nr_rqs);
@@ -166,7 +189,7 @@ struct twin_optional {
 	const char *module;	/* whose BTF has it (NULL: the kernel's) */
 };
 
-#define TWIN_MAX_OPTIONAL	16
+#define TWIN_MAX_OPTIONAL	24
 
 static size_t twin_optionals(struct twin_bpf *skel, struct twin_optional *o)
 {
@@ -185,12 +208,63 @@ static size_t twin_optionals(struct twin_bpf *skel, struct twin_optional *o)
 		{ skel->progs.twin_rcv6_exit, "tcp_v6_do_rcv", NULL },
 		{ skel->progs.twin_nvme_setup, "btf_trace_nvme_setup_cmd", "nvme_core" },
 		{ skel->progs.twin_nvme_done, "btf_trace_nvme_complete_rq", "nvme_core" },
+		{ skel->progs.twin_uring_submit_req, "btf_trace_io_uring_submit_req", NULL },
+		{ skel->progs.twin_uring_submit_sqe, "btf_trace_io_uring_submit_sqe", NULL },
+		{ skel->progs.twin_uring_complete, "btf_trace_io_uring_complete", NULL },
+		{ skel->progs.twin_aio_read, "aio_read", NULL },
+		{ skel->progs.twin_aio_read_exit, "aio_read", NULL },
+		{ skel->progs.twin_aio_done, "aio_complete_rw", NULL },
 	};
 	size_t n = sizeof(all) / sizeof(all[0]);
 
 	_Static_assert(sizeof(all) / sizeof(all[0]) <= TWIN_MAX_OPTIONAL, "optional points");
 	memcpy(o, all, sizeof(all));
 	return n;
+}
+
+/*
+ * Is the tracepoint @tp's argument @i (0: the probe's data, then its
+ * TP_PROTO's) a pointer, to a struct @name if @name is not NULL? Read from
+ * its btf_trace_ typedef: a pointer to the probe's prototype.
+ */
+static bool twin_tp_arg_ptr(const struct btf *btf, const char *tp, unsigned int i,
+			    const char *name)
+{
+	const struct btf_param *p;
+	const struct btf_type *t;
+	__s32 id = btf__find_by_name_kind(btf, tp, BTF_KIND_TYPEDEF);
+
+	if (id <= 0)
+		return false;
+	t = btf__type_by_id(btf, btf__resolve_type(btf, id));
+	if (!t || !btf_is_ptr(t))
+		return false;
+	t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) <= i)
+		return false;
+	p = btf_params(t) + i;
+	t = btf__type_by_id(btf, btf__resolve_type(btf, p->type));
+	if (!t || !btf_is_ptr(t))
+		return false;
+	if (!name)
+		return true;
+	t = btf__type_by_id(btf, btf__resolve_type(btf, t->type));
+	return t && btf_is_struct(t) && !strcmp(btf__name_by_offset(btf, t->name_off), name);
+}
+
+/*
+ * io_uring's tracepoints as the twin reads them: the submission's first
+ * argument the request (io_uring_submit_sqe had the ring there before
+ * 5.15's), the completion's second (5.10's had the user data).
+ */
+static bool twin_uring_usable(const struct btf *vmlinux, const struct twin_optional *o)
+{
+	if (!strcmp(o->name, "btf_trace_io_uring_submit_sqe") ||
+	    !strcmp(o->name, "btf_trace_io_uring_submit_req"))
+		return twin_tp_arg_ptr(vmlinux, o->name, 1, "io_kiocb");
+	if (!strcmp(o->name, "btf_trace_io_uring_complete"))
+		return twin_tp_arg_ptr(vmlinux, o->name, 2, NULL);
+	return true;
 }
 
 /* Is @o's point in the BTF that fentry or tp_btf would find it in? */
@@ -201,6 +275,9 @@ static bool twin_has(const struct btf *vmlinux, const struct twin_optional *o)
 
 	if (!vmlinux)
 		return false;
+	if (!o->module && !strncmp(o->name, "btf_trace_", strlen("btf_trace_")))
+		return btf__find_by_name_kind(vmlinux, o->name, BTF_KIND_TYPEDEF) > 0 &&
+		       twin_uring_usable(vmlinux, o);
 	if (!o->module)
 		return btf__find_by_name_kind(vmlinux, o->name, BTF_KIND_FUNC) > 0;
 	mod = btf__load_module_btf(o->module, (struct btf *)vmlinux);
@@ -211,11 +288,25 @@ static bool twin_has(const struct btf *vmlinux, const struct twin_optional *o)
 	return found;
 }
 
+/*
+ * The requests' programs: optional at the load (the loader pairs them),
+ * not at the attach, where one refused would leave the other's entries
+ * to no end.
+ */
+static bool twin_is_request(struct twin_bpf *skel, const struct bpf_program *p)
+{
+	return p == skel->progs.twin_uring_submit_req || p == skel->progs.twin_uring_submit_sqe ||
+	       p == skel->progs.twin_uring_complete || p == skel->progs.twin_aio_read ||
+	       p == skel->progs.twin_aio_read_exit || p == skel->progs.twin_aio_done;
+}
+
 static bool twin_is_optional(struct twin_bpf *skel, const struct bpf_program *p)
 {
 	struct twin_optional o[TWIN_MAX_OPTIONAL];
 	size_t i, n = twin_optionals(skel, o);
 
+	if (twin_is_request(skel, p))
+		return false;
 	for (i = 0; i < n; i++)
 		if (o[i].prog == p)
 			return true;
@@ -230,7 +321,13 @@ static bool twin_is_rcv(struct twin_bpf *skel, const struct bpf_program *p)
 	       p == skel->progs.twin_sock_state || p == skel->progs.twin_sock_destroy;
 }
 
-static struct twin_bpf *twin_load(pid_t pid, bool floor, bool rcv)
+/* The page fault's programs (-f). */
+static bool twin_is_fault(struct twin_bpf *skel, const struct bpf_program *p)
+{
+	return p == skel->progs.twin_fault || p == skel->progs.twin_fault_exit;
+}
+
+static struct twin_bpf *twin_load(pid_t pid, bool floor, bool rcv, bool faults)
 {
 	struct bpf_program *p;
 	struct btf *vmlinux = btf__load_vmlinux_btf();
@@ -251,6 +348,10 @@ static struct twin_bpf *twin_load(pid_t pid, bool floor, bool rcv)
 		bpf_object__for_each_program(p, skel->obj)
 			if (twin_is_rcv(skel, p))
 				bpf_program__set_autoload(p, false);
+	if (!faults)
+		bpf_object__for_each_program(p, skel->obj)
+			if (twin_is_fault(skel, p))
+				bpf_program__set_autoload(p, false);
 	n = twin_optionals(skel, o);
 	for (i = 0; i < n; i++) {
 		if (!bpf_program__autoload(o[i].prog) || twin_has(vmlinux, &o[i]))
@@ -259,6 +360,26 @@ static struct twin_bpf *twin_load(pid_t pid, bool floor, bool rcv)
 			o[i].name, o[i].module ? o[i].module : "the kernel",
 			bpf_program__name(o[i].prog));
 		bpf_program__set_autoload(o[i].prog, false);
+	}
+	/*
+	 * io_uring: a submission without its completion, or the other way
+	 * round, would measure nothing (one submission program at most has
+	 * its tracepoint); AIO likewise.
+	 */
+	if (!bpf_program__autoload(skel->progs.twin_uring_complete) ||
+	    (!bpf_program__autoload(skel->progs.twin_uring_submit_req) &&
+	     !bpf_program__autoload(skel->progs.twin_uring_submit_sqe))) {
+		bpf_program__set_autoload(skel->progs.twin_uring_complete, false);
+		bpf_program__set_autoload(skel->progs.twin_uring_submit_req, false);
+		bpf_program__set_autoload(skel->progs.twin_uring_submit_sqe, false);
+		fprintf(stderr, "iolayers-twin: io_uring requests not followed\n");
+	}
+	if (!bpf_program__autoload(skel->progs.twin_aio_read) ||
+	    !bpf_program__autoload(skel->progs.twin_aio_done)) {
+		bpf_program__set_autoload(skel->progs.twin_aio_read, false);
+		bpf_program__set_autoload(skel->progs.twin_aio_read_exit, false);
+		bpf_program__set_autoload(skel->progs.twin_aio_done, false);
+		fprintf(stderr, "iolayers-twin: Linux AIO requests not followed\n");
 	}
 	btf__free(vmlinux);
 	err = twin_bpf__load(skel);
@@ -368,6 +489,7 @@ static void print_summary(struct twin_bpf *skel, unsigned long long records)
 	int ncpu = libbpf_num_possible_cpus();
 	struct twin_hist sum;
 	unsigned long long reads[TWIN_NR_STATES] = { 0 }, total = 0, n[TWIN_N_COUNTERS] = { 0 };
+	unsigned long long kind[4] = { 0 };	/* syscalls, io_uring, AIO, faults */
 	struct twin_hist *rh, seg = { 0 };
 	struct { struct twin_hist layer[TWIN_NR_LAYERS]; } *v;
 	struct { __u64 wseq; __u64 reads; __u64 n[TWIN_N_COUNTERS]; } *c;
@@ -398,8 +520,10 @@ static void print_summary(struct twin_bpf *skel, unsigned long long records)
 				twin_hist_merge(&sum, &v[cpu].layer[l]);
 			if (!sum.count)
 				continue;
-			if (l == TWIN_L_SYSCALL) {
-				reads[key] = sum.count;
+			/* Reads: the syscalls', requests' and faults'. */
+			if (l == TWIN_L_SYSCALL || l >= TWIN_L_URING) {
+				reads[key] += sum.count;
+				kind[l >= TWIN_L_URING ? l - TWIN_L_URING + 1 : 0] += sum.count;
 				total += sum.count;
 			}
 			printf("%s %s %llu %llu %llu %llu %llu\n", layer_names[l],
@@ -412,8 +536,14 @@ static void print_summary(struct twin_bpf *skel, unsigned long long records)
 	for (key = 0; key < TWIN_NR_STATES; key++)
 		if (reads[key])
 			printf(" %s %llu", cache_names[key], reads[key]);
-	printf("\nrecords %llu lost %llu no_storage %llu\n", records, n[TWIN_N_LOST],
+	printf("\nkinds syscall %llu io_uring %llu aio %llu fault %llu\n", kind[0], kind[1],
+	       kind[2], kind[3]);
+	printf("records %llu lost %llu no_storage %llu\n", records, n[TWIN_N_LOST],
 	       n[TWIN_N_NO_STORAGE]);
+	printf("requests stale %llu aio_refused %llu\n", n[TWIN_N_REQ_STALE],
+	       n[TWIN_N_AIO_REFUSED]);
+	printf("faults no_file_or_write %llu in_reads %llu given_up %llu\n",
+	       n[TWIN_N_FAULT_OTHER], n[TWIN_N_FAULT_NESTED], n[TWIN_N_FAULT_GIVEN_UP]);
 	printf("block late %llu overflow %llu partial %llu no_entry %llu\n", n[TWIN_N_RQ_LATE],
 	       n[TWIN_N_RQ_OVERFLOW], n[TWIN_N_RQ_PARTIAL], n[TWIN_N_NO_ENTRY]);
 	/* As the module's `rcv` file's first line. */
@@ -433,15 +563,18 @@ int main(int argc, char **argv)
 	struct ring_buffer *rb = NULL;
 	struct twin_bpf *skel;
 	const char *path = NULL;
-	bool floor = false, rcv = false;
+	bool floor = false, rcv = false, faults = false;
 	char *end;
 	long pid;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "eo:r")) != -1) {
+	while ((opt = getopt(argc, argv, "efo:r")) != -1) {
 		switch (opt) {
 		case 'e':
 			floor = true;
+			break;
+		case 'f':
+			faults = true;
 			break;
 		case 'r':
 			rcv = true;
@@ -470,7 +603,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	skel = twin_load(pid, floor, rcv);
+	skel = twin_load(pid, floor, rcv, faults);
 	if (!skel)
 		return 1;
 	err = twin_attach(skel);
@@ -519,6 +652,6 @@ out:
 	}
 	return err ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: iolayers-twin [-e] [-r] [-o FILE] PID\n");
+	fprintf(stderr, "usage: iolayers-twin [-e] [-f] [-r] [-o FILE] PID\n");
 	return 2;
 }

@@ -22,9 +22,9 @@
 #define TWIN_L_SOCK		6
 #define TWIN_L_TCP		7
 #define TWIN_L_WAIT		8
-#define TWIN_L_URING		9	/* io_uring requests: not measured by the twin yet */
-#define TWIN_L_AIO		10	/* Linux AIO requests: not measured by the twin yet */
-#define TWIN_L_FAULT		11	/* page faults: not measured by the twin yet */
+#define TWIN_L_URING		9
+#define TWIN_L_AIO		10
+#define TWIN_L_FAULT		11
 #define TWIN_C_HIT		0
 #define TWIN_C_MISS		1
 #define TWIN_C_PARTIAL		2
@@ -35,6 +35,15 @@
 #define TWIN_C_WAITED		8
 #define TWIN_C_EMPTY		9
 #define TWIN_EV_READ		1
+
+/*
+ * A record's nr for the reads that are not syscalls: an io_uring request
+ * (plus its IORING_OP_*), a Linux AIO one (plus its IOCB_CMD_*), a page
+ * fault on a file's mapping.
+ */
+#define TWIN_NR_URING		1000
+#define TWIN_NR_AIO		2000
+#define TWIN_NR_FAULT		3000
 
 /* One layer x state histogram, per CPU. */
 struct twin_hist {
@@ -110,6 +119,11 @@ enum twin_counter {
 	TWIN_N_RQ_LATE,		/* (request, read) pairs completed after the read returned */
 	TWIN_N_RQ_OVERFLOW,	/* bios of more reads than a request entry holds */
 	TWIN_N_RQ_PARTIAL,	/* partial completions */
+	TWIN_N_REQ_STALE,	/* io_uring requests whose entry was another's (no CQE seen) */
+	TWIN_N_AIO_REFUSED,	/* AIO reads aio_read() refused (no completion comes) */
+	TWIN_N_FAULT_OTHER,	/* faults on memory that maps no file, write faults */
+	TWIN_N_FAULT_NESTED,	/* faults inside a followed read (the read's) */
+	TWIN_N_FAULT_GIVEN_UP,	/* faults whose retry did not come (a signal) */
 	TWIN_N_COUNTERS,
 };
 
