@@ -494,10 +494,8 @@ bpftrace_start() {
 	fi
 	# The URING, AIO and FAULT layers' twin, where io_uring's submission
 	# names its request (6.1 on): appended, as one program; not in the
-	# smoke run nor with BT_ASYNC=0 (its kprobes take seconds to attach
-	# under TCG).
+	# smoke run (its kprobes take seconds to attach under TCG).
 	if [ "$bt" != iolayers-floor.bt ] && [ "${IOLAYERS_BENCH_SMOKE:-0}" != 1 ] &&
-		[ "${BT_ASYNC:-1}" = 1 ] &&
 		grep -qs 'field:void \* req;' /sys/kernel/tracing/events/io_uring/io_uring_submit_*/format; then
 		cat "$src/$bt" "$IOLAYERS_REPO/scripts/iolayers-async.bt" >"$tmp/bt-all.bt"
 		src=$tmp bt=bt-all.bt

@@ -13,7 +13,7 @@ ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 echo none >/sys/block/nvme0n1/queue/scheduler
 # The debug kernel (KASAN, lockdep) is several times slower: fewer reads.
 if [ "${IOLAYERS_KERNEL:-}" = debug ]; then
-	n4k=300 big_io=64m njob=100
+	n4k=200 big_io=64m njob=60
 else
 	n4k=600 big_io=256m njob=200
 fi
