@@ -55,7 +55,8 @@ if [ "${IOLAYERS_BENCH_SMOKE:-0}" = 1 ]; then
 	rounds=1
 	workloads="4k-cached tcp"
 	# No bpftrace: under -icount its start alone took a minute and a
-	# half of the host; tests/vm/twins.sh checks both twins' counts.
+	# half of the host; tests/vm/twins.sh checks the libbpf twin's
+	# counts.
 	tracers="none iolayers iolayers-rcv libbpf libbpf-rcv"
 	runtime=1 n_cached=2000 n_tcp=2000
 else

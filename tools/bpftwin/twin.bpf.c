@@ -324,6 +324,37 @@ static __always_inline __u64 twin_iov_bytes(const struct iovec *uiov, unsigned l
 	return sum;
 }
 
+/*
+ * A new read of the thread begins in @r (a syscall's or a fault's): its
+ * number, its call and fd, no layer reached yet, no position known.
+ */
+static __always_inline void twin_read_begin(struct twin_read *r, __s32 nr, __s32 fd)
+{
+	r->seq = twin_next_seq();
+	r->nr = nr;
+	r->fd = fd;
+	r->vfs_start = 0;
+	r->fs_start = 0;
+	r->fs_reached = 0;
+	r->direct = 0;
+	r->iowait = 0;
+	r->added_pages = 0;
+	r->ra_pages = 0;
+	r->ino = 0;
+	r->dev = 0;
+	r->pos = -1;
+	r->bound = 0;
+	r->sock_start = 0;
+	r->tcp_start = 0;
+	r->wait_start = 0;
+	r->wait_ns = 0;
+	r->waited = 0;
+	r->sock_kind = 0;
+	r->fault = 0;
+	r->retried = 0;
+	r->in_fault = 0;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(twin_sys_enter, struct pt_regs *regs, long id)
 {
@@ -345,29 +376,7 @@ int BPF_PROG(twin_sys_enter, struct pt_regs *regs, long id)
 		twin_count(TWIN_N_NO_STORAGE);
 		return 0;
 	}
-	r->seq = twin_next_seq();
-	r->nr = id;
-	r->fd = regs->di;
-	r->vfs_start = 0;
-	r->fs_start = 0;
-	r->fs_reached = 0;
-	r->direct = 0;
-	r->iowait = 0;
-	r->added_pages = 0;
-	r->ra_pages = 0;
-	r->ino = 0;
-	r->dev = 0;
-	r->pos = -1;
-	r->bound = 0;
-	r->sock_start = 0;
-	r->tcp_start = 0;
-	r->wait_start = 0;
-	r->wait_ns = 0;
-	r->waited = 0;
-	r->sock_kind = 0;
-	r->fault = 0;
-	r->retried = 0;
-	r->in_fault = 0;
+	twin_read_begin(r, id, regs->di);
 	switch (id) {
 	case NR_pread64:
 		r->pos = regs->r10;
@@ -1362,27 +1371,13 @@ int BPF_PROG(twin_fault, struct vm_area_struct *vma, unsigned long address, unsi
 		return 0;
 	}
 	inode = file->f_inode;
-	r->seq = twin_next_seq();
-	r->nr = TWIN_NR_FAULT;
-	r->fd = -1;
+	twin_read_begin(r, TWIN_NR_FAULT, -1);
 	r->req = 1 << TWIN_PAGE_SHIFT;
 	r->pos = index << TWIN_PAGE_SHIFT;
 	r->ino = inode->i_ino;
 	r->dev = inode->i_sb->s_dev;
-	r->vfs_start = 0;
 	r->direct = !!(inode->i_flags & TWIN_S_DAX);
-	r->iowait = 0;
-	r->added_pages = 0;
-	r->ra_pages = 0;
-	r->bound = 0;
-	r->sock_start = 0;
-	r->tcp_start = 0;
-	r->wait_start = 0;
-	r->wait_ns = 0;
-	r->waited = 0;
-	r->sock_kind = 0;
 	r->fault = 1;
-	r->retried = 0;
 	r->in_fault = 1;
 	r->mapping = (__u64)file->f_mapping;
 	r->fs_pos = r->pos;

@@ -56,25 +56,27 @@ struct twin_out {
 	unsigned long long records;
 };
 
-/* IORING_OP_* and IOCB_CMD_* of the requests the twin follows. */
-static const char *twin_req_name(int nr)
+/*
+ * A request's or fault's syscall column (@nr at TWIN_NR_URING or above),
+ * named by the uapi header as the reader names the module's: its kind,
+ * then a request's opcode.
+ */
+static char *twin_put_kind(char *p, int nr)
 {
-	switch (nr) {
-	case TWIN_NR_URING + 22: return "io_uring:READ";
-	case TWIN_NR_URING + 1: return "io_uring:READV";
-	case TWIN_NR_URING + 4: return "io_uring:READ_FIXED";
-	case TWIN_NR_URING + 60: return "io_uring:READV_FIXED";
-	case TWIN_NR_AIO + 0: return "aio:PREAD";
-	case TWIN_NR_AIO + 7: return "aio:PREADV";
-	case TWIN_NR_FAULT: return "fault";
-	default: return "?";
-	}
+	unsigned int via = nr >= TWIN_NR_FAULT ? IOLAYERS_VIA_FAULT :
+			   nr >= TWIN_NR_AIO ? IOLAYERS_VIA_AIO : IOLAYERS_VIA_URING;
+	unsigned int op = nr - (via == IOLAYERS_VIA_AIO ? TWIN_NR_AIO : TWIN_NR_URING);
+	const char *name = iolayers_req_op_name(via, op);
+
+	p = il_put(p, iolayers_via_prefix(via));
+	if (!iolayers_via_request(via))
+		return p;
+	p = il_put(p, ":");
+	return name ? il_put(p, name) : il_put_u64(p, op);
 }
 
 static const char *twin_sys_name(int nr)
 {
-	if (nr >= TWIN_NR_URING)
-		return twin_req_name(nr);
 	switch (nr) {
 	case 0: return "read";
 	case 17: return "pread64";
@@ -124,7 +126,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	p = il_put_i64(il_put(p, ", \"tid\": "), r->tid);
 	p = il_put_i64(il_put(p, ", \"tgid\": "), r->tgid);
 	p = il_put_str(il_put(p, ", \"comm\": "), r->comm, sizeof(r->comm));
-	p = il_put(il_put(p, ", \"syscall\": \""), twin_sys_name(r->nr));
+	p = il_put(p, ", \"syscall\": \"");
+	p = r->nr >= TWIN_NR_URING ? twin_put_kind(p, r->nr) : il_put(p, twin_sys_name(r->nr));
 	p = il_put_i64(il_put(p, "\", \"fd\": "), r->fd);
 	p = il_put_i64(il_put(p, ", \"pos\": "), r->pos);
 	p = il_put_u64(il_put(p, ", \"req\": "), r->req);
