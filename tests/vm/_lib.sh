@@ -584,9 +584,11 @@ os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
 # DIRECT=1: O_DIRECT), from the tmpfs copy of fio (fio_tmpfs); 128m:
 # READS reads of 128 MiB of /mnt/big (256 MiB, dropped from the page
 # cache first), as make bench's; tcp: /tmp/tcpload's READS requests of
-# 4 KiB. fio without its disk-utilisation thread, as make bench (bench.sh).
+# 4 KiB; uring-cached and uring-uncached: as 4k-*, through fio's io_uring
+# engine with 8 requests in flight. fio without its disk-utilisation
+# thread, as make bench (bench.sh).
 stopped_workload() {
-	local w=$1 n=$2 out=$3 direct=${4:-0}
+	local w=$1 n=$2 out=$3 direct=${4:-0} eng
 	rm -f "$out"
 	case $w in
 	tcp)
@@ -600,8 +602,14 @@ stopped_workload() {
 			--size=256m --rw=randread --bs=128m --number_ios='"$n --io_size=$((n * 128))m" &
 		;;
 	*)
-		if [ "$w" = 4k-uncached ]; then uncache /mnt/data; else cat /mnt/data >/dev/null; fi
-		FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=w --ioengine=sync --invalidate=0 --thread --disk_util=0 \
+		case $w in
+		*-uncached) uncache /mnt/data ;;
+		*) cat /mnt/data >/dev/null ;;
+		esac
+		# uring-*: fio's io_uring engine, 8 requests in flight (make bench's).
+		eng=sync
+		case $w in uring-*) eng="io_uring --iodepth=8" ;; esac
+		FIO=$FIO bash -c 'kill -STOP $$; exec $FIO --name=w --ioengine='"$eng"' --invalidate=0 --thread --disk_util=0 \
 			--eta=never --output-format=json --output='"$out"' --filename=/mnt/data \
 			--size=64m --rw=randread --bs=4k --direct='"$direct --number_ios=$n --io_size=$((n * 4))k" &
 		;;

@@ -4,11 +4,14 @@
 # benchmark's workloads (IOLAYERS_AB_WORKLOAD: 4k-cached, the default and
 # worst case, cached 4 KiB random reads with fio's sync engine;
 # 4k-uncached, the same reads of a file dropped from the page cache before
-# each run; tcp, tools/tcpload's loopback TCP requests), in one boot.
+# each run; uring-cached and uring-uncached, the same through fio's
+# io_uring engine, 8 in flight; tcp, tools/tcpload's loopback TCP
+# requests), in one boot.
 # Each round runs fio with nothing, with the base build (IOLAYERS_AB_BASE),
 # with this tree's build (IOLAYERS_MODULE_DIR) and with its empty=1 floor,
 # in an order that alternates between rounds. Each traced run must have
-# seen at least fio's reads (the module's syscall count), or it fails.
+# seen at least fio's reads (the module's syscall, uring, aio and fault
+# counts), or it fails.
 # The guest counts instructions (run-vm -I); fio, from a tmpfs, makes a
 # fixed number of reads. Prints "AB ROUND MODE READS INSNS SEEN" per run,
 # INSNS the guest instructions (kernel and user) from fio's start to end.
@@ -51,7 +54,9 @@ run() {
 	reads=$(workload_calls /tmp/ab.json)
 	case $2 in
 	base | new)
-		seen=$(awk '$1 == "syscall" { print $2; exit }' "$IOLAYERS_D/summary")
+		# Every kind of read (an io_uring workload's are requests).
+		seen=$(awk '$1 ~ /^(syscall|uring|aio|fault)$/ { n += $2 } END { print n + 0 }' \
+			"$IOLAYERS_D/summary")
 		check "round $1: $2 saw fio's reads ($seen >= $reads)" test "$seen" -ge "$reads"
 		;;
 	esac
