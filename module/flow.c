@@ -1266,8 +1266,10 @@ static bool iolayers_req_expired(void *entry, void *arg)
 {
 	struct iolayers_task_flow *f = entry;
 	const u64 *max_age_ns = arg;
+	u64 now = ktime_get_ns();
 
-	if (ktime_get_ns() - f->e.born_ns <= *max_age_ns)
+	/* One added on another CPU after @now was read is not old. */
+	if (f->e.born_ns >= now || now - f->e.born_ns <= *max_age_ns)
 		return false;
 	/* Closes an attempt still open: no hand-off outlives the entry. */
 	iolayers_flow_req_end(f);

@@ -23,12 +23,12 @@
  * new slab pages cleared under init_on_alloc, the slab's paths). So a
  * list holds its table's bound spread over the possible CPUs, at least
  * IOLAYERS_FREE_MIN and at most IOLAYERS_FREE_MAX entries: all of them
- * together about a full table, the memory max_flows already allows (more
- * only where IOLAYERS_FREE_MIN per CPU is more). They are outside a
- * table's bound and its count (each was counted while in the table). On
- * CPUs whose RCU callbacks are offloaded and lazy (rcu_nocbs= with
- * CONFIG_RCU_LAZY) the lists refill seconds late, and entries are then
- * mostly allocated anew, as before.
+ * together about one full table more than the live entries (more only
+ * where IOLAYERS_FREE_MIN per CPU is more), shown in memory_tables. They
+ * are outside a table's bound and its count (each was counted while in
+ * the table). On CPUs whose RCU callbacks are offloaded and lazy
+ * (rcu_nocbs= with CONFIG_RCU_LAZY) the lists refill seconds late, and
+ * entries are then mostly allocated anew, as before.
  *
  * Removed entries wait for their grace period in batches: each CPU chains
  * the entries removed on it, and one call_rcu() for the last of
@@ -662,22 +662,29 @@ int iolayers_table_occupancy(enum iolayers_table_id t, int *high_water)
 }
 
 /**
- * iolayers_tables_bytes() - Memory the tables take now: their buckets and
- *	entries (each entry counted at its size, not its allocator's).
+ * iolayers_tables_bytes() - Memory the tables take now: their buckets,
+ *	entries, and the entries kept on the CPUs' lists to reuse (each
+ *	counted at its size, not its allocator's).
  *
  * Return: bytes.
  */
 size_t iolayers_tables_bytes(void)
 {
 	size_t bytes = 0;
-	int t;
+	unsigned int kept;
+	int t, cpu;
 
 	for (t = 0; t < IOLAYERS_NR_TABLES; t++) {
 		const struct iolayers_table *tb = &iolayers_tables[t];
 
 		if (tb->buckets)
 			bytes += ((size_t)1 << tb->bits) * sizeof(*tb->buckets);
-		bytes += (size_t)atomic_read(tb->nr) * tb->entry_size;
+		kept = 0;
+		for_each_possible_cpu(cpu) {
+			/* A hint: each list changes on its own CPU meanwhile. */
+			kept += data_race(per_cpu_ptr(&iolayers_free[t], cpu)->n);
+		}
+		bytes += ((size_t)atomic_read(tb->nr) + kept) * tb->entry_size;
 	}
 	return bytes;
 }

@@ -108,7 +108,8 @@ u64 iolayers_clock_anchor_set(u64 *tsc);
  * taken again once it is IOLAYERS_ANCHOR_CYCLES old or ahead of the TSC
  * (suspend, a CPU brought back). An interrupt on this CPU that takes the
  * anchor again between the loads of its two words is seen by loading the
- * TSC word again (none does today: only sys_exit reads the anchor).
+ * TSC word again (sys_exit, the requests' completions and returns, and a
+ * direct AIO read's completion in its bio's interrupt read it).
  *
  * Context: preemption disabled, not NMI; the TSC is ktime's clock.
  * Return: the time in ns, as ktime_get_ns() would have it, to within

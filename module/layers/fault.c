@@ -10,9 +10,11 @@
  * its FS range (fs.c's part, set here), so the cache's decision is a
  * read's of one page: HIT (a minor fault, its page in the page cache),
  * MISS (a major one that read its page), PARTIAL (one that waited for
- * another's I/O of it). Faults on memory that maps no file are counted,
- * not recorded; a fault inside a read in flight (the copy to or from the
- * user faulting) is that read's, counted. A page mapped by fault-around
+ * another's I/O of it). A write fault is recorded when it read its page
+ * (a major one), else counted. Faults on memory that maps no file, or a
+ * file of memory (tmpfs, hugetlbfs), are counted, not recorded; a fault
+ * inside a read in flight (the copy to or from the user faulting) is that
+ * read's, counted. A page mapped by fault-around
  * takes no fault: no event, rightly.
  */
 
@@ -20,7 +22,9 @@
 
 #include <linux/errno.h>
 #include <linux/fs.h>
+#include <linux/hugetlb_inline.h>
 #include <linux/kprobes.h>
+#include <linux/magic.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/percpu.h>
@@ -49,16 +53,33 @@ struct iolayers_fault_att {
 };
 
 /*
+ * A file of memory: tmpfs and memfd (shmem), ramfs, hugetlbfs. Their
+ * faults read no disk, and their pages enter the page cache without the
+ * cache's tracepoint (shmem), or are zeroed huge pages that do
+ * (hugetlbfs, whose page index is not in pages either): a label would be
+ * wrong. The superblock's magic, as the kernel's shmem test is not
+ * exported.
+ */
+static bool iolayers_fault_memfs(const struct vm_area_struct *vma, const struct inode *inode)
+{
+	unsigned long magic = inode->i_sb->s_magic;
+
+	return is_vm_hugetlb_page((struct vm_area_struct *)vma) || magic == TMPFS_MAGIC ||
+	       magic == RAMFS_MAGIC || magic == HUGETLBFS_MAGIC;
+}
+
+/*
  * A mapping whose faults read a file: a file's, but not the kernel's own
  * files (S_PRIVATE: the shmem behind MAP_SHARED|MAP_ANONYMOUS and
- * /dev/zero, SysV shared memory), nor a device's pages (VM_PFNMAP,
- * VM_IO, VM_MIXEDMAP), nor another process's memory (process_vm_readv(),
- * ptrace: a remote get_user_pages()).
+ * /dev/zero, SysV shared memory), nor a file of memory, nor a device's
+ * pages (VM_PFNMAP, VM_IO, VM_MIXEDMAP), nor another process's memory
+ * (process_vm_readv(), ptrace: a remote get_user_pages()).
  */
 static bool iolayers_fault_file(const struct vm_area_struct *vma)
 {
 	return vma->vm_file && !(vma->vm_flags & (VM_PFNMAP | VM_IO | VM_MIXEDMAP)) &&
-	       !IS_PRIVATE(file_inode(vma->vm_file)) && vma->vm_mm == current->mm;
+	       !IS_PRIVATE(file_inode(vma->vm_file)) && vma->vm_mm == current->mm &&
+	       !iolayers_fault_memfs(vma, file_inode(vma->vm_file));
 }
 
 /*
@@ -110,13 +131,11 @@ static int iolayers_fault_entry(struct kretprobe_instance *ri, struct pt_regs *r
 		return 1;
 	}
 	/*
-	 * A write fault reads no file for the reader (a shared mapping's
-	 * page_mkwrite, a private one's copy): counted, not recorded.
+	 * A write fault is followed too: on a page not in memory it reads
+	 * the file (a private mapping's copy, a shared one's page) and
+	 * waits for that as a read fault does. Whether it did is known at
+	 * its return (iolayers_fault_return()).
 	 */
-	if (flags & FAULT_FLAG_WRITE) {
-		this_cpu_inc(iolayers_nr_faults_write);
-		return 1;
-	}
 	/* A fault whose retry did not come is counted stale here. */
 	f = iolayers_flow_start(current->pid);
 	if (!f)
@@ -180,6 +199,19 @@ static int iolayers_fault_return(struct kretprobe_instance *ri, struct pt_regs *
 		f->rd.sys.retried = true;
 		return 0;
 	}
+	/*
+	 * A write fault that was not major (the kernel's own test, a retry
+	 * counting as one) read nothing from the disk: a write to a page
+	 * mapped already (page_mkwrite, a copy on write) or the copy of a
+	 * cached page, which cannot be told apart here. Counted, not
+	 * recorded.
+	 */
+	if ((a->flags & FAULT_FLAG_WRITE) && !(ret & VM_FAULT_MAJOR) &&
+	    !(a->flags & FAULT_FLAG_TRIED)) {
+		this_cpu_inc(iolayers_nr_faults_write);
+		iolayers_flow_abandon(f);
+		return 0;
+	}
 	iolayers_flow_finish(f, ret & VM_FAULT_ERROR ? -EFAULT : (long)PAGE_SIZE);
 	return 0;
 }
@@ -199,7 +231,8 @@ static struct kretprobe iolayers_fault_krp = {
 
 /**
  * iolayers_faults_no_file() - Faults of followed tasks on memory mapping
- *	no file, or a device's or another process's (counted, not recorded).
+ *	no file, a file of memory (tmpfs, memfd, ramfs, hugetlbfs), or a
+ *	device's or another process's (counted, not recorded).
  *
  * Return: how many, over all CPUs.
  */
@@ -221,9 +254,10 @@ u64 iolayers_faults_in_reads(void)
 
 /**
  * iolayers_faults_write() - Write faults of followed tasks on a file's
- *	mapping (counted, not recorded).
+ *	mapping that read nothing from the disk (not major: counted, not
+ *	recorded; a major one is a record).
  *
- * Return: how many calls of the fault handler, over all CPUs.
+ * Return: how many, over all CPUs.
  */
 u64 iolayers_faults_write(void)
 {

@@ -72,14 +72,35 @@ static struct task_struct *iolayers_uring_owner(void)
 static struct kretprobe iolayers_uring_read_krp, iolayers_uring_read_fixed_krp;
 
 /*
- * Attempts the kretprobes could not follow (no free instance): their
- * entry handler never ran, so a request whose attempts ran while this
- * moved lost what they did (counted in its record's missed column).
+ * Attempts the kretprobes could not follow (no free instance, or a
+ * kprobe already running on the CPU): their entry handler never ran, so
+ * a request whose attempts ran while this moved lost what they did
+ * (counted in its record's missed column).
  */
 static unsigned int iolayers_uring_krp_missed(void)
 {
 	return READ_ONCE(iolayers_uring_read_krp.nmissed) +
-	       READ_ONCE(iolayers_uring_read_fixed_krp.nmissed);
+	       READ_ONCE(iolayers_uring_read_fixed_krp.nmissed) +
+	       READ_ONCE(iolayers_uring_read_krp.kp.nmissed) +
+	       READ_ONCE(iolayers_uring_read_fixed_krp.kp.nmissed);
+}
+
+/*
+ * A request not followed is submitted at @req: a flow still there is one
+ * whose CQE was not seen (posted to a full CQ ring, which the completion
+ * tracepoint does not see on every kernel; a read that failed with
+ * IOSQE_CQE_SKIP_SUCCESS) and it goes, counted stale, before this
+ * request's attempts and completion could be taken for its.
+ */
+static __always_inline void iolayers_uring_unfollowed(struct io_kiocb *req)
+{
+	struct iolayers_task_flow *f;
+
+	if (iolayers_table_empty(IOLAYERS_T_UREQ))
+		return;
+	f = iolayers_table_find(IOLAYERS_T_UREQ, (unsigned long)req);
+	if (unlikely(f) && f->rd.sys.via == IOLAYERS_VIA_URING)
+		iolayers_flow_req_drop(f);
 }
 
 /*
@@ -94,13 +115,17 @@ static void iolayers_uring_submit(void *data, IOLAYERS_URING_SUBMIT_ARGS)
 
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
-	if (!iolayers_uring_read_op(req->opcode) || (req->flags & REQ_F_CQE_SKIP))
-		return;
 	/* From 6.13 on a tracepoint's probes run preemptible. */
 	iolayers_handler_rcu_lock();
-	if (iolayers_follows(iolayers_uring_owner())) {
+	if (!iolayers_uring_read_op(req->opcode) || (req->flags & REQ_F_CQE_SKIP) ||
+	    !iolayers_follows(iolayers_uring_owner())) {
+		iolayers_uring_unfollowed(req);
+	} else {
 		iolayers_hit(&iolayers_pc_uring_submit);
-		/* The fd is in the CQE's place until the completion (io_init_req()). */
+		/*
+		 * The fd is in the CQE's place until the completion
+		 * (io_init_req()). A flow left at this address is replaced.
+		 */
 		f = iolayers_flow_req_start((unsigned long)req, IOLAYERS_VIA_URING,
 					    req->opcode, req->cqe.fd,
 					    req->cqe.user_data);
@@ -194,6 +219,10 @@ static __always_inline int iolayers_uring_att_entry(struct kretprobe_instance *r
 	f = iolayers_table_find(IOLAYERS_T_UREQ, req);
 	if (!f || f->rd.sys.via != IOLAYERS_VIA_URING)
 		return 1;
+	/* The request the flow was started for (as at its completion). */
+	if (f->rd.ur.user_data != ((struct io_kiocb *)req)->cqe.user_data ||
+	    f->rd.ur.opcode != ((struct io_kiocb *)req)->opcode)
+		return 1;
 	iolayers_hit(pcpu);
 	if (!iolayers_flow_att_begin(f, iolayers_uring_where(f, issue_flags)))
 		return 1;
@@ -261,12 +290,15 @@ static void __maybe_unused iolayers_uring_check_types(void)
 }
 
 /*
- * The attempts' probes come first: attached last, after the submission's
- * and the completion's, and detached first. io_read_fixed() exists from
- * the kernels where READ_FIXED has a handler of its own; where it calls
- * io_read(), the nested attempt is no new one.
+ * The submission first: the registry attaches from the last line, so it
+ * is attached last, once the attempts' and the completion's probes are
+ * there to see what becomes of a request it starts, and detached first.
+ * io_read_fixed() exists from the kernels where READ_FIXED has a handler
+ * of its own; where it calls io_read(), the nested attempt is no new one.
  */
 static struct iolayers_probe iolayers_uring_probes[] = {
+	IOLAYERS_TRACEPOINT(IOLAYERS_URING_SUBMIT_TP, iolayers_uring_submit,
+			    iolayers_pc_uring_submit),
 	IOLAYERS_KRETPROBE("io_read", &iolayers_uring_read_krp, iolayers_pc_uring_read,
 			   .missed_layer = IOLAYERS_MISSED_FS),
 	IOLAYERS_KRETPROBE("io_read_fixed", &iolayers_uring_read_fixed_krp,
@@ -276,8 +308,6 @@ static struct iolayers_probe iolayers_uring_probes[] = {
 			    IOLAYERS_URING_COMPLETE_PICK(iolayers_uring_complete_cqe,
 							 iolayers_uring_complete_args),
 			    iolayers_pc_uring_complete),
-	IOLAYERS_TRACEPOINT(IOLAYERS_URING_SUBMIT_TP, iolayers_uring_submit,
-			    iolayers_pc_uring_submit),
 };
 
 /* The URING layer: an io_uring read from its submission to its CQE. */

@@ -81,6 +81,15 @@ if EXPECT=DIRECT run_req direct 120 direct mixed; then
 	# on 5.10 (all) and 6.1 (some), from task context on 7.2; the records
 	# above are right either way (KUnit's request_irq forces the first).
 	echo "direct: completions in interrupt context: $(stats_value reqs_irq_done) of $reads"
+	# 5.10 and 6.1 complete a sixth to a fifth of them there (16 and 25
+	# of 120 in make check's runs): the worker's records are among those
+	# checked above.
+	case ${IOLAYERS_KERNEL:-} in
+	5.10 | 6.1)
+		check "direct: some completed in interrupt context ($(stats_value reqs_irq_done) > 0)" \
+			test "$(stats_value reqs_irq_done)" -gt 0
+		;;
+	esac
 	req_sane direct /tmp/uc.flows
 	rmmod iolayers
 fi

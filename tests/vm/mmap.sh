@@ -4,7 +4,8 @@
 # against the kernel's own count of each touch's faults
 # (getrusage(RUSAGE_THREAD), minor and major) and mincore() before it
 # (tests/vm/mmapcheck.c), with MADV_RANDOM, MADV_SEQUENTIAL and a warm
-# cache.
+# cache; write touches (a record for each major one) and a file of
+# memory (tmpfs: none).
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 . "$IOLAYERS_REPO/tests/vm/_req.sh"
@@ -47,12 +48,15 @@ mm_flows() {
 # compare_mm: each faulting touch against its record, in order: its
 # page's offset, one fault, and the label the kernel's count calls for
 # (major: MISS, or PARTIAL when it waited for another's read of its
-# page; minor: HIT). Prints "touches wrong".
+# page; minor: HIT). A major fault on a page mincore() said was cached
+# is one the kernel counts major for its retry (it let go of the mmap
+# lock to start the readahead the page's marker called for): HIT, or
+# PARTIAL. Prints "touches wrong".
 compare_mm() {
 	paste -d' ' /tmp/uc.log /tmp/uc.flows | awk '
 		{
 			n++
-			want = $3 > 0 ? "MISS|PARTIAL" : "HIT"
+			want = $3 == 0 ? "HIT" : $4 ? "HIT|PARTIAL" : "MISS|PARTIAL"
 			if (NF != 12 || $2 + $3 != 1 || $1 != $5 || $6 !~ "^(" want ")$" || $7 != 4096) {
 				bad++
 				if (bad <= 5) print "wrong: " $0 > "/dev/stderr"
@@ -131,14 +135,54 @@ if run_req signals 150 random signals; then
 	rmmod iolayers
 fi
 
-# --- Write touches of a private mapping: counted, not recorded ------------
+# --- Write touches of a private mapping: a major one read its page -------
+# Each major write fault (the kernel's count) is a record at its touch's
+# page, labelled as mincore() said before the touch: MISS or PARTIAL
+# where its page was not cached; HIT (or PARTIAL, its page still being
+# read) where it was: the kernel counts a fault as major when it was
+# retried, as after it let go of the mmap lock to start the readahead
+# its cached page's marker called for. The minor ones (copies of cached
+# pages) read nothing from the disk: counted, not recorded.
 echo 3 >/proc/sys/vm/drop_caches
 if run_req write 60 write; then
 	read -r _ touches _ faults _ minor _ major <<<"$UC_OUT"
-	check "write: no fault record ($(wc -l </tmp/uc.flows))" test "$(wc -l </tmp/uc.flows)" -eq 0
-	check "write: every fault the kernel counted was counted a write ($(stats_value faults_write) >= $faults)" \
-		test "$(stats_value faults_write)" -ge "$faults" -a "$faults" -gt 0
+	check "write: a record per major write fault ($(wc -l </tmp/uc.flows) == $major)" \
+		test "$(wc -l </tmp/uc.flows)" -eq "$major" -a "$major" -gt 0
+	read -r n bad <<<"$(awk '$3 > 0' /tmp/uc.log | paste -d' ' - /tmp/uc.flows | awk '
+		{
+			n++
+			want = $4 ? "HIT|PARTIAL" : "MISS|PARTIAL"
+			if (NF != 12 || $1 != $5 || $6 !~ "^(" want ")$" || $7 != 4096) {
+				bad++
+				if (bad <= 5) print "wrong: " $0 > "/dev/stderr"
+			}
+		}
+		END { print n + 0, bad + 0 }')"
+	check "write: each record at its major touch's page, labelled as mincore() said ($bad of $n wrong)" \
+		test "$n/$bad" = "$major/0"
+	check "write: the minor ones were counted ($(stats_value faults_write) >= $minor)" \
+		test "$(stats_value faults_write)" -ge "$minor"
 	rmmod iolayers
+fi
+
+# --- A file of memory (tmpfs): its faults read no disk, counted only ------
+mkdir -p /mnt/mm-shm
+if mount -t tmpfs -o size=8m iolayers-shm /mnt/mm-shm; then
+	head -c 4M /mnt/mm-data >/mnt/mm-shm/data
+	shm_ino=$(stat -c %i /mnt/mm-shm/data)
+	if REQ_FILE=/mnt/mm-shm/data run_req tmpfs 60 random; then
+		read -r _ touches _ faults _ minor _ major <<<"$UC_OUT"
+		recs=$(awk -v ino="$shm_ino" 'function col(n) { return $(h[n]) }
+			NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+			col("syscall") == "fault" && col("ino") == ino' "$IOLAYERS_D/flows" | wc -l)
+		check "tmpfs: no record of the file's faults ($recs)" test "$recs" -eq 0
+		check "tmpfs: its faults counted as mapping no file ($(stats_value faults_no_file) >= $faults > 0)" \
+			test "$(stats_value faults_no_file)" -ge "$faults" -a "$faults" -gt 0
+		rmmod iolayers
+	fi
+	umount /mnt/mm-shm
+else
+	not_ok "tmpfs: mount"
 fi
 
 # --- pread() into a mapped page: the faults are the read's -----------------

@@ -1312,21 +1312,44 @@ int BPF_PROG(twin_sys_exit, struct pt_regs *regs, long ret)
  * wait and its bios bind to it through the same programs (its page is
  * the FS range the cache's program looks at, not an FS layer). A return
  * of VM_FAULT_RETRY is not the end: the same fault comes again, unless it
- * was given up (a signal for a user fault, or a caller that asked not to
- * wait), which ends it without a record. A write fault reads nothing for
- * the reader, and a fault during a followed read is that read's: both
- * counted, not followed.
+ * was given up (a signal for a user fault, a fatal one for the kernel's,
+ * or a caller that asked not to wait), which ends it without a record. A
+ * write fault is followed too, and recorded only if it was major (it
+ * read its page from the disk), else counted; a fault during a followed
+ * read is that read's, and one on a file of memory (tmpfs, memfd, ramfs,
+ * hugetlbfs) reads no disk: both counted, not followed.
  */
 #define TWIN_VM_PFNMAP		0x00000400UL	/* include/linux/mm.h: defines */
 #define TWIN_VM_IO		0x00004000UL
 #define TWIN_VM_MIXEDMAP	0x10000000UL
+#define TWIN_VM_HUGETLB		0x00400000UL
 #define TWIN_S_PRIVATE		(1U << 9)	/* include/linux/fs.h */
 #define TWIN_S_DAX		(1U << 13)
+#define TWIN_TMPFS_MAGIC	0x01021994	/* include/uapi/linux/magic.h */
+#define TWIN_RAMFS_MAGIC	0x858458f6
+#define TWIN_HUGETLBFS_MAGIC	0x958458f6
 /* enum fault_flag (a set of defines before 5.17): values never moved. */
 #define TWIN_FAULT_FLAG_WRITE		(1U << 0)
 #define TWIN_FAULT_FLAG_RETRY_NOWAIT	(1U << 3)
+#define TWIN_FAULT_FLAG_TRIED		(1U << 5)
 #define TWIN_FAULT_FLAG_USER		(1U << 6)
-#define TWIN_TIF_SIGPENDING		2	/* arch/x86/include/asm/thread_info.h */
+#define TWIN_SIGKILL_BIT		(1ULL << (9 - 1))
+
+/*
+ * The kernel's signal_pending() (any signal, for a user-mode fault) or
+ * fatal_signal_pending() (a kernel-mode one), from the signal sets: the
+ * TIF bits the kernel tests moved in 6.18 (x86's became the generic
+ * ones), and no BTF says where. The one thing this does not see is
+ * TIF_NOTIFY_SIGNAL (task work queued with TWA_SIGNAL, io_uring's).
+ */
+static __always_inline bool twin_signal_pending(struct task_struct *t, bool user)
+{
+	__u64 own = t->pending.signal.sig[0];
+
+	if (!user)
+		return own & TWIN_SIGKILL_BIT;
+	return (own | t->signal->shared_pending.signal.sig[0]) & ~t->blocked.sig[0];
+}
 
 SEC("fentry/handle_mm_fault")
 int BPF_PROG(twin_fault, struct vm_area_struct *vma, unsigned long address, unsigned int flags)
@@ -1341,8 +1364,16 @@ int BPF_PROG(twin_fault, struct vm_area_struct *vma, unsigned long address, unsi
 		return 0;
 	task = bpf_get_current_task_btf();
 	file = vma->vm_file;
-	if (!file || (vma->vm_flags & (TWIN_VM_PFNMAP | TWIN_VM_IO | TWIN_VM_MIXEDMAP)) ||
+	if (!file || (vma->vm_flags & (TWIN_VM_PFNMAP | TWIN_VM_IO | TWIN_VM_MIXEDMAP |
+				       TWIN_VM_HUGETLB)) ||
 	    (file->f_inode->i_flags & TWIN_S_PRIVATE) || vma->vm_mm != task->mm) {
+		twin_count(TWIN_N_FAULT_OTHER);
+		return 0;
+	}
+	switch (file->f_inode->i_sb->s_magic) {
+	case TWIN_TMPFS_MAGIC:
+	case TWIN_RAMFS_MAGIC:
+	case TWIN_HUGETLBFS_MAGIC:
 		twin_count(TWIN_N_FAULT_OTHER);
 		return 0;
 	}
@@ -1365,10 +1396,6 @@ int BPF_PROG(twin_fault, struct vm_area_struct *vma, unsigned long address, unsi
 		}
 		/* A fault whose retry did not come: this one is new. */
 		r->active = 0;
-	}
-	if (flags & TWIN_FAULT_FLAG_WRITE) {
-		twin_count(TWIN_N_FAULT_OTHER);
-		return 0;
 	}
 	inode = file->f_inode;
 	twin_read_begin(r, TWIN_NR_FAULT, -1);
@@ -1409,14 +1436,20 @@ int BPF_PROG(twin_fault_exit, struct vm_area_struct *vma, unsigned long address,
 	r->in_fault = 0;
 	if (ret & bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_RETRY)) {
 		task = bpf_get_current_task_btf();
-		if ((flags & TWIN_FAULT_FLAG_RETRY_NOWAIT) ||
-		    ((flags & TWIN_FAULT_FLAG_USER) &&
-		     (task->thread_info.flags & (1UL << TWIN_TIF_SIGPENDING)))) {
+		if ((flags & TWIN_FAULT_FLAG_RETRY_NOWAIT) || twin_signal_pending(task, false) ||
+		    ((flags & TWIN_FAULT_FLAG_USER) && twin_signal_pending(task, true))) {
 			r->active = 0;	/* given up: no retry, no record */
 			twin_count(TWIN_N_FAULT_GIVEN_UP);
 			return 0;
 		}
 		r->retried = 1;
+		return 0;
+	}
+	/* A write fault that was not major read nothing from the disk. */
+	if ((flags & TWIN_FAULT_FLAG_WRITE) && !(flags & TWIN_FAULT_FLAG_TRIED) &&
+	    !(ret & bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_MAJOR))) {
+		r->active = 0;
+		twin_count(TWIN_N_FAULT_OTHER);
 		return 0;
 	}
 	twin_finish(r, ret & (bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_OOM) |

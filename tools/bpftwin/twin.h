@@ -121,7 +121,7 @@ enum twin_counter {
 	TWIN_N_RQ_PARTIAL,	/* partial completions */
 	TWIN_N_REQ_STALE,	/* io_uring requests whose entry was another's (no CQE seen) */
 	TWIN_N_AIO_REFUSED,	/* AIO reads aio_read() refused (no completion comes) */
-	TWIN_N_FAULT_OTHER,	/* faults on memory that maps no file, write faults */
+	TWIN_N_FAULT_OTHER,	/* no file, a file of memory, a minor write */
 	TWIN_N_FAULT_NESTED,	/* faults inside a followed read (the read's) */
 	TWIN_N_FAULT_GIVEN_UP,	/* faults whose retry did not come (a signal) */
 	TWIN_N_COUNTERS,
