@@ -116,6 +116,33 @@ if EXPECT=DIRECT run_req direct 200 direct mixed; then
 	rmmod iolayers
 fi
 
+# --- A full CQ ring, then requests not followed at the reads' addresses ----
+# The reads are cached, so each batch completes as it is submitted: the
+# first fills the CQ ring, the second's CQEs overflow it. Where the
+# completion tracepoint does not see a CQE posted to the overflow list
+# (7.2), those reads make no record, and their flows are left at their
+# requests' addresses; the NOPs submitted next take freed requests again
+# (not followed: no read, and no CQE), and one at a flow's address drops
+# it, counted stale, before anything of theirs could be taken for it.
+# Every read is a record (as its CQE says), counted stale, or left.
+cat /mnt/ur-data >/dev/null
+if run_req overflow 16 overflow; then
+	read -r _ reads _ <<<"$UC_OUT"
+	recs=$(wc -l </tmp/uc.flows)
+	stale=$(table_col uring stale)
+	left=$(table_col uring entries)
+	echo "overflow: $recs records, $stale stale, $left left of $reads reads"
+	check "overflow: every read a record, counted stale or left ($recs + $stale + $left == $reads)" \
+		test $((recs + stale + left)) -eq "$reads"
+	if [ "$recs" -lt "$reads" ]; then
+		check "overflow: the NOPs dropped flows of unseen CQEs ($stale stale)" test "$stale" -gt 0
+	fi
+	check "overflow: each record a HIT with its CQE's offset and result" \
+		test "$(awk 'NR == FNR { cqe[$2 " " $4] = 1; next }
+			!(($2 " " $3) in cqe) || $4 != "HIT"' /tmp/uc.log /tmp/uc.flows | wc -l)" -eq 0
+	rmmod iolayers
+fi
+
 # --- fio's io_uring engine, 32 in flight: fio's counts ----------------------
 echo 3 >/proc/sys/vm/drop_caches
 if fio_req fio-buffered io_uring; then

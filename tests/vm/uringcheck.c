@@ -10,7 +10,13 @@
  * ring with an SQPOLL thread; errors makes every fourth read's buffer an
  * inaccessible page (-EFAULT); mixed cycles through IORING_OP_READ, READV,
  * READ_FIXED (a registered buffer) and, where the kernel has it (6.15 on),
- * READV_FIXED (an iovec in the registered buffer).
+ * READV_FIXED (an iovec in the registered buffer). overflow makes COUNT
+ * reads instead in two batches of COUNT / 2 on a ring whose CQ holds
+ * COUNT / 2 (the second batch's CQEs overflow it; the kernel keeps them,
+ * IORING_FEAT_NODROP), reaps them all, then submits COUNT / 2 NOPs that
+ * post no CQE (IOSQE_CQE_SKIP_SUCCESS), which take the freed requests
+ * again: requests at the reads' addresses that the module does not
+ * follow.
  * Prints: reads N resident N nonresident N bytes N failed N, where
  * resident and nonresident count the reads that did not fail. With
  * UC_LOG=FILE in the environment, also one line per read into FILE:
@@ -36,6 +42,63 @@
 
 #define UC_OP_READV_FIXED 60
 
+/* overflow: see above. Logs each CQE as the other modes do, RESIDENT -1. */
+static int overflow_reads(struct io_uring *ring, int fd, long pages, long count, FILE *logf)
+{
+	static char bufs[64][4096] __attribute__((aligned(4096)));
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct tally t = { 0 };
+	long i, b, half = count / 2;
+	int ret;
+
+	for (b = 0; b < 2; b++) {
+		for (i = b * half; i < (b + 1) * half; i++) {
+			long page = ((long)rand() * RAND_MAX + rand()) % pages;
+
+			sqe = io_uring_get_sqe(ring);
+			if (!sqe) {
+				fprintf(stderr, "overflow: no SQE\n");
+				return 1;
+			}
+			io_uring_prep_read(sqe, fd, bufs[i], 4096, page * 4096);
+			sqe->user_data = page * 4096;
+		}
+		ret = io_uring_submit(ring);
+		if (ret != half) {
+			fprintf(stderr, "overflow: submitted %d of %ld\n", ret, half);
+			return 1;
+		}
+	}
+	for (i = 0; i < count; i++) {
+		ret = io_uring_wait_cqe(ring, &cqe);
+		if (ret < 0) {
+			fprintf(stderr, "overflow: io_uring_wait_cqe: %s\n", strerror(-ret));
+			return 1;
+		}
+		tally_read(&t, cqe->res, 0);
+		if (logf)
+			fprintf(logf, "io_uring:READ %llu -1 %d\n",
+				(unsigned long long)cqe->user_data, cqe->res);
+		io_uring_cqe_seen(ring, cqe);
+	}
+	for (i = 0; i < half; i++) {
+		sqe = io_uring_get_sqe(ring);
+		io_uring_prep_nop(sqe);
+		sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
+	}
+	ret = io_uring_submit(ring);
+	if (ret != half) {
+		fprintf(stderr, "overflow: NOPs submitted %d of %ld\n", ret, half);
+		return 1;
+	}
+	if (logf)
+		fclose(logf);
+	io_uring_queue_exit(ring);
+	tally_print(count, &t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[4096] __attribute__((aligned(4096)));
@@ -43,7 +106,7 @@ int main(int argc, char **argv)
 					      "io_uring:READ_FIXED", "io_uring:READV_FIXED" };
 	struct tally t = { 0 };
 	long count, pages, i;
-	int fd, direct, async, sqpoll, errors, mixed, ret, nops = 3;
+	int fd, direct, async, sqpoll, errors, mixed, overflow, ret, nops = 3;
 	struct io_uring_probe *probe;
 	struct iovec iov = { buf, sizeof(buf) };
 	const char *log = getenv("UC_LOG");
@@ -56,7 +119,7 @@ int main(int argc, char **argv)
 
 	if (argc < 4) {
 		fprintf(stderr,
-			"usage: uringcheck FILE COUNT SEED [direct] [async] [sqpoll] [errors] [mixed]\n");
+			"usage: uringcheck FILE COUNT SEED [direct] [async] [sqpoll] [errors] [mixed] [overflow]\n");
 		return 2;
 	}
 	direct = has(argc, argv, "direct");
@@ -64,6 +127,7 @@ int main(int argc, char **argv)
 	sqpoll = has(argc, argv, "sqpoll");
 	errors = has(argc, argv, "errors");
 	mixed = has(argc, argv, "mixed");
+	overflow = has(argc, argv, "overflow");
 	count = atol(argv[2]);
 	srand(atoi(argv[3]));
 	/*
@@ -82,7 +146,15 @@ int main(int argc, char **argv)
 		p.flags = IORING_SETUP_SQPOLL;
 		p.sq_thread_idle = 1000;
 	}
-	ret = io_uring_queue_init_params(4, &ring, &p);
+	if (overflow) {
+		if (count < 2 || count > 64 || count % 2) {
+			fprintf(stderr, "overflow: COUNT is even, 2 to 64\n");
+			return 2;
+		}
+		p.flags |= IORING_SETUP_CQSIZE;
+		p.cq_entries = count / 2;
+	}
+	ret = io_uring_queue_init_params(overflow ? count / 2 : 4, &ring, &p);
 	if (ret < 0) {
 		fprintf(stderr, "io_uring_queue_init: %s\n", strerror(-ret));
 		return 1;
@@ -104,6 +176,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	raise(SIGSTOP);
+	if (overflow)
+		return overflow_reads(&ring, fd, pages, count, logf);
 	for (i = 0; i < count; i++) {
 		long page = ((long)rand() * RAND_MAX + rand()) % pages;
 		int op = mixed ? i % nops : 0, bad = errors && i % 4 == 1;
