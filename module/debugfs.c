@@ -28,6 +28,7 @@
 #include <iolayers/stream.h>
 #include <iolayers/syscall.h>
 #include <iolayers/table.h>
+#include <iolayers/uring.h>
 #include <uapi/iolayers.h>
 
 static struct dentry *iolayers_dir;
@@ -72,6 +73,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "%-20s %12d\n", "flows_in_flight", iolayers_flows_in_flight());
 	/* io_uring and AIO reads submitted whose completion was not posted yet. */
 	seq_printf(m, "%-20s %12d\n", "uring_in_flight", iolayers_reqs_in_flight());
+	/* io_uring reads of followed tasks that make no flow (RECV, ...). */
+	seq_printf(m, "%-20s %12llu\n", "uring_unfollowed", iolayers_uring_unfollowed());
 	/* Faults of followed tasks mapping no file; faults inside their reads. */
 	seq_printf(m, "%-20s %12llu\n", "faults_no_file", iolayers_faults_no_file());
 	seq_printf(m, "%-20s %12llu\n", "faults_in_reads", iolayers_faults_in_reads());

@@ -31,6 +31,7 @@
 #include <iolayers/stream.h>
 #include <iolayers/syscall.h>
 #include <iolayers/table.h>
+#include <iolayers/uring.h>
 #include <uapi/iolayers.h>
 
 static u64 iolayers_last_reset_ns;
@@ -68,6 +69,7 @@ static void iolayers_stats_reset(void)
 	iolayers_tables_reset();
 	iolayers_reads_missed_reset();
 	iolayers_recvmmsg_reset();
+	iolayers_uring_unfollowed_reset();
 	iolayers_clock_gaps_reset();
 	iolayers_stream_reset();
 }

@@ -21,7 +21,8 @@
  * flight on 6.1 under TCG cost 3,763 instructions a request with lists
  * of 64 and 2,830 with lists of 1,024 (make profile; kzalloc()'s zeroing,
  * new slab pages cleared under init_on_alloc, the slab's paths). So a
- * list holds its table's bound spread over the possible CPUs, at least
+ * list holds its table's bound spread over the CPUs online at load (a
+ * VM may declare many more possible), at least
  * IOLAYERS_FREE_MIN and at most IOLAYERS_FREE_MAX entries: all of them
  * together about one full table more than the live entries (more only
  * where IOLAYERS_FREE_MIN per CPU is more), shown in memory_tables. They
@@ -302,7 +303,7 @@ int iolayers_tables_init(void)
 		struct iolayers_table *tb = &iolayers_tables[t];
 
 		bound = (u64)iolayers_max_flows * tb->bound_mult;
-		tb->free_max = clamp_t(u64, div_u64(bound, num_possible_cpus()),
+		tb->free_max = clamp_t(u64, div_u64(bound, num_online_cpus()),
 				       IOLAYERS_FREE_MIN, IOLAYERS_FREE_MAX);
 		bits = order_base_2(bound);
 		bits = bits > IOLAYERS_BUCKET_LOAD_BITS ? bits - IOLAYERS_BUCKET_LOAD_BITS : 0;

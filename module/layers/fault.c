@@ -204,9 +204,9 @@ static int iolayers_fault_return(struct kretprobe_instance *ri, struct pt_regs *
 	 * counting as one) read nothing from the disk: a write to a page
 	 * mapped already (page_mkwrite, a copy on write) or the copy of a
 	 * cached page, which cannot be told apart here. Counted, not
-	 * recorded.
+	 * recorded. One that failed is recorded (-EFAULT), as a read's.
 	 */
-	if ((a->flags & FAULT_FLAG_WRITE) && !(ret & VM_FAULT_MAJOR) &&
+	if ((a->flags & FAULT_FLAG_WRITE) && !(ret & (VM_FAULT_MAJOR | VM_FAULT_ERROR)) &&
 	    !(a->flags & FAULT_FLAG_TRIED)) {
 		this_cpu_inc(iolayers_nr_faults_write);
 		iolayers_flow_abandon(f);

@@ -19,8 +19,35 @@
 #include <iolayers/filter.h>
 #include <iolayers/flow.h>
 #include <iolayers/layers.h>
+#include <iolayers/percpu.h>
 #include <iolayers/probe.h>
 #include <iolayers/table.h>
+#include <iolayers/uring.h>
+
+static DEFINE_PER_CPU(u64, iolayers_nr_uring_unfollowed);
+
+/**
+ * iolayers_uring_unfollowed() - io_uring reads of followed tasks that make
+ *	no flow: RECV, RECVMSG, READ_MULTISHOT, and reads that post no CQE
+ *	on success (IOSQE_CQE_SKIP_SUCCESS).
+ *
+ * Return: how many were submitted, over all CPUs (0 where the layer
+ * follows nothing: before 6.1).
+ */
+u64 iolayers_uring_unfollowed(void)
+{
+	return IOLAYERS_PERCPU_SUM(iolayers_nr_uring_unfollowed);
+}
+
+/**
+ * iolayers_uring_unfollowed_reset() - Zero that count (`reset`).
+ *
+ * Context: process context; counts racing with it may survive.
+ */
+void iolayers_uring_unfollowed_reset(void)
+{
+	IOLAYERS_PERCPU_ZERO(iolayers_nr_uring_unfollowed);
+}
 
 /*
  * Not on a kernel where our kretprobes are not attached (compat.h): there
@@ -55,6 +82,20 @@ static bool iolayers_uring_read_op(u8 op)
 {
 	return op == IORING_OP_READ || op == IORING_OP_READV || op == IORING_OP_READ_FIXED ||
 	       op == IOLAYERS_IORING_OP_READV_FIXED;
+}
+
+/* IORING_OP_READ_MULTISHOT (6.7 on), a number as READV_FIXED is. */
+#define IOLAYERS_IORING_OP_READ_MULTISHOT 49
+
+/*
+ * Reads the layer does not follow, counted: a socket's (RECV, RECVMSG:
+ * their attempts are not bracketed, so their SOCK and TCP parts would
+ * bind to nothing) and multishot reads (one request, a CQE per buffer).
+ */
+static bool iolayers_uring_other_read_op(u8 op)
+{
+	return op == IORING_OP_RECV || op == IORING_OP_RECVMSG ||
+	       op == IOLAYERS_IORING_OP_READ_MULTISHOT;
 }
 
 /*
@@ -92,7 +133,7 @@ static unsigned int iolayers_uring_krp_missed(void)
  * IOSQE_CQE_SKIP_SUCCESS) and it goes, counted stale, before this
  * request's attempts and completion could be taken for its.
  */
-static __always_inline void iolayers_uring_unfollowed(struct io_kiocb *req)
+static __always_inline void iolayers_uring_drop_left(struct io_kiocb *req)
 {
 	struct iolayers_task_flow *f;
 
@@ -106,20 +147,26 @@ static __always_inline void iolayers_uring_unfollowed(struct io_kiocb *req)
 /*
  * Prototype of TRACE_EVENT(io_uring_submit_req) (compat.h). A request
  * that posts no CQE when it succeeds (IOSQE_CQE_SKIP_SUCCESS) is not
- * followed: its end would not be seen.
+ * followed: its end would not be seen. It, and a followed task's reads
+ * the layer does not follow, are counted.
  */
 static void iolayers_uring_submit(void *data, IOLAYERS_URING_SUBMIT_ARGS)
 {
 	IOLAYERS_COST_SCOPE(&iolayers_pc_uring_submit);
 	struct iolayers_task_flow *f;
+	bool read, followed;
 
 	if (iolayers_empty)
 		return;	/* empty=1: the floor of the mechanism */
 	/* From 6.13 on a tracepoint's probes run preemptible. */
 	iolayers_handler_rcu_lock();
-	if (!iolayers_uring_read_op(req->opcode) || (req->flags & REQ_F_CQE_SKIP) ||
-	    !iolayers_follows(iolayers_uring_owner())) {
-		iolayers_uring_unfollowed(req);
+	read = iolayers_uring_read_op(req->opcode);
+	followed = (read || iolayers_uring_other_read_op(req->opcode)) &&
+		   iolayers_follows(iolayers_uring_owner());
+	if (followed && (!read || (req->flags & REQ_F_CQE_SKIP)))
+		this_cpu_inc(iolayers_nr_uring_unfollowed);
+	if (!followed || !read || (req->flags & REQ_F_CQE_SKIP)) {
+		iolayers_uring_drop_left(req);
 	} else {
 		iolayers_hit(&iolayers_pc_uring_submit);
 		/*

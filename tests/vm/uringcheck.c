@@ -16,7 +16,10 @@
  * IORING_FEAT_NODROP), reaps them all, then submits COUNT / 2 NOPs that
  * post no CQE (IOSQE_CQE_SKIP_SUCCESS), which take the freed requests
  * again: requests at the reads' addresses that the module does not
- * follow.
+ * follow. recv makes COUNT IORING_OP_RECV requests of 64 bytes each from
+ * a Unix socket pair (written beforehand) and COUNT reads of FILE (to be
+ * cached) that post no CQE on success (IOSQE_CQE_SKIP_SUCCESS): reads
+ * the module counts and does not follow; prints "recvs N skipped N".
  * Prints: reads N resident N nonresident N bytes N failed N, where
  * resident and nonresident count the reads that did not fail. With
  * UC_LOG=FILE in the environment, also one line per read into FILE:
@@ -35,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -99,6 +103,72 @@ static int overflow_reads(struct io_uring *ring, int fd, long pages, long count,
 	return 0;
 }
 
+/* One request of @ring, its CQE expected (@cqe) or none. */
+static int one_request(struct io_uring *ring, int cqe_expected, int want)
+{
+	struct io_uring_cqe *cqe;
+	int ret = io_uring_submit(ring);
+
+	if (ret != 1) {
+		fprintf(stderr, "recv: submitted %d\n", ret);
+		return 1;
+	}
+	if (!cqe_expected)
+		return 0;
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret < 0 || cqe->res != want) {
+		fprintf(stderr, "recv: CQE %d, res %d\n", ret, ret < 0 ? 0 : cqe->res);
+		return 1;
+	}
+	io_uring_cqe_seen(ring, cqe);
+	return 0;
+}
+
+/* recv: see above. */
+static int recv_reads(struct io_uring *ring, int fd, long count)
+{
+	static char buf[64];
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int sv[2];
+	long i;
+
+	if (count > 1000 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+		perror("socketpair");
+		return 1;
+	}
+	for (i = 0; i < count; i++)
+		if (write(sv[1], buf, sizeof(buf)) != sizeof(buf)) {
+			perror("write");
+			return 1;
+		}
+	for (i = 0; i < count; i++) {
+		sqe = io_uring_get_sqe(ring);
+		io_uring_prep_recv(sqe, sv[0], buf, sizeof(buf), MSG_WAITALL);
+		if (one_request(ring, 1, sizeof(buf)))
+			return 1;
+		sqe = io_uring_get_sqe(ring);
+		io_uring_prep_read(sqe, fd, buf, sizeof(buf), i * 4096);
+		sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
+		if (one_request(ring, 0, 0))
+			return 1;
+	}
+	/*
+	 * A NOP's CQE, and none before it: the reads (cached: done as they
+	 * were submitted) did not fail. (IOSQE_IO_DRAIN would say so of
+	 * every one, but a ring that used IOSQE_CQE_SKIP_SUCCESS refuses it.)
+	 */
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_nop(sqe);
+	if (one_request(ring, 1, 0) || io_uring_peek_cqe(ring, &cqe) != -EAGAIN) {
+		fprintf(stderr, "recv: a CQE left (a read failed)\n");
+		return 1;
+	}
+	io_uring_queue_exit(ring);
+	printf("recvs %ld skipped %ld\n", count, count);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[4096] __attribute__((aligned(4096)));
@@ -106,7 +176,7 @@ int main(int argc, char **argv)
 					      "io_uring:READ_FIXED", "io_uring:READV_FIXED" };
 	struct tally t = { 0 };
 	long count, pages, i;
-	int fd, direct, async, sqpoll, errors, mixed, overflow, ret, nops = 3;
+	int fd, direct, async, sqpoll, errors, mixed, overflow, recv, ret, nops = 3;
 	struct io_uring_probe *probe;
 	struct iovec iov = { buf, sizeof(buf) };
 	const char *log = getenv("UC_LOG");
@@ -119,7 +189,7 @@ int main(int argc, char **argv)
 
 	if (argc < 4) {
 		fprintf(stderr,
-			"usage: uringcheck FILE COUNT SEED [direct] [async] [sqpoll] [errors] [mixed] [overflow]\n");
+			"usage: uringcheck FILE COUNT SEED [direct] [async] [sqpoll] [errors] [mixed] [overflow] [recv]\n");
 		return 2;
 	}
 	direct = has(argc, argv, "direct");
@@ -128,6 +198,7 @@ int main(int argc, char **argv)
 	errors = has(argc, argv, "errors");
 	mixed = has(argc, argv, "mixed");
 	overflow = has(argc, argv, "overflow");
+	recv = has(argc, argv, "recv");
 	count = atol(argv[2]);
 	srand(atoi(argv[3]));
 	/*
@@ -178,6 +249,8 @@ int main(int argc, char **argv)
 	raise(SIGSTOP);
 	if (overflow)
 		return overflow_reads(&ring, fd, pages, count, logf);
+	if (recv)
+		return recv_reads(&ring, fd, count);
 	for (i = 0; i < count; i++) {
 		long page = ((long)rand() * RAND_MAX + rand()) % pages;
 		int op = mixed ? i % nops : 0, bad = errors && i % 4 == 1;

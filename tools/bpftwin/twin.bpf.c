@@ -1335,20 +1335,31 @@ int BPF_PROG(twin_sys_exit, struct pt_regs *regs, long ret)
 #define TWIN_FAULT_FLAG_USER		(1U << 6)
 #define TWIN_SIGKILL_BIT		(1ULL << (9 - 1))
 
+extern int LINUX_KERNEL_VERSION __kconfig;
+
 /*
- * The kernel's signal_pending() (any signal, for a user-mode fault) or
- * fatal_signal_pending() (a kernel-mode one), from the signal sets: the
- * TIF bits the kernel tests moved in 6.18 (x86's became the generic
- * ones), and no BTF says where. The one thing this does not see is
- * TIF_NOTIFY_SIGNAL (task work queued with TWA_SIGNAL, io_uring's).
+ * The kernel's signal_pending() (any signal, for a user-mode fault: its
+ * thread's TIF_SIGPENDING or TIF_NOTIFY_SIGNAL) or fatal_signal_pending()
+ * (a kernel-mode one: SIGKILL among its own). x86's TIF bits are defines
+ * no BTF gives; from the headers of Debian's kernels: SIGPENDING 2 and
+ * NOTIFY_SIGNAL 19 on 5.10 (a backport, behind TIF_IA32 and TIF_SLD), 17
+ * from 5.11, and from 6.18 the generic set x86 took, 1 and 2. A signal
+ * set test would not do: a process-wide signal is pending in every
+ * thread's shared set, but only the thread it wakes gives its fault up.
  */
 static __always_inline bool twin_signal_pending(struct task_struct *t, bool user)
 {
-	__u64 own = t->pending.signal.sig[0];
+	int sig = 2, notify = 17;
 
 	if (!user)
-		return own & TWIN_SIGKILL_BIT;
-	return (own | t->signal->shared_pending.signal.sig[0]) & ~t->blocked.sig[0];
+		return t->pending.signal.sig[0] & TWIN_SIGKILL_BIT;
+	if (LINUX_KERNEL_VERSION >= KERNEL_VERSION(6, 18, 0)) {
+		sig = 1;
+		notify = 2;
+	} else if (LINUX_KERNEL_VERSION < KERNEL_VERSION(5, 11, 0)) {
+		notify = 19;
+	}
+	return t->thread_info.flags & ((1ULL << sig) | (1ULL << notify));
 }
 
 SEC("fentry/handle_mm_fault")
@@ -1445,9 +1456,12 @@ int BPF_PROG(twin_fault_exit, struct vm_area_struct *vma, unsigned long address,
 		r->retried = 1;
 		return 0;
 	}
-	/* A write fault that was not major read nothing from the disk. */
+	/* A write fault that was not major (nor failed) read nothing from the disk. */
 	if ((flags & TWIN_FAULT_FLAG_WRITE) && !(flags & TWIN_FAULT_FLAG_TRIED) &&
-	    !(ret & bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_MAJOR))) {
+	    !(ret & (bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_MAJOR) |
+		     bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_SIGBUS) |
+		     bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_SIGSEGV) |
+		     bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_OOM)))) {
 		r->active = 0;
 		twin_count(TWIN_N_FAULT_OTHER);
 		return 0;
