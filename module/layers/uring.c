@@ -163,9 +163,9 @@ static void iolayers_uring_submit(void *data, IOLAYERS_URING_SUBMIT_ARGS)
 	read = iolayers_uring_read_op(req->opcode);
 	followed = (read || iolayers_uring_other_read_op(req->opcode)) &&
 		   iolayers_follows(iolayers_uring_owner());
-	if (followed && (!read || (req->flags & REQ_F_CQE_SKIP)))
-		this_cpu_inc(iolayers_nr_uring_unfollowed);
 	if (!followed || !read || (req->flags & REQ_F_CQE_SKIP)) {
+		if (followed)
+			this_cpu_inc(iolayers_nr_uring_unfollowed);
 		iolayers_uring_drop_left(req);
 	} else {
 		iolayers_hit(&iolayers_pc_uring_submit);

@@ -1337,22 +1337,25 @@ int BPF_PROG(twin_sys_exit, struct pt_regs *regs, long ret)
 
 extern int LINUX_KERNEL_VERSION __kconfig;
 
+/* The kernel's fatal_signal_pending(): SIGKILL among the thread's own. */
+static __always_inline bool twin_fatal_signal_pending(struct task_struct *t)
+{
+	return t->pending.signal.sig[0] & TWIN_SIGKILL_BIT;
+}
+
 /*
- * The kernel's signal_pending() (any signal, for a user-mode fault: its
- * thread's TIF_SIGPENDING or TIF_NOTIFY_SIGNAL) or fatal_signal_pending()
- * (a kernel-mode one: SIGKILL among its own). x86's TIF bits are defines
- * no BTF gives; from the headers of Debian's kernels: SIGPENDING 2 and
- * NOTIFY_SIGNAL 19 on 5.10 (a backport, behind TIF_IA32 and TIF_SLD), 17
- * from 5.11, and from 6.18 the generic set x86 took, 1 and 2. A signal
- * set test would not do: a process-wide signal is pending in every
- * thread's shared set, but only the thread it wakes gives its fault up.
+ * The kernel's signal_pending(): the thread's TIF_SIGPENDING or
+ * TIF_NOTIFY_SIGNAL. x86's TIF bits are defines no BTF gives; from the
+ * headers of Debian's kernels: SIGPENDING 2 and NOTIFY_SIGNAL 19 on 5.10
+ * (a backport, behind TIF_IA32 and TIF_SLD), 17 from 5.11, and from 6.18
+ * the generic set x86 took, 1 and 2. A signal set test would not do: a
+ * process-wide signal is pending in every thread's shared set, but only
+ * the thread it wakes gives its fault up.
  */
-static __always_inline bool twin_signal_pending(struct task_struct *t, bool user)
+static __always_inline bool twin_signal_pending(struct task_struct *t)
 {
 	int sig = 2, notify = 17;
 
-	if (!user)
-		return t->pending.signal.sig[0] & TWIN_SIGKILL_BIT;
 	if (LINUX_KERNEL_VERSION >= KERNEL_VERSION(6, 18, 0)) {
 		sig = 1;
 		notify = 2;
@@ -1437,6 +1440,7 @@ int BPF_PROG(twin_fault_exit, struct vm_area_struct *vma, unsigned long address,
 	     unsigned int flags, struct pt_regs *regs, unsigned int ret)
 {
 	struct task_struct *task;
+	unsigned int err;
 	struct twin_read *r;
 
 	if (empty || !twin_followed())
@@ -1447,8 +1451,8 @@ int BPF_PROG(twin_fault_exit, struct vm_area_struct *vma, unsigned long address,
 	r->in_fault = 0;
 	if (ret & bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_RETRY)) {
 		task = bpf_get_current_task_btf();
-		if ((flags & TWIN_FAULT_FLAG_RETRY_NOWAIT) || twin_signal_pending(task, false) ||
-		    ((flags & TWIN_FAULT_FLAG_USER) && twin_signal_pending(task, true))) {
+		if ((flags & TWIN_FAULT_FLAG_RETRY_NOWAIT) || twin_fatal_signal_pending(task) ||
+		    ((flags & TWIN_FAULT_FLAG_USER) && twin_signal_pending(task))) {
 			r->active = 0;	/* given up: no retry, no record */
 			twin_count(TWIN_N_FAULT_GIVEN_UP);
 			return 0;
@@ -1456,23 +1460,21 @@ int BPF_PROG(twin_fault_exit, struct vm_area_struct *vma, unsigned long address,
 		r->retried = 1;
 		return 0;
 	}
-	/* A write fault that was not major (nor failed) read nothing from the disk. */
-	if ((flags & TWIN_FAULT_FLAG_WRITE) && !(flags & TWIN_FAULT_FLAG_TRIED) &&
-	    !(ret & (bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_MAJOR) |
+	/* The kernel's VM_FAULT_ERROR: the fault failed. */
+	err = ret & (bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_OOM) |
 		     bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_SIGBUS) |
 		     bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_SIGSEGV) |
-		     bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_OOM)))) {
+		     bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_HWPOISON) |
+		     bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_HWPOISON_LARGE) |
+		     bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_FALLBACK));
+	/* A write fault that was not major (nor failed) read nothing from the disk. */
+	if ((flags & TWIN_FAULT_FLAG_WRITE) && !(flags & TWIN_FAULT_FLAG_TRIED) && !err &&
+	    !(ret & bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_MAJOR))) {
 		r->active = 0;
 		twin_count(TWIN_N_FAULT_OTHER);
 		return 0;
 	}
-	twin_finish(r, ret & (bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_OOM) |
-			      bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_SIGBUS) |
-			      bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_SIGSEGV) |
-			      bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_HWPOISON) |
-			      bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_HWPOISON_LARGE) |
-			      bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_FALLBACK)) ?
-		    -14 /* -EFAULT */ : 1 << TWIN_PAGE_SHIFT, TWIN_L_FAULT);
+	twin_finish(r, err ? -14 /* -EFAULT */ : 1 << TWIN_PAGE_SHIFT, TWIN_L_FAULT);
 	return 0;
 }
 
