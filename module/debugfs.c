@@ -50,7 +50,7 @@ DEFINE_SHOW_ATTRIBUTE(layers);
 
 static int stats_show(struct seq_file *m, void *v)
 {
-	size_t tables, hist, paths;
+	size_t tables, hist, paths, reuse, reuse_max;
 	int i, t, d, occupancy, high;
 
 	iolayers_probes_show_stats(m);
@@ -109,10 +109,13 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_putc(m, '\n');
 	iolayers_stream_show_stats(m);
 	/* The module's memory, apart from its code and static data. */
-	tables = iolayers_tables_bytes();
+	tables = iolayers_tables_bytes(&reuse, &reuse_max);
 	hist = iolayers_hist_bytes();
 	paths = iolayers_files_bytes();
 	seq_printf(m, "%-20s %12zu\n", "memory_tables", tables);
+	/* Of memory_tables: removed entries kept to reuse, and their bound. */
+	seq_printf(m, "%-20s %12zu\n", "memory_reuse", reuse);
+	seq_printf(m, "%-20s %12zu\n", "memory_reuse_max", reuse_max);
 	seq_printf(m, "%-20s %12zu\n", "memory_hist", hist);
 	seq_printf(m, "%-20s %12zu\n", "memory_paths", paths);
 	seq_printf(m, "%-20s %12zu\n", "memory_total",

@@ -25,7 +25,8 @@
  * VM may declare many more possible), at least
  * IOLAYERS_FREE_MIN and at most IOLAYERS_FREE_MAX entries: all of them
  * together about one full table more than the live entries (more only
- * where IOLAYERS_FREE_MIN per CPU is more), shown in memory_tables. They
+ * where IOLAYERS_FREE_MIN per CPU is more), shown in memory_tables and,
+ * apart, with their bound, in memory_reuse and memory_reuse_max. They
  * are outside a table's bound and its count (each was counted while in
  * the table). On CPUs whose RCU callbacks are offloaded and lazy
  * (rcu_nocbs= with CONFIG_RCU_LAZY) the lists refill seconds late, and
@@ -666,12 +667,18 @@ int iolayers_table_occupancy(enum iolayers_table_id t, int *high_water)
  * iolayers_tables_bytes() - Memory the tables take now: their buckets,
  *	entries, and the entries kept on the CPUs' lists to reuse (each
  *	counted at its size, not its allocator's).
+ * @reuse: set to the part of it the lists keep, or NULL
+ * @reuse_max: set to the most the lists may keep (every list full), or NULL
+ *
+ * The lists fill as far as their CPUs remove entries faster than grace
+ * periods end, so they may grow long after the live entries have settled:
+ * a test of a leak compares the rest.
  *
  * Return: bytes.
  */
-size_t iolayers_tables_bytes(void)
+size_t iolayers_tables_bytes(size_t *reuse, size_t *reuse_max)
 {
-	size_t bytes = 0;
+	size_t bytes = 0, kept_bytes = 0, max_bytes = 0;
 	unsigned int kept;
 	int t, cpu;
 
@@ -686,7 +693,13 @@ size_t iolayers_tables_bytes(void)
 			kept += data_race(per_cpu_ptr(&iolayers_free[t], cpu)->n);
 		}
 		bytes += ((size_t)atomic_read(tb->nr) + kept) * tb->entry_size;
+		kept_bytes += (size_t)kept * tb->entry_size;
+		max_bytes += (size_t)tb->free_max * num_possible_cpus() * tb->entry_size;
 	}
+	if (reuse)
+		*reuse = kept_bytes;
+	if (reuse_max)
+		*reuse_max = max_bytes;
 	return bytes;
 }
 

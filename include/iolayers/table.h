@@ -117,7 +117,7 @@ u64 iolayers_table_drops(enum iolayers_table_id t, enum iolayers_drop cause);
 const char *iolayers_table_name(enum iolayers_table_id t);
 const char *iolayers_drop_name(enum iolayers_drop cause);
 unsigned int iolayers_table_bound(enum iolayers_table_id t);
-size_t iolayers_tables_bytes(void);
+size_t iolayers_tables_bytes(size_t *reuse, size_t *reuse_max);
 
 extern unsigned int iolayers_max_flows;
 
