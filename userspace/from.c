@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iolayers --from FILE: a recording (`iolayers record`, JSON lines) read
- * back into the snapshot the live views print: every read (a read-family
- * syscall, an io_uring or AIO read request, a page fault on a file's
- * mapping) a flow, the histograms built from the reads exactly as the
- * module builds its own (one sample per layer the read reached, log2
- * buckets), the slow reads those at least the recording's slow_us, the
- * files' paths from its file objects. JSON is parsed by jansson.
+ * iolayers --from FILE: a recording (`iolayers record`: binary, or JSON
+ * lines with --json) read back, read by read, into the model the live
+ * views print (model.c): every read (a read-family syscall, an io_uring
+ * or AIO read request, a page fault on a file's mapping) a flow, added to
+ * the histograms exactly as the module adds its own (one sample per layer
+ * the read reached, log2 buckets), to the fine histograms of the exact
+ * percentiles, to the per-file and per-disk sums, kept if the view needs
+ * it; the slow reads those at least the recording's slow_us, the files'
+ * paths from its file records. JSON is parsed by jansson.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -50,21 +52,6 @@ static int get_str(json_t *o, const char *key, int null_ok, char *buf, size_t le
 	return 0;
 }
 
-static void hist_add(struct il_hist *h, int64_t ns, int64_t bytes)
-{
-	uint64_t v = (uint64_t)ns;
-	int b = il_bucket(v);
-
-	if (!h->count || v < h->min_ns)
-		h->min_ns = v;
-	if (v > h->max_ns)
-		h->max_ns = v;
-	h->count = il_sat_add(h->count, 1);
-	h->sum_ns = il_sat_add(h->sum_ns, v);
-	h->bytes = il_sat_add(h->bytes, (uint64_t)bytes);
-	h->buckets[b] = il_sat_add(h->buckets[b], 1);
-}
-
 /*
  * A request's columns (io_uring's from format 8, AIO's from format 9):
  * ur_attempts, ur_issue_ns, ur_issue_off (null: none, or a syscall's) and
@@ -104,7 +91,7 @@ static int from_req(json_t *o, struct il_flow *f)
 }
 
 /*
- * One read's object into @f, its samples into @s's histograms. Return: 0,
+ * One read's object into @f. Return: 0,
  * 1 for a read of another process than @s->view_pid (left out), -1 for
  * an object that is not a read's, -2 for a read whose numbers no kernel
  * writes (il_flow_check()).
@@ -205,31 +192,26 @@ static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 		return -2;
 	if (s->view_pid && f->tgid != s->view_pid)
 		return 1;
-	/*
-	 * The module's samples (iolayers_flow_finish(), a request's
-	 * iolayers_flow_req_record()): bytes as it counts them.
-	 */
-	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
-		int64_t bytes = l <= IOLAYERS_L_FS || l >= IOLAYERS_L_SOCK ?
-				(f->ret > 0 ? f->ret : 0) : f->rq_bytes;
-
-		if (f->lat[l] >= 0)
-			hist_add(&s->hist[l][f->cache], f->lat[l], bytes);
-	}
 	return 0;
 }
 
-static int from_header(json_t *o, struct il_snapshot *s, int64_t *slow_ns, char *err,
+/*
+ * The header object (a JSON recording's first line, a binary one's after
+ * its magic): the module's version and settings, and the wall-clock
+ * anchor of recordings from the first binary recorder on ("clock": the
+ * CLOCK_REALTIME and CLOCK_MONOTONIC read together at the start).
+ */
+static int from_header(json_t *o, struct il_snapshot *s, const char *where, char *err,
 		       size_t errlen)
 {
-	json_t *st = json_object_get(o, "settings");
+	json_t *st = json_object_get(o, "settings"), *clk = json_object_get(o, "clock");
 	char buf[IL_NAME_LEN], module[IL_NAME_LEN * 2];
-	int64_t v, fmt;
+	int64_t v, fmt, rt, mono;
 	char *end;
 
 	if (get_i64(o, "iolayers_record", 0, 0, &v) || v != 1 || !json_is_object(st) ||
 	    get_i64(o, "format", 0, 0, &fmt) || get_str(o, "module", 0, module, sizeof(module), NULL))
-		return il_fail(err, errlen, "line 1 is not an iolayers recording's header");
+		return il_fail(err, errlen, "%s is not an iolayers recording's header", where);
 	s->format = (int)fmt;
 	if (sscanf(module, "iolayers %31s", s->version) != 1)
 		snprintf(s->version, sizeof(s->version), "?");
@@ -239,29 +221,17 @@ static int from_header(json_t *o, struct il_snapshot *s, int64_t *slow_ns, char 
 		snprintf(s->comm, sizeof(s->comm), "%s", buf);
 	if (!get_str(st, "children", 0, buf, sizeof(buf), NULL))
 		s->children = atoi(buf);
-	*slow_ns = 10000000;
+	s->slow_ns = 10000000;
 	if (!get_str(st, "slow_us", 0, buf, sizeof(buf), NULL)) {
 		errno = 0;
 		v = strtoll(buf, &end, 10);
 		if (errno || *end || v < 0 || v > INT64_MAX / 1000)
-			return il_fail(err, errlen, "line 1: bad slow_us '%s'", buf);
-		*slow_ns = v * 1000;
+			return il_fail(err, errlen, "%s: bad slow_us '%s'", where, buf);
+		s->slow_ns = v * 1000;
 	}
-	return 0;
-}
-
-static int add_flow(struct il_flows *fl, const struct il_flow *f, int *cap)
-{
-	if (fl->n == *cap) {
-		int ncap = *cap ? *cap * 2 : 256;
-		struct il_flow *v = realloc(fl->v, (size_t)ncap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		fl->v = v;
-		*cap = ncap;
-	}
-	fl->v[fl->n++] = *f;
+	if (json_is_object(clk) && !get_i64(clk, "realtime_ns", 0, 0, &rt) &&
+	    !get_i64(clk, "monotonic_ns", 0, 0, &mono) && rt > 0 && mono >= 0)
+		s->realtime_off = rt - mono;
 	return 0;
 }
 
@@ -280,37 +250,43 @@ static void __attribute__((format(printf, 2, 3))) warn(struct il_snapshot *s, co
 	va_end(ap);
 }
 
-/**
- * il_parse_recording() - Read a recording into a snapshot.
- * @f: the recording (JSON lines)
- * @s: zeroed; filled (free with il_snapshot_free())
- * @err: what is wrong, on failure
- * @errlen: its size
- *
- * A recording damaged after its header (a recorder killed mid-line, a
- * full disk, an edit) is read up to the damage, and @s->warning says
- * where it stopped and what it holds; one without its trailer, or whose
- * trailer does not count the lines before it (filtered with grep or jq),
- * is read whole, with a warning. Objects of kinds this reader does not
- * know (a newer recorder's) are skipped, and counted in the warning.
- *
- * Return: 0, or -1 with @err set (no header, out of memory).
- */
-int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
+/* What reading a recording found, for the warnings both kinds give. */
+struct from_state {
+	int64_t reads, lost;
+	int unknown, ended;
+	const char *damage;
+	char where[48];		/* of the damage: "line N (byte B)", "byte B" */
+};
+
+/* A read of the recording into the model: 0, or -1 when out of memory. */
+static int from_flow(struct il_snapshot *s, struct from_state *st, const struct il_flow *f)
 {
-	int cap = 0, slowcap = 0, lineno = 0, ended = 0, nreads = 0, unknown = 0, l, c, r;
-	int64_t slow_ns = 0, lost = 0, v, off = 0, at = 0;
-	const char *damage = NULL;
+	st->reads++;
+	if (s->view_pid && f->tgid != s->view_pid)
+		return 0;	/* another process's (-p) */
+	return il_model_add(s, f);
+}
+
+/* A count of lost records: -1 for one no kernel writes. */
+static int from_lost(struct from_state *st, int64_t v)
+{
+	if (v < 0 || v >= IL_MAX_PLAUSIBLE - st->lost)
+		return -1;
+	st->lost += v;
+	return 0;
+}
+
+/* A JSON lines recording, after its first byte was peeked. */
+static int from_json_lines(FILE *f, struct il_snapshot *s, struct from_state *st, char *err,
+			   size_t errlen)
+{
+	int lineno = 0, r;
+	int64_t v, off = 0, at = 0;
 	char *line = NULL;
 	size_t len = 0;
 	ssize_t n;
 	int ret = -1;
 
-	s->recording = 1;
-	s->warning[0] = '\0';
-	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
-		for (c = 0; c < IOLAYERS_NR_CACHE; c++)
-			s->hist[l][c].min_ns = UINT64_MAX;
 	for (; (n = getline(&line, &len, f)) > 0; off += n) {
 		json_error_t jerr;
 		struct il_flow fw;
@@ -318,10 +294,12 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 
 		lineno++;
 		at = off;
+		snprintf(st->where, sizeof(st->where), "line %d (byte %lld)", lineno,
+			 (long long)at);
 		if (strspn(line, " \t\r\n") == (size_t)n)
 			continue;	/* a blank line (an editor's last newline) */
-		if (ended) {
-			damage = "a line after the trailer";
+		if (st->ended) {
+			st->damage = "a line after the trailer";
 			break;
 		}
 		o = json_loadb(line, (size_t)n, JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK, &jerr);
@@ -332,29 +310,29 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 					o ? "another value" : jerr.text);
 				goto out;
 			}
-			damage = line[n - 1] == '\n' ? "not a JSON object" :
-				 "cut short (no end of line)";
+			st->damage = line[n - 1] == '\n' ? "not a JSON object" :
+				     "cut short (no end of line)";
 			break;
 		}
 		if (lineno == 1) {
-			if (from_header(o, s, &slow_ns, err, errlen)) {
-				json_decref(o);
+			r = from_header(o, s, "line 1", err, errlen);
+			json_decref(o);
+			if (r)
 				goto out;
-			}
+			continue;
 		} else if (json_object_get(o, "seq")) {
 			r = from_read(o, s, &fw);
 			json_decref(o);
 			if (r < 0) {
-				damage = r == -1 ? "not a read's record" :
-					 "a read with numbers no kernel writes";
+				st->damage = r == -1 ? "not a read's record" :
+					     "a read with numbers no kernel writes";
 				break;
 			}
-			nreads++;
-			if (r)
-				continue;	/* another process's (-p) */
-			if (add_flow(&s->flows, &fw, &cap) ||
-			    (il_flow_ns(&fw) >= slow_ns &&
-			     add_flow(&s->slow, &fw, &slowcap))) {
+			if (r) {
+				st->reads++;	/* another process's (-p) */
+				continue;
+			}
+			if (from_flow(s, st, &fw)) {
 				il_fail(err, errlen, "out of memory");
 				goto out;
 			}
@@ -368,7 +346,7 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 			    get_i64(fo, "ino", 0, 0, &ino) || ino < 0 ||
 			    get_str(fo, "path", 0, path, sizeof(path), NULL)) {
 				json_decref(o);
-				damage = "not a file's record";
+				st->damage = "not a file's record";
 				break;
 			}
 			if (il_add_file(&s->files, dev, ino, path)) {
@@ -381,21 +359,20 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 
 			/* The trailer counts what came before it. */
 			if (get_i64(o, "reads", 0, 0, &reads) || get_i64(o, "lost", 0, 0, &tlost) ||
-			    reads != nreads || tlost != lost)
+			    reads != st->reads || tlost != st->lost)
 				warn(s, "its trailer (line %d) counts %lld reads and %lld lost, the "
-				     "lines before it %d and %lld (a recording filtered with grep or "
-				     "jq?)", lineno, (long long)reads, (long long)tlost, nreads,
-				     (long long)lost);
-			ended = 1;
+				     "lines before it %lld and %lld (a recording filtered with grep or "
+				     "jq?)", lineno, (long long)reads, (long long)tlost,
+				     (long long)st->reads, (long long)st->lost);
+			st->ended = 1;
 		} else if (!get_i64(o, "lost", 0, 0, &v)) {
-			if (v < 0 || v >= IL_MAX_PLAUSIBLE - lost) {
+			if (from_lost(st, v)) {
 				json_decref(o);
-				damage = "a count of lost records no kernel writes";
+				st->damage = "a count of lost records no kernel writes";
 				break;
 			}
-			lost += v;
 		} else {
-			unknown++;
+			st->unknown++;
 		}
 		json_decref(o);
 	}
@@ -403,28 +380,272 @@ int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 		il_fail(err, errlen, "empty recording");
 		goto out;
 	}
-	if (damage)
-		warn(s, "reading stopped at line %d (byte %lld): %s; read the %d reads and %lld "
-		     "lost records before it", lineno, (long long)at, damage, nreads,
-		     (long long)lost);
-	else if (!ended)
-		warn(s, "no trailer after line %d: the recording was not ended (a recorder killed, "
-		     "a full disk?); read its %d reads and %lld lost records", lineno, nreads,
-		     (long long)lost);
-	if (unknown)
-		warn(s, "%d objects of no kind this reader knows skipped (a newer recorder's?)",
-		     unknown);
-	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
-		for (c = 0; c < IOLAYERS_NR_CACHE; c++)
-			if (!s->hist[l][c].count)
-				s->hist[l][c].min_ns = UINT64_MAX;
-	/* What the recording lost, as `stats` would say it. */
-	if (il_add_counter(s, "stream_lost", (uint64_t)lost)) {
-		il_fail(err, errlen, "out of memory");
-		goto out;
-	}
+	if (!st->damage && !st->ended)
+		snprintf(st->where, sizeof(st->where), "line %d", lineno);
 	ret = 0;
 out:
 	free(line);
 	return ret;
+}
+
+/* Bytes read of a binary recording at a time: its records are at most 64 KiB. */
+#define FROM_BUF	(1 << 20)
+
+/* A binary recording's file record: its path into @s->files. 1: damaged. */
+static int from_bin_file(struct il_snapshot *s, const char *p, size_t size)
+{
+	char dev[IL_NAME_LEN], path[IL_PATH_LEN];
+	struct il_rec_file fr;
+
+	if (size < sizeof(fr))
+		return 1;
+	memcpy(&fr, p, sizeof(fr));
+	if (fr.path_len > size - sizeof(fr) || fr.ino > INT64_MAX)
+		return 1;
+	/* A path as `files` cuts it; one with a NUL is no path. */
+	if (fr.path_len >= sizeof(path) || memchr(p + sizeof(fr), '\0', fr.path_len))
+		return 1;
+	memcpy(path, p + sizeof(fr), fr.path_len);
+	path[fr.path_len] = '\0';
+	snprintf(dev, sizeof(dev), "%u:%u", fr.fs_major, fr.fs_minor);
+	return il_add_file(&s->files, dev, (int64_t)fr.ino, path) ? -1 : 0;
+}
+
+/*
+ * The records of a binary recording in @p..@p+@len, whole ones; returns
+ * the bytes used, or -1 when out of memory; sets @st->damage on a record
+ * that makes no sense.
+ */
+static ssize_t from_bin_records(struct il_snapshot *s, struct from_state *st, const char *p,
+				size_t len, int64_t base)
+{
+	size_t off = 0;
+
+	while (off + sizeof(struct iolayers_rec_hdr) <= len) {
+		struct iolayers_rec_hdr h;
+		struct iolayers_rec_read r;
+		struct il_flow fw;
+		int bad = 0;
+
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h)) {
+			st->damage = "a record shorter than its header";
+			break;
+		}
+		if (off + h.size > len)
+			break;	/* the rest in the next read */
+		snprintf(st->where, sizeof(st->where), "byte %lld", (long long)(base + off));
+		if (st->ended) {
+			st->damage = "a record after the trailer";
+			break;
+		}
+		switch (h.type) {
+		case IOLAYERS_REC_READ:
+			if (il_rec_read_get(p + off, h.size, &r)) {
+				st->damage = "a read's record too short";
+				bad = 1;
+				break;
+			}
+			if (il_flow_from_rec(&r, &fw)) {
+				st->damage = "a read with numbers no kernel writes";
+				bad = 1;
+				break;
+			}
+			if (from_flow(s, st, &fw))
+				return -1;
+			break;
+		case IOLAYERS_REC_LOST: {
+			struct iolayers_rec_lost l;
+
+			if (h.size < sizeof(l)) {
+				st->damage = "a loss's record too short";
+				bad = 1;
+				break;
+			}
+			memcpy(&l, p + off, sizeof(l));
+			if (l.count > INT64_MAX || from_lost(st, (int64_t)l.count)) {
+				st->damage = "a count of lost records no kernel writes";
+				bad = 1;
+			}
+			break;
+		}
+		case IOLAYERS_REC_START: {
+			struct iolayers_rec_start rs;
+
+			if (h.size < sizeof(rs)) {
+				st->damage = "a start record too short";
+				bad = 1;
+				break;
+			}
+			memcpy(&rs, p + off, sizeof(rs));
+			if (rs.version > IOLAYERS_STREAM_VERSION)
+				warn(s, "stream version %u, this reader knows %u: what a newer "
+				     "module adds to its records is left out", rs.version,
+				     IOLAYERS_STREAM_VERSION);
+			break;
+		}
+		case IL_REC_FILE:
+			bad = from_bin_file(s, p + off, h.size);
+			if (bad < 0)
+				return -1;
+			if (bad)
+				st->damage = "not a file's record";
+			break;
+		case IL_REC_END: {
+			struct il_rec_end e;
+
+			if (h.size < sizeof(e)) {
+				st->damage = "a trailer too short";
+				bad = 1;
+				break;
+			}
+			memcpy(&e, p + off, sizeof(e));
+			if (e.reads != (uint64_t)st->reads || e.lost != (uint64_t)st->lost)
+				warn(s, "its trailer (%s) counts %llu reads and %llu lost, the "
+				     "records before it %lld and %lld", st->where,
+				     (unsigned long long)e.reads, (unsigned long long)e.lost,
+				     (long long)st->reads, (long long)st->lost);
+			st->ended = 1;
+			break;
+		}
+		default:
+			st->unknown++;
+			break;
+		}
+		if (bad)
+			break;
+		off += h.size;
+	}
+	return (ssize_t)off;
+}
+
+/* A binary recording, its magic peeked. */
+static int from_binary(FILE *f, struct il_snapshot *s, struct from_state *st, char *err,
+		       size_t errlen)
+{
+	struct il_recfile_head head;
+	size_t have = 0, pad;
+	int64_t base;
+	char *buf, *json;
+	json_error_t jerr;
+	json_t *o;
+	ssize_t used;
+	int ret = -1;
+
+	if (fread(&head, 1, sizeof(head), f) != sizeof(head) ||
+	    memcmp(head.magic, IL_RECFILE_MAGIC, sizeof(head.magic)))
+		return il_fail(err, errlen, "not an iolayers recording (its first bytes)");
+	if (head.version != IL_RECFILE_VERSION)
+		return il_fail(err, errlen, "a binary recording of version %u; this reader knows %u",
+			       head.version, IL_RECFILE_VERSION);
+	if (!head.json_len || head.json_len > IL_RECFILE_MAX_JSON)
+		return il_fail(err, errlen, "a binary recording whose header is %u bytes",
+			       head.json_len);
+	pad = (8 - head.json_len % 8) % 8;
+	buf = malloc(FROM_BUF);
+	json = malloc(head.json_len + pad);
+	if (!buf || !json) {
+		il_fail(err, errlen, "out of memory");
+		goto out;
+	}
+	if (fread(json, 1, head.json_len + pad, f) != head.json_len + pad) {
+		il_fail(err, errlen, "a binary recording cut short in its header");
+		goto out;
+	}
+	o = json_loadb(json, head.json_len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		il_fail(err, errlen, "a binary recording whose header is not a JSON object");
+		goto out;
+	}
+	ret = from_header(o, s, "its header", err, errlen);
+	json_decref(o);
+	if (ret)
+		goto out;
+	ret = -1;
+	s->binary = 1;
+	base = (int64_t)(sizeof(head) + head.json_len + pad);
+	for (;;) {
+		size_t n = fread(buf + have, 1, FROM_BUF - have, f);
+
+		have += n;
+		used = from_bin_records(s, st, buf, have, base);
+		if (used < 0) {
+			il_fail(err, errlen, "out of memory");
+			goto out;
+		}
+		if (st->damage)
+			break;
+		memmove(buf, buf + used, have - (size_t)used);
+		have -= (size_t)used;
+		base += used;
+		if (!n) {
+			if (have) {
+				snprintf(st->where, sizeof(st->where), "byte %lld", (long long)base);
+				st->damage = "cut short (a record's end is missing)";
+			}
+			break;
+		}
+	}
+	if (!st->damage && !st->ended)
+		snprintf(st->where, sizeof(st->where), "byte %lld", (long long)base);
+	ret = 0;
+out:
+	free(buf);
+	free(json);
+	return ret;
+}
+
+/**
+ * il_parse_recording() - Read a recording into a snapshot, read by read.
+ * @f: the recording: binary (`iolayers record`) or JSON lines (`--json`)
+ * @s: zeroed, its filters and what to keep set (enum il_keep); filled
+ *	(free with il_snapshot_free())
+ * @err: what is wrong, on failure
+ * @errlen: its size
+ *
+ * A recording damaged after its header (a recorder killed mid-record, a
+ * full disk, an edit) is read up to the damage, and @s->warning says
+ * where it stopped and what it holds; one without its trailer, or whose
+ * trailer does not count the reads before it (a JSON one filtered with
+ * grep or jq), is read whole, with a warning. Records of kinds this
+ * reader does not know (a newer recorder's) are skipped, and counted in
+ * the warning.
+ *
+ * Return: 0, or -1 with @err set (no header, out of memory).
+ */
+int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
+{
+	struct from_state st = { 0 };
+	int c, ret;
+
+	s->recording = 1;
+	s->warning[0] = '\0';
+	c = getc(f);
+	if (c == EOF)
+		return il_fail(err, errlen, "empty recording");
+	ungetc(c, f);
+	if (c == (unsigned char)IL_RECFILE_MAGIC[0])
+		ret = from_binary(f, s, &st, err, errlen);
+	else
+		ret = from_json_lines(f, s, &st, err, errlen);
+	if (ret)
+		return -1;
+	if (st.damage)
+		warn(s, "reading stopped at %s: %s; read the %lld reads and %lld lost records "
+		     "before it", st.where, st.damage, (long long)st.reads, (long long)st.lost);
+	else if (!st.ended)
+		warn(s, "no trailer after %s: the recording was not ended (a recorder killed, "
+		     "a full disk?); read its %lld reads and %lld lost records", st.where,
+		     (long long)st.reads, (long long)st.lost);
+	if (st.unknown)
+		warn(s, "%d %s of no kind this reader knows skipped (a newer recorder's?)",
+		     st.unknown, s->binary ? "records" : "objects");
+	il_model_finish(s);
+	s->rec_reads = st.reads;
+	s->rec_lost = st.lost;
+	/* What the recording lost, as `stats` would say it. */
+	if (il_add_counter(s, "stream_lost", (uint64_t)st.lost))
+		return il_fail(err, errlen, "out of memory");
+	return 0;
 }

@@ -51,7 +51,35 @@ struct il_hist {
 	uint64_t max_ns;
 	uint64_t bytes;
 	uint64_t buckets[IOLAYERS_HIST_BUCKETS];	/* bucket i: [2^i, 2^(i+1)), 0: [0, 2) */
+	/*
+	 * A recording's p50, p90 and p99 from its fine histograms (il_fine,
+	 * within IL_FINE_ERR_PCT of the exact value), when @exact; 0: the
+	 * module's, interpolated inside a log2 bucket.
+	 */
+	int exact;
+	uint64_t pct[3];
 };
+
+/*
+ * A recording holds every read's latency: its percentiles come from
+ * histograms fine enough to be exact to within 1 % (il_fine_bucket()):
+ * below 256 ns one bucket per nanosecond, from there 128 per power of
+ * two, so a bucket is at most 1/128 of its values wide and its midpoint
+ * at most 1/256 (0.39 %) off any of them. 7,424 buckets, 58 KiB, per
+ * layer and cache state that has reads, whatever their number.
+ */
+#define IL_FINE_SUB_BITS	7
+#define IL_FINE_LINEAR		256
+#define IL_FINE_BUCKETS		(IL_FINE_LINEAR + (64 - 8) * (1 << IL_FINE_SUB_BITS))
+#define IL_FINE_ERR_PCT		"0.4"
+
+/** struct il_fine - A fine latency histogram of a recording. */
+struct il_fine {
+	uint64_t b[IL_FINE_BUCKETS];
+};
+
+int il_fine_bucket(uint64_t ns);
+uint64_t il_fine_mid(int i);
 
 /** struct il_flow - One line of `flows` or `slow`; -1 where "-". */
 struct il_flow {
@@ -187,9 +215,48 @@ struct il_files {
 	struct il_fmap map;		/* into v */
 };
 
+/**
+ * struct il_fsum - One file's reads summed (--files): its first read's
+ *	file, the reads, their bytes, those of a file system (not "other")
+ *	and of them the HITs, each layer's time.
+ */
+struct il_fsum {
+	char fs_dev[IL_NAME_LEN];
+	int64_t ino;
+	int64_t reads, hits, files;
+	uint64_t bytes;
+	double ns[IOLAYERS_NR_LAYERS];
+};
+
+/** struct il_fsums - Per file sums, found by (fs_dev, ino). */
+struct il_fsums {
+	int n, cap;
+	struct il_fsum *v;		/* malloc()ed, il_snapshot_free() */
+	struct il_fmap map;		/* into v */
+	int64_t dropped;		/* reads of files past IL_MAX_FSUMS */
+};
+
+/* Files --files sums at most (a recording's memory is bounded by them). */
+#define IL_MAX_FSUMS	(1 << 20)
+
+/** struct il_dsum - One disk's queue, service and device histograms (-D). */
+struct il_dsum {
+	char name[IL_NAME_LEN];
+	struct il_hist h[3];
+};
+
+/** struct il_dsums - Per disk histograms, by its first request's disk name. */
+struct il_dsums {
+	int n;
+	struct il_dsum *v;		/* malloc()ed, il_snapshot_free() */
+	int64_t dropped;		/* reads of disks past IL_MAX_DSUMS */
+};
+
+#define IL_MAX_DSUMS	256
+
 /** struct il_flows - The parsed lines of `flows` or `slow`. */
 struct il_flows {
-	int n;
+	int n, cap;
 	struct il_flow *v;		/* malloc()ed, il_snapshot_free() */
 };
 
@@ -220,7 +287,56 @@ struct il_snapshot {
 	 * recording's histograms; 0: all. Set before the snapshot is read.
 	 */
 	int64_t view_pid;
+	/*
+	 * The per-read views' sums (--files, -D) of the reads the per-read
+	 * views show (-p, -c: @view_cache_mask, a bit per state; 0 every
+	 * state): built from `flows` live
+	 * (il_model_sum_flows()), read by read from a recording, which keeps
+	 * only the reads its view needs (@keep).
+	 */
+	unsigned int view_cache_mask;
+	struct il_fsums fsums;
+	struct il_dsums dsums;
+	int64_t view_reads;		/* reads summed there */
+	/*
+	 * A recording: which reads it keeps in @flows (enum il_keep; @keep_n
+	 * of them, or the one with @keep_seq), and whether @slow too; its
+	 * lost records (@no_slow: not @slow, for a view without it); its wall-clock anchor (CLOCK_REALTIME minus the
+	 * records' CLOCK_MONOTONIC, ns; 0: none); its fine histograms.
+	 */
+	int keep, keep_n, keep_next, no_slow;
+	uint64_t keep_seq;
+	int64_t slow_ns;		/* the recording's slow_us, in ns */
+	int64_t rec_lost;
+	int64_t rec_reads;		/* every read of the recording */
+	int64_t realtime_off;
+	int binary;			/* a binary recording */
+	struct il_fine *fine[IOLAYERS_NR_LAYERS][IOLAYERS_NR_CACHE];
 };
+
+/**
+ * enum il_keep - The reads a recording read keeps, for its view.
+ * @IL_KEEP_ALL: every one (the tests' parsers)
+ * @IL_KEEP_NONE: none: the table, -H, --files, -D, Prometheus
+ * @IL_KEEP_SLOWEST: the @keep_n slowest: -t, --svg
+ * @IL_KEEP_NEWEST: the @keep_n newest: -j, as the module's flows
+ * @IL_KEEP_SEQ: the one with @keep_seq: -f
+ */
+enum il_keep {
+	IL_KEEP_ALL,
+	IL_KEEP_NONE,
+	IL_KEEP_SLOWEST,
+	IL_KEEP_NEWEST,
+	IL_KEEP_SEQ,
+};
+
+/* model.c: the reads into the model, the model's histograms. */
+int il_model_add(struct il_snapshot *s, const struct il_flow *f);
+void il_model_finish(struct il_snapshot *s);
+int il_model_sum_flows(struct il_snapshot *s);
+void il_model_free(struct il_snapshot *s);
+void il_hist_range(const struct il_snapshot *s, unsigned int lmask, unsigned int cmask,
+		   struct il_hist *out);
 
 /*
  * JSON text (jsonw.c): il_put* store at p and return the end (no NUL);
@@ -309,8 +425,73 @@ void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
 /* A recording read back (from.c). */
 int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen);
 
+/*
+ * A binary recording (`iolayers record`'s default): struct il_recfile_head,
+ * its header object as JSON (the JSON lines recording's first line, less
+ * its newline), zeros to a multiple of 8 bytes, then records framed as
+ * stream/raw's (struct iolayers_rec_hdr): the module's as it gave them
+ * (its start record first), then the recorder's own: a file's path per
+ * file read (IL_REC_FILE), the trailer (IL_REC_END). Little-endian.
+ */
+#define IL_RECFILE_MAGIC	"\x89IOLREC\n"
+#define IL_RECFILE_VERSION	1
+#define IL_RECFILE_MAX_JSON	(1 << 20)
+
+/** struct il_recfile_head - The first bytes of a binary recording. */
+struct il_recfile_head {
+	char magic[8];			/* IL_RECFILE_MAGIC, no NUL */
+	uint32_t version;		/* IL_RECFILE_VERSION */
+	uint32_t json_len;		/* the header object's bytes */
+};
+
+/* The recorder's record types: apart from the module's enum iolayers_rec_type. */
+enum {
+	IL_REC_FILE = 0x4001,
+	IL_REC_END = 0x4002,
+};
+
+/**
+ * struct il_rec_file - A file's path: a line of the module's `files`.
+ * @hdr: IL_REC_FILE; @hdr.size covers the path and its padding
+ * @fs_major: its file system's device, major
+ * @fs_minor: and minor
+ * @ino: its inode number
+ * @path_len: the path's bytes after this struct (no NUL)
+ * @pad: zero
+ */
+struct il_rec_file {
+	struct iolayers_rec_hdr hdr;
+	uint32_t fs_major;
+	uint32_t fs_minor;
+	uint64_t ino;
+	uint32_t path_len;
+	uint32_t pad;
+};
+
+/**
+ * struct il_rec_end - The trailer: what the recording holds, and the
+ *	clocks at its end.
+ * @hdr: IL_REC_END
+ * @reads: read records before it
+ * @lost: records the module said lost
+ * @realtime_ns: CLOCK_REALTIME at the end
+ * @monotonic_ns: CLOCK_MONOTONIC then
+ */
+struct il_rec_end {
+	struct iolayers_rec_hdr hdr;
+	uint64_t reads;
+	uint64_t lost;
+	uint64_t realtime_ns;
+	uint64_t monotonic_ns;
+};
+
+/* recbin.c: a module's read record, as this reader's struct, and as a flow. */
+int il_rec_read_get(const void *p, size_t size, struct iolayers_rec_read *r);
+int il_flow_from_rec(const struct iolayers_rec_read *r, struct il_flow *f);
+
 /* `iolayers record` (record.c): the exit status. */
 int il_record_main(int argc, char **argv);
+int il_recording_json_lines(FILE *in, FILE *out, char *err, size_t errlen);
 int il_set_param(const char *name, const char *value);
 const char *il_params_dir(void);
 void il_say_not_loaded(void);

@@ -20,6 +20,7 @@ static struct env {
 	const char *root;
 	const char *from;
 	int hist, probes, unit, timeline, slow, json, prometheus, timestamp, reset, files, disks;
+	int json_lines;			/* -J */
 	unsigned int cache_mask;
 	int cache;			/* -1: any */
 	unsigned long long flow;
@@ -69,7 +70,7 @@ static const char doc[] =
 "    iolayers -D                  # per disk histograms\n"
 "    iolayers --check             # which layers work here, and why not\n";
 
-enum { OPT_SVG = 1000, OPT_PROM, OPT_OPENMETRICS, OPT_OUTPUT, OPT_SET_PID, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
+enum { OPT_SVG = 1000, OPT_JSON_LINES, OPT_PROM, OPT_OPENMETRICS, OPT_OUTPUT, OPT_SET_PID, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
 	OPT_FILES, OPT_CHECK, OPT_CHECK_ROOT, OPT_STRICT };
 
 static const struct argp_option opts[] = {
@@ -94,6 +95,8 @@ static const struct argp_option opts[] = {
 	{ "svg", OPT_SVG, "FILE", 0, "Write a waterfall of the slowest reads to FILE", 1 },
 	{ "rows", OPT_ROWS, "N", 0, "Reads in the SVG, files in --files (default 50)", 1 },
 	{ "json", 'j', NULL, 0, "Everything as one JSON object", 1 },
+	{ "json-lines", 'J', NULL, 0, "With --from: every read of the recording as JSON lines "
+	  "(what record --json writes)", 1 },
 	{ "prometheus", OPT_PROM, NULL, 0, "Prometheus text format (node_exporter textfile)", 1 },
 	{ "openmetrics", OPT_OPENMETRICS, NULL, 0, "OpenMetrics text format (units, # EOF)", 1 },
 	{ "output", 'o', "FILE", 0, "Write -j, --prometheus or --openmetrics to FILE, replaced atomically "
@@ -192,6 +195,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'j':
 		env.json = 1;
+		break;
+	case 'J':
+		env.json_lines = 1;
 		break;
 	case OPT_PROM:
 		env.prometheus = 1;
@@ -358,6 +364,32 @@ static int view_pid_totals_ok(const struct il_snapshot *s)
 	return 0;
 }
 
+/*
+ * What a recording, read read by read, keeps for the view asked for: the
+ * slowest reads for -t and --svg, one for -f, the slow ones for --slow,
+ * the newest --rows for -j (as the module keeps the newest in flows);
+ * none for the views made of histograms and sums.
+ */
+static void recording_keeps(struct il_snapshot *s)
+{
+	s->view_cache_mask = env.cache >= 0 ? 1U << env.cache : 0;
+	s->keep = IL_KEEP_NONE;
+	if (env.svg) {
+		s->keep = IL_KEEP_SLOWEST;
+		s->keep_n = env.rows;
+	} else if (env.timeline && env.flow) {
+		s->keep = IL_KEEP_SEQ;
+		s->keep_seq = env.flow;
+	} else if (env.timeline) {
+		s->keep = IL_KEEP_SLOWEST;
+		s->keep_n = 1;
+	} else if (env.json) {
+		s->keep = IL_KEEP_NEWEST;
+		s->keep_n = env.rows;
+	}
+	s->no_slow = !env.slow;
+}
+
 static int read_snapshot(struct il_snapshot *s)
 {
 	/* err, or the recording's warning (shorter), escaped. */
@@ -375,6 +407,7 @@ static int read_snapshot(struct il_snapshot *s)
 		}
 		memset(s, 0, sizeof(*s));
 		s->view_pid = env.view_pid;
+		recording_keeps(s);
 		ret = il_parse_recording(f, s, err, sizeof(err));
 		fclose(f);
 		if (!ret && s->warning[0]) {
@@ -411,6 +444,11 @@ static int read_snapshot(struct il_snapshot *s)
 	s->view_pid = env.view_pid;
 	keep_view(&s->flows);
 	keep_view(&s->slow);
+	if (il_model_sum_flows(s)) {
+		fprintf(stderr, "iolayers: out of memory\n");
+		il_snapshot_free(s);
+		return -1;
+	}
 	return 0;
 }
 
@@ -558,6 +596,28 @@ static int interval_loop(void)
 	return rc;
 }
 
+/* -J: the recording's reads as JSON lines, on stdout. */
+static int json_lines_main(void)
+{
+	char err[512], terr[IL_TERM_LEN(512)];
+	FILE *f = fopen(env.from, "r");
+	int ret;
+
+	if (!f) {
+		fprintf(stderr, "iolayers: %s: %s\n", env.from, strerror(errno));
+		return 1;
+	}
+	ret = il_recording_json_lines(f, stdout, err, sizeof(err));
+	fclose(f);
+	if (fflush(stdout) && !ret) {
+		snprintf(err, sizeof(err), "stdout: %s", strerror(errno));
+		ret = -1;
+	}
+	if (ret)
+		fprintf(stderr, "iolayers: %s: %s\n", env.from, il_term_str(terr, sizeof(terr), err));
+	return ret ? 1 : 0;
+}
+
 /*
  * Options that cannot go together: two views (each prints one), a
  * modifier without the view it modifies, two sources. Says which, on
@@ -571,6 +631,7 @@ static int conflicts(void)
 		{ env.timeline && !env.flow, "-t" }, { env.timeline && env.flow, "-f" },
 		{ env.slow, "--slow" }, { env.files, "--files" }, { env.disks, "-D" },
 		{ env.probes, "-P" }, { env.hist, "-H" }, { env.check, "--check" },
+		{ env.json_lines, "-J" },
 	};
 	const char *first = NULL;
 	size_t i;
@@ -587,6 +648,11 @@ static int conflicts(void)
 	}
 	if (env.from && env.root_set) {
 		fprintf(stderr, "iolayers: --from and --root are two sources: choose one\n");
+		return 1;
+	}
+	if (env.json_lines && (!env.from || env.view_pid || env.cache >= 0 || env.output)) {
+		fprintf(stderr, "iolayers: -J prints every read of a recording (--from), on "
+			"stdout: no -p, -c or -o\n");
 		return 1;
 	}
 	if (env.strict && !env.from) {
@@ -646,6 +712,8 @@ int main(int argc, char **argv)
 	    (env.children && il_set_param(IOLAYERS_FILE_CHILDREN, env.children)) ||
 	    (env.reset && il_set_param(IOLAYERS_FILE_RESET, "1")))
 		return 1;
+	if (env.json_lines)
+		return json_lines_main();
 	if (env.interval)
 		return interval_loop();
 	if (settings && !(env.hist || env.probes || env.timeline || env.slow || env.svg || env.json ||

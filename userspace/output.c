@@ -54,6 +54,10 @@ static void print_filters(FILE *out, const struct il_snapshot *s)
 	if (s->view_pid)
 		fprintf(out, "; showing pid %" PRId64 " only (-p)", s->view_pid);
 	fputc('\n', out);
+	if (s->recording)
+		fprintf(out, "recording: %" PRId64 " reads, %" PRId64 " lost%s; percentiles "
+			"within " IL_FINE_ERR_PCT "%% (every read's latency)\n", s->rec_reads,
+			s->rec_lost, s->rec_lost ? " (not in any view)" : "");
 }
 
 /* "-" for -1 (not shown by the module), else the number. */
@@ -531,21 +535,14 @@ void il_view_slow(FILE *out, const struct il_flows *fl)
 static void reads_source(FILE *out, const struct il_snapshot *s)
 {
 	if (s->recording)
-		fprintf(out, "(%d reads recorded)\n", s->flows.n);
+		fprintf(out, "(%" PRId64 " reads recorded)\n", s->view_reads);
 	else
-		fprintf(out, "(the newest %d reads the module keeps in flows; "
-			"iolayers record keeps every read)\n", s->flows.n);
+		fprintf(out, "(the newest %" PRId64 " reads the module keeps in flows; "
+			"iolayers record keeps every read)\n", s->view_reads);
 }
 
-struct file_sum {
-	const struct il_flow *f;	/* its first read */
-	int64_t reads, hits, files;
-	uint64_t bytes;
-	double ns[IOLAYERS_NR_LAYERS];
-};
-
 /* A file's reads' whole time: their syscalls', requests' and faults'. */
-static double file_sum_time(const struct file_sum *x)
+static double file_sum_time(const struct il_fsum *x)
 {
 	double t = 0;
 	int v;
@@ -557,7 +554,8 @@ static double file_sum_time(const struct file_sum *x)
 
 static int file_sum_cmp(const void *a, const void *b)
 {
-	double xt = file_sum_time(a), yt = file_sum_time(b);
+	double xt = file_sum_time(*(const struct il_fsum *const *)a);
+	double yt = file_sum_time(*(const struct il_fsum *const *)b);
 
 	if (xt != yt)
 		return xt < yt ? 1 : -1;
@@ -571,116 +569,78 @@ static int file_sum_cmp(const void *a, const void *b)
  */
 void il_view_files(FILE *out, const struct il_snapshot *s, int rows)
 {
-	struct file_sum *v = calloc(s->flows.n ? s->flows.n : 1, sizeof(*v));
-	struct il_fmap map = { 0 };
-	int n = 0, i, j, l;
+	const struct il_fsums *fs = &s->fsums;
+	const struct il_fsum **v = calloc(fs->n ? fs->n : 1, sizeof(*v));
 	char t[32], tp[IL_TERM_LEN(IL_PATH_LEN)];
+	int i, l;
 
 	if (!v)
 		return;
-	for (i = 0; i < s->flows.n; i++) {
-		const struct il_flow *f = &s->flows.v[i];
-
-		if (f->ino < 0)
-			continue;	/* no file seen: format 5, or no VFS entry */
-		j = il_fmap_get(&map, f->fs_dev, f->ino);
-		if (j < 0) {
-			if (il_fmap_put(&map, f->fs_dev, f->ino, n)) {
-				fprintf(stderr, "iolayers: --files: out of memory\n");
-				break;
-			}
-			j = n;
-			v[n++].f = f;
-		}
-		v[j].reads++;
-		v[j].bytes += f->ret > 0 ? (uint64_t)f->ret : 0;
-		if (f->cache != IOLAYERS_C_OTHER)
-			v[j].files++;
-		v[j].hits += f->cache == IOLAYERS_C_HIT;
-		for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
-			v[j].ns[l] += f->lat[l] > 0 ? (double)f->lat[l] : 0;
-	}
-	qsort(v, n, sizeof(*v), file_sum_cmp);
+	for (i = 0; i < fs->n; i++)
+		v[i] = &fs->v[i];
+	qsort(v, fs->n, sizeof(*v), file_sum_cmp);
 	print_filters(out, s);
 	reads_source(out, s);
 	fprintf(out, "%8s %12s %6s", "READS", "BYTES", "HIT%");
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 		fprintf(out, " %9s", il_layer_names[l]);
 	fprintf(out, "  FILE\n");
-	for (i = 0; i < n && i < rows; i++) {
-		const char *path = il_file_path(s, v[i].f->fs_dev, v[i].f->ino);
+	for (i = 0; i < fs->n && i < rows; i++) {
+		const char *path = il_file_path(s, v[i]->fs_dev, v[i]->ino);
 
-		fprintf(out, "%8" PRId64 " %12" PRIu64, v[i].reads, v[i].bytes);
-		if (v[i].files)
-			fprintf(out, " %5.1f%%", 100.0 * v[i].hits / v[i].files);
+		fprintf(out, "%8" PRId64 " %12" PRIu64, v[i]->reads, v[i]->bytes);
+		if (v[i]->files)
+			fprintf(out, " %5.1f%%", 100.0 * v[i]->hits / v[i]->files);
 		else
 			fprintf(out, " %6s", "-");
 		for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
-			fprintf(out, " %9s", v[i].ns[l] ? il_fmt_ns(t, sizeof(t), v[i].ns[l]) : "-");
+			fprintf(out, " %9s", v[i]->ns[l] ? il_fmt_ns(t, sizeof(t), v[i]->ns[l]) : "-");
 		if (path)
 			fprintf(out, "  %s\n", il_term_str(tp, sizeof(tp), path));
 		else
-			fprintf(out, "  ino %" PRId64 " on %s\n", v[i].f->ino,
-				il_term_str(tp, sizeof(tp), v[i].f->fs_dev));
+			fprintf(out, "  ino %" PRId64 " on %s\n", v[i]->ino,
+				il_term_str(tp, sizeof(tp), v[i]->fs_dev));
 	}
-	if (!n)
+	if (!fs->n)
 		fprintf(out, "no read with a file (format 6 names each read's file)\n");
+	if (fs->dropped)
+		fprintf(out, "%" PRId64 " reads of files past the first %d not summed\n",
+			fs->dropped, IL_MAX_FSUMS);
 	fprintf(out, "TIME: the layer's total over the file's reads; queue/service/device: "
 		"the longest request of each read\n");
-	il_fmap_free(&map);
 	free(v);
 }
 
 /*
- * -D: per disk, the log2 histograms of the service and device layers of
- * the reads that had requests on it (its first request's disk), like
- * biolatency -D.
+ * -D: per disk, the log2 histograms of the queue, service and device
+ * layers of the reads that had requests on it (its first request's
+ * disk), like biolatency -D.
  */
 void il_view_disks(FILE *out, const struct il_snapshot *s, int unit)
 {
 	static const int layers[] = { IOLAYERS_L_QUEUE, IOLAYERS_L_SERVICE, IOLAYERS_L_DEVICE };
-	char disks[16][IL_NAME_LEN], label[256], t[IL_TERM_LEN(IL_NAME_LEN)];
-	int nd = 0, i, d, k;
+	char label[256], t[IL_TERM_LEN(IL_NAME_LEN)];
+	int d, k;
 
 	print_filters(out, s);
 	reads_source(out, s);
-	for (i = 0; i < s->flows.n && nd < 16; i++) {
-		char name[IL_NAME_LEN];
-
-		if (s->flows.v[i].rqs <= 0 || !strcmp(s->flows.v[i].disk, "-"))
-			continue;
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(s->flows.v[i].disk, "+"),
-			 s->flows.v[i].disk);
-		for (d = 0; d < nd && strcmp(disks[d], name); d++)
-			;
-		if (d == nd)
-			strcpy(disks[nd++], name);
-	}
-	if (!nd)
+	if (!s->dsums.n)
 		fprintf(out, "no read with requests\n");
-	for (d = 0; d < nd; d++) {
+	for (d = 0; d < s->dsums.n; d++) {
 		for (k = 0; k < 3; k++) {
-			struct il_hist h;
-			int l = layers[k];
+			const struct il_hist *h = &s->dsums.v[d].h[k];
 
-			memset(&h, 0, sizeof(h));
-			for (i = 0; i < s->flows.n; i++) {
-				const struct il_flow *f = &s->flows.v[i];
-				size_t len = strcspn(f->disk, "+");
-
-				if (f->lat[l] < 0 || strlen(disks[d]) != len ||
-				    strncmp(f->disk, disks[d], len))
-					continue;
-				h.count++;
-				h.buckets[il_bucket((uint64_t)f->lat[l])]++;
-			}
-			if (!h.count)
+			if (!h->count)
 				continue;
 			snprintf(label, sizeof(label), "\ndisk = %s, layer = %s, %" PRIu64 " reads",
-				 il_term_str(t, sizeof(t), disks[d]), il_layer_names[l], h.count);
-			il_print_log2_hist(out, &h, label, unit);
+				 il_term_str(t, sizeof(t), s->dsums.v[d].name),
+				 il_layer_names[layers[k]], h->count);
+			il_print_log2_hist(out, h, label, unit);
 		}
 	}
+	if (s->dsums.dropped)
+		fprintf(out, "%" PRId64 " reads of disks past the first %d not shown\n",
+			s->dsums.dropped, IL_MAX_DSUMS);
 }
 
 /* A JSON string: the names we print are plain, but escape anyway. */

@@ -879,11 +879,17 @@ int il_read_snapshot(const char *root, struct il_snapshot *s, char *err, size_t 
 		il_snapshot_free(s);
 		return -1;
 	}
+	if (il_model_sum_flows(s)) {
+		il_fail(err, errlen, "out of memory");
+		il_snapshot_free(s);
+		return -1;
+	}
 	return 0;
 }
 
 void il_snapshot_free(struct il_snapshot *s)
 {
+	il_model_free(s);
 	free(s->flows.v);
 	free(s->slow.v);
 	free(s->files.v);
@@ -894,5 +900,6 @@ void il_snapshot_free(struct il_snapshot *s)
 	s->flows.v = s->slow.v = NULL;
 	s->files.v = NULL;
 	s->flows.n = s->slow.n = s->files.n = s->files.cap = 0;
+	s->flows.cap = s->slow.cap = 0;
 }
 

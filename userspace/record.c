@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * iolayers record: save the module's stream of completed reads
- * (stream/raw, the binary records of include/uapi/iolayers.h) as JSON
- * lines: a header object, one object per read (a read-family syscall, an
- * io_uring or a Linux AIO read request, a page fault on a file's mapping)
- * or loss, a trailer.
+ * (stream/raw, the binary records of include/uapi/iolayers.h). By default
+ * as they come, in a binary recording (iolayers.h, struct
+ * il_recfile_head): the recorder checks each record's frame and counts
+ * reads and losses, and writes what the module gave in large writes, so
+ * that it costs a small part of what the module does per read. --json:
+ * JSON lines, a header object, one object per read (a read-family
+ * syscall, an io_uring or a Linux AIO read request, a page fault on a
+ * file's mapping) or loss, a trailer; `iolayers --from REC -J` makes the
+ * same of a binary recording. --csv: seed 000's event rows.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +55,24 @@ static void rec_file_line(const char *path, char *buf, size_t len)
 	fclose(f);
 }
 
+/* CLOCK_REALTIME and CLOCK_MONOTONIC read together: the wall-clock anchor. */
+static void rec_clocks(uint64_t *realtime, uint64_t *monotonic)
+{
+	struct timespec m0, r, m1;
+
+	clock_gettime(CLOCK_MONOTONIC, &m0);
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_MONOTONIC, &m1);
+	*realtime = (uint64_t)r.tv_sec * 1000000000 + (uint64_t)r.tv_nsec;
+	*monotonic = ((uint64_t)m0.tv_sec * 1000000000 + (uint64_t)m0.tv_nsec +
+		      (uint64_t)m1.tv_sec * 1000000000 + (uint64_t)m1.tv_nsec) / 2;
+}
+
+/*
+ * The header object, without its newline: the module's version and
+ * settings, the command, the clocks at the start (the records' times are
+ * CLOCK_MONOTONIC: CLOCK_REALTIME minus that is their wall-clock time).
+ */
 static void rec_header(FILE *out, const struct iolayers_rec_start *st, char **cmd)
 {
 	static const char * const params[] = {
@@ -57,6 +80,7 @@ static void rec_header(FILE *out, const struct iolayers_rec_start *st, char **cm
 		"expire_ms",
 	};
 	char buf[256], path[512];
+	uint64_t rt, mono;
 	struct utsname u;
 	unsigned int i;
 
@@ -80,7 +104,9 @@ static void rec_header(FILE *out, const struct iolayers_rec_start *st, char **cm
 		fprintf(out, "%s", i ? ", " : "");
 		il_json_str(out, cmd[i], strlen(cmd[i]));
 	}
-	fprintf(out, "]}\n");
+	rec_clocks(&rt, &mono);
+	fprintf(out, "], \"clock\": {\"realtime_ns\": %llu, \"monotonic_ns\": %llu}}",
+		(unsigned long long)rt, (unsigned long long)mono);
 }
 
 /* ", KEY: V" with null for a negative value (the layer was not timed). */
@@ -250,7 +276,7 @@ static void rec_read(FILE *out, const struct iolayers_rec_read *r)
 	"LBA/NR,SectorSz,ReqPtr,DevDisk,Flow_SYSCALL_Lat,Flow_VFS_Lat,Flow_FS_Lat,Queue_Lat," \
 	"Service_Lat,Device_Lat,Cache_State,IsDirect"
 
-static int rec_csv;
+static int rec_csv, rec_json;
 
 /* A CSV field, quoted (RFC 4180); bytes that are not printable ASCII as '?'. */
 static void csv_str(FILE *out, const char *s, size_t max)
@@ -390,14 +416,16 @@ static long rec_records(FILE *out, const char *buf, size_t len, uint64_t *lost,
 			r.via = il_via(r.via);
 			if (rec_csv)
 				rec_read_csv(out, &r);
-			else
+			else if (rec_json)
 				rec_read(out, &r);
 			reads++;
 		} else if (h.type == IOLAYERS_REC_LOST && h.size >= sizeof(struct iolayers_rec_lost)) {
 			struct iolayers_rec_lost l;
 
 			memcpy(&l, buf + off, sizeof(l));
-			if (rec_csv)
+			if (!rec_csv && !rec_json)
+				;	/* written as it is */
+			else if (rec_csv)
 				fprintf(out, ",STREAM,lost,,,,%u,,,,%llu,,,,,,,,,,,,\n", l.hdr.cpu,
 					(unsigned long long)l.count);
 			else
@@ -410,6 +438,63 @@ static long rec_records(FILE *out, const char *buf, size_t len, uint64_t *lost,
 		off += h.size;
 	}
 	return off == len ? reads : -1;
+}
+
+/* The start of a binary recording: its head, its header object, zeros to 8 bytes. */
+static int rec_bin_head(FILE *out, const struct iolayers_rec_start *st, char **cmd)
+{
+	static const char zeros[8];
+	struct il_recfile_head head = { .version = IL_RECFILE_VERSION };
+	char *json = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&json, &len);
+
+	if (!m)
+		return -1;
+	rec_header(m, st, cmd);
+	if (fclose(m) || len > IL_RECFILE_MAX_JSON) {
+		free(json);
+		return -1;
+	}
+	memcpy(head.magic, IL_RECFILE_MAGIC, sizeof(head.magic));
+	head.json_len = (uint32_t)len;
+	fwrite(&head, sizeof(head), 1, out);
+	fwrite(json, 1, len, out);
+	fwrite(zeros, 1, (8 - len % 8) % 8, out);
+	free(json);
+	return 0;
+}
+
+/* A binary recording's file record: @path of (@ma:@mi, @ino). */
+static void rec_bin_file(FILE *out, unsigned int ma, unsigned int mi, uint64_t ino,
+			 const char *path)
+{
+	static const char zeros[8];
+	struct il_rec_file fr = { .hdr.type = IL_REC_FILE };
+	size_t len = strlen(path), pad;
+
+	if (len > IOLAYERS_FILES_LINE)
+		len = IOLAYERS_FILES_LINE;
+	pad = (8 - (sizeof(fr) + len) % 8) % 8;
+	fr.hdr.size = (uint16_t)(sizeof(fr) + len + pad);
+	fr.fs_major = ma;
+	fr.fs_minor = mi;
+	fr.ino = ino;
+	fr.path_len = (uint32_t)len;
+	fwrite(&fr, sizeof(fr), 1, out);
+	fwrite(path, 1, len, out);
+	fwrite(zeros, 1, pad, out);
+}
+
+/* A binary recording's trailer: what it holds, the clocks at its end. */
+static void rec_bin_end(FILE *out, long reads, uint64_t lost)
+{
+	struct il_rec_end e = { .hdr.type = IL_REC_END, .hdr.size = sizeof(e) };
+
+	e.reads = (uint64_t)reads;
+	e.lost = lost;
+	rec_clocks(&e.realtime_ns, &e.monotonic_ns);
+	fwrite(&e, sizeof(e), 1, out);
 }
 
 /* The paths of the files read (the module's `files`), before the trailer. */
@@ -428,6 +513,11 @@ static void rec_files(FILE *out)
 		n = 0;
 		if (sscanf(line, "%u:%u %lld %n", &ma, &mi, &ino, &n) != 3 || !n)
 			continue;	/* the header */
+		if (!rec_json) {
+			if (ino >= 0)
+				rec_bin_file(out, ma, mi, (uint64_t)ino, line + n);
+			continue;
+		}
 		fprintf(out, "{\"file\": {\"fs_dev\": \"%u:%u\", \"ino\": %lld, \"path\": ", ma, mi,
 			ino);
 		il_json_str(out, line + n, strlen(line + n));
@@ -439,12 +529,15 @@ static void rec_files(FILE *out)
 static void rec_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: iolayers record [-o FILE] [--duration S] [--csv] [-- COMMAND [ARG...]]\n"
-		"Save every read the module follows, as JSON lines (a header object, one\n"
-		"object per read, {\"lost\": N} where records were lost, the paths of the\n"
-		"files read, a trailer),\n"
-		"until Ctrl-C, S seconds, or COMMAND's exit. With COMMAND, the module\n"
-		"follows it and its children (this sets the module's pid and children).\n"
+		"usage: iolayers record [-o FILE] [--duration S] [--json|--csv] [-- COMMAND [ARG...]]\n"
+		"Save every read the module follows until Ctrl-C, S seconds, or COMMAND's\n"
+		"exit, in a binary recording (the module's records as they come, its\n"
+		"settings, a wall-clock anchor, the paths of the files read): read it with\n"
+		"iolayers --from FILE and any view, or --from FILE -J for JSON lines. With\n"
+		"COMMAND, the module follows it and its children (this sets the module's\n"
+		"pid and children).\n"
+		"--json: JSON lines instead (a header object, one object per read,\n"
+		"{\"lost\": N} where records were lost, the files' paths, a trailer).\n"
 		"--csv: one row per event of each read instead (enter and exit of the\n"
 		"syscall, an io_uring or AIO request's submit and complete, or a page\n"
 		"fault's enter and return, VFS and FS entries, block queue, issue and\n"
@@ -562,6 +655,7 @@ int il_record_main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "csv", no_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -574,15 +668,19 @@ int il_record_main(int argc, char **argv)
 	int fd, gate = -1, c, ret = 0, status;
 	char **cmd = NULL, *end;
 	pid_t child = 0;
-	static char buf[1 << 16];
+	/* Large reads and writes: the recorder's cost per read is theirs over many. */
+	static char buf[1 << 20];
 	char tmp[PATH_MAX];
 	FILE *out = stdout;
 	ssize_t len;
 
-	while ((c = getopt_long(argc, argv, "+o:d:ch", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:d:cjh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			rec_csv = 1;
+			break;
+		case 'j':
+			rec_json = 1;
 			break;
 		case 'o':
 			path = optarg;
@@ -602,6 +700,15 @@ int il_record_main(int argc, char **argv)
 			rec_usage(stderr);
 			return 2;
 		}
+	}
+	if (rec_csv && rec_json) {
+		fprintf(stderr, "iolayers record: --csv and --json: choose one\n");
+		return 2;
+	}
+	if (!rec_csv && !rec_json && !path && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "iolayers record: a binary recording is not for a terminal: "
+			"-o FILE, or --json\n");
+		return 2;
 	}
 	if (optind < argc)
 		cmd = argv + optind;
@@ -677,11 +784,19 @@ int il_record_main(int argc, char **argv)
 			ret = 1;
 		close(gate);
 	}
-	if (rec_csv)
+	if (rec_csv) {
 		fprintf(out, "%s\n", CSV_HEADER);
-	else
+	} else if (rec_json) {
 		rec_header(out, &start, cmd);
+		fputc('\n', out);
+	} else if (rec_bin_head(out, &start, cmd)) {
+		fprintf(stderr, "iolayers record: out of memory\n");
+		ret = 1;
+	}
 	n = rec_records(out, buf + sizeof(start), len - sizeof(start), &lost, &start);
+	/* A binary recording: the records as they came, the start record first. */
+	if (n >= 0 && !rec_csv && !rec_json)
+		fwrite(buf, 1, (size_t)len, out);
 	while (n >= 0) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
@@ -716,6 +831,8 @@ int il_record_main(int argc, char **argv)
 			break;
 		}
 		n = rec_records(out, buf, len, &lost, &start);
+		if (n >= 0 && !rec_csv && !rec_json)
+			fwrite(buf, 1, (size_t)len, out);
 	}
 	if (n < 0) {
 		fprintf(stderr, "iolayers record: a garbled record in the stream\n");
@@ -724,9 +841,11 @@ int il_record_main(int argc, char **argv)
 	close(fd);
 	if (!rec_csv)
 		rec_files(out);
-	if (!rec_csv)
+	if (rec_json)
 		fprintf(out, "{\"end\": true, \"reads\": %ld, \"lost\": %llu}\n", reads,
 			(unsigned long long)lost);
+	else if (!rec_csv)
+		rec_bin_end(out, reads, lost);
 	if (fflush(out) || (path && tmp[0] && fsync(fileno(out))) || (path && fclose(out)) ||
 	    (path && tmp[0] && rename(tmp, path))) {
 		fprintf(stderr, "iolayers record: %s: %s%s%s\n", path ? path : "stdout",
@@ -739,5 +858,141 @@ int il_record_main(int argc, char **argv)
 		(unsigned long long)lost, path ? ", saved to " : "", path ? path : "");
 	if (child > 0)
 		waitpid(child, &status, 0);
+	return ret;
+}
+
+/* -J of a binary recording's records in @p (whole ones); bytes used, or -1 on damage. */
+static ssize_t json_lines_records(FILE *out, const char *p, size_t len, long *reads,
+				  uint64_t *lost, int *ended)
+{
+	size_t off = 0;
+
+	while (off + sizeof(struct iolayers_rec_hdr) <= len) {
+		struct iolayers_rec_hdr h;
+
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h) || *ended)
+			return -1;
+		if (off + h.size > len)
+			break;
+		if (h.type == IOLAYERS_REC_READ) {
+			struct iolayers_rec_read r;
+
+			if (il_rec_read_get(p + off, h.size, &r))
+				return -1;
+			rec_read(out, &r);
+			(*reads)++;
+		} else if (h.type == IOLAYERS_REC_LOST) {
+			struct iolayers_rec_lost l;
+
+			if (h.size < sizeof(l))
+				return -1;
+			memcpy(&l, p + off, sizeof(l));
+			fprintf(out, "{\"lost\": %llu, \"cpu\": %u}\n", (unsigned long long)l.count,
+				l.hdr.cpu);
+			*lost += l.count;
+		} else if (h.type == IL_REC_FILE) {
+			struct il_rec_file fr;
+
+			if (h.size < sizeof(fr))
+				return -1;
+			memcpy(&fr, p + off, sizeof(fr));
+			if (fr.path_len > h.size - sizeof(fr))
+				return -1;
+			fprintf(out, "{\"file\": {\"fs_dev\": \"%u:%u\", \"ino\": %llu, \"path\": ",
+				fr.fs_major, fr.fs_minor, (unsigned long long)fr.ino);
+			il_json_str(out, p + off + sizeof(fr), fr.path_len);
+			fprintf(out, "}}\n");
+		} else if (h.type == IL_REC_END) {
+			*ended = 1;
+		}
+		off += h.size;
+	}
+	return (ssize_t)off;
+}
+
+/**
+ * il_recording_json_lines() - A recording as JSON lines (-J): a binary
+ *	one's header object, its reads, losses and files' paths as
+ *	`record --json` writes them, and a trailer that counts them; a JSON
+ *	lines recording as it is.
+ * @in: the recording
+ * @out: where the lines go
+ * @err: what is wrong, on failure
+ * @errlen: its size
+ *
+ * A binary recording damaged or cut short is written up to the damage,
+ * without a trailer (so that --from of the lines says so too), and this
+ * fails.
+ *
+ * Return: 0, or -1 with @err set.
+ */
+int il_recording_json_lines(FILE *in, FILE *out, char *err, size_t errlen)
+{
+	struct il_recfile_head head;
+	size_t have = 0, n, pad;
+	uint64_t lost = 0;
+	long reads = 0;
+	int ended = 0, ret = -1;
+	ssize_t used;
+	char *buf, *json;
+
+	n = fread(&head, 1, sizeof(head), in);
+	if (n < sizeof(head) || memcmp(head.magic, IL_RECFILE_MAGIC, sizeof(head.magic))) {
+		/* JSON lines already (or not a recording: --from says which). */
+		static char copy[1 << 16];
+
+		fwrite(&head, 1, n, out);
+		while ((n = fread(copy, 1, sizeof(copy), in)))
+			fwrite(copy, 1, n, out);
+		return ferror(in) ? il_fail(err, errlen, "%s", strerror(errno)) : 0;
+	}
+	if (head.version != IL_RECFILE_VERSION || !head.json_len ||
+	    head.json_len > IL_RECFILE_MAX_JSON)
+		return il_fail(err, errlen, "a binary recording of version %u, header %u bytes: "
+			       "this reader knows version %u", head.version, head.json_len,
+			       IL_RECFILE_VERSION);
+	pad = (8 - head.json_len % 8) % 8;
+	buf = malloc(1 << 20);
+	json = malloc(head.json_len + pad);
+	if (!buf || !json) {
+		il_fail(err, errlen, "out of memory");
+		goto out;
+	}
+	if (fread(json, 1, head.json_len + pad, in) != head.json_len + pad ||
+	    memchr(json, '\n', head.json_len)) {
+		il_fail(err, errlen, "a binary recording cut short in its header");
+		goto out;
+	}
+	fwrite(json, 1, head.json_len, out);
+	fputc('\n', out);
+	for (;;) {
+		n = fread(buf + have, 1, (1 << 20) - have, in);
+		have += n;
+		used = json_lines_records(out, buf, have, &reads, &lost, &ended);
+		if (used < 0) {
+			il_fail(err, errlen, "a damaged record after %ld reads", reads);
+			goto out;
+		}
+		memmove(buf, buf + used, have - (size_t)used);
+		have -= (size_t)used;
+		if (!n)
+			break;
+	}
+	if (have) {
+		il_fail(err, errlen, "cut short after %ld reads", reads);
+		goto out;
+	}
+	if (!ended) {
+		il_fail(err, errlen, "no trailer after %ld reads: the recording was not ended",
+			reads);
+		goto out;
+	}
+	fprintf(out, "{\"end\": true, \"reads\": %ld, \"lost\": %llu}\n", reads,
+		(unsigned long long)lost);
+	ret = 0;
+out:
+	free(buf);
+	free(json);
 	return ret;
 }

@@ -30,6 +30,7 @@ void il_hist_merge(struct il_hist *into, const struct il_hist *h)
 {
 	int i;
 
+	into->exact = 0;	/* percentiles of a merge: recomputed (il_hist_range()) */
 	if (!h->count)
 		return;
 	if (!into->count || h->min_ns < into->min_ns)
@@ -86,6 +87,8 @@ uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct)
 
 	if (!h->count)
 		return 0;
+	if (h->exact && (pct == 50 || pct == 90 || pct == 99))
+		return h->pct[pct == 50 ? 0 : pct == 90 ? 1 : 2];
 	if (pct > 100)
 		pct = 100;
 	rank = h->count / 100 * pct + (h->count % 100 * pct + 99) / 100;
@@ -115,13 +118,7 @@ uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct)
 /* A layer's histogram over the cache states in @mask (bit per state). */
 void il_layer_hist(const struct il_snapshot *s, int layer, unsigned int mask, struct il_hist *out)
 {
-	int c;
-
-	memset(out, 0, sizeof(*out));
-	out->min_ns = UINT64_MAX;
-	for (c = 0; c < IOLAYERS_NR_CACHE; c++)
-		if (mask & (1U << c))
-			il_hist_merge(out, &s->hist[layer][c]);
+	il_hist_range(s, 1U << layer, mask, out);
 }
 
 /*
@@ -133,14 +130,12 @@ void il_layer_hist(const struct il_snapshot *s, int layer, unsigned int mask, st
  */
 void il_reads_hist(const struct il_snapshot *s, unsigned int mask, struct il_hist *out)
 {
-	struct il_hist h;
+	unsigned int lmask = 0;
 	int v;
 
-	il_layer_hist(s, iolayers_via_layer(IOLAYERS_VIA_SYSCALL), mask, out);
-	for (v = IOLAYERS_VIA_SYSCALL + 1; v < IL_NR_VIA; v++) {
-		il_layer_hist(s, iolayers_via_layer(v), mask, &h);
-		il_hist_merge(out, &h);
-	}
+	for (v = 0; v < IL_NR_VIA; v++)
+		lmask |= 1U << iolayers_via_layer(v);
+	il_hist_range(s, lmask, mask, out);
 }
 
 /* The reads in a cache state. */
@@ -191,13 +186,17 @@ void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
 	d->flows.v = d->slow.v = NULL;
 	d->files.v = NULL;
 	memset(&d->files, 0, sizeof(d->files));
-	d->flows.n = d->slow.n = 0;
+	memset(&d->fsums, 0, sizeof(d->fsums));
+	memset(&d->dsums, 0, sizeof(d->dsums));
+	memset(d->fine, 0, sizeof(d->fine));
+	d->flows.n = d->slow.n = d->flows.cap = d->slow.cap = 0;
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
 		for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
 			struct il_hist *h = &d->hist[l][c];
 			const struct il_hist *b = &before->hist[l][c];
 			int lo = -1, hi = -1;
 
+			h->exact = 0;
 			if (h->count < b->count)	/* reset in between: all of @now */
 				continue;
 			h->count -= b->count;

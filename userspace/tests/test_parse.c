@@ -1008,11 +1008,13 @@ static void test_aio(void)
 		/* --files: a file's time is its requests' too, most first. */
 		memset(&s, 0, sizeof(s));
 		s.flows = fl;
+		EXPECT(!il_model_sum_flows(&s));
 		VIEW(buf, il_view_files, &s, 10);
 		a = files_row(buf, 13);
 		b = files_row(buf, 12);
 		EXPECT(a && b && a < b);
 		free(buf);
+		il_model_free(&s);
 	}
 	free(fl.v);
 	EXPECT(parse_lines(&fl, bad, err, sizeof(err)) == -1 && strstr(err, "line 2"));
@@ -1182,11 +1184,13 @@ static void test_fault(void)
 		json_decref(j);
 		/* --files: the faults under their file, by their time. */
 		s.flows = fl;
+		EXPECT(!il_model_sum_flows(&s));
 		VIEW(buf, il_view_files, &s, 10);
 		a = files_row(buf, 14);
 		b = files_row(buf, 12);
 		EXPECT(a && b && a < b && strstr(buf, "       3         8192  33.3%"));
 		free(buf);
+		il_model_free(&s);
 	}
 	free(fl.v);
 	for (i = 0; bad[i]; i++) {

@@ -510,6 +510,7 @@ static void test_fault(void)
 
 int main(void)
 {
+	rec_json = 1;	/* record --json; the binary recording's tests set it apart */
 	test_json_lines();
 	test_sizes();
 	test_csv();

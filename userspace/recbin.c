@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module's binary read records (stream/raw, include/uapi/iolayers.h)
+ * as this reader's flows: what a binary recording holds, turned into what
+ * a JSON recording's line or a line of `flows` is parsed into, without
+ * text in between.
+ */
+#include <stddef.h>
+#include <string.h>
+#include "iolayers.h"
+
+/* The size of a read's record before format 7 added its socket part. */
+#define IL_REC_READ_V6 offsetof(struct iolayers_rec_read, sock_ns)
+
+/**
+ * il_rec_read_get() - A read record as this reader's struct.
+ * @p: the record, @size bytes (its header's size)
+ * @size: at least its format 6 part
+ * @r: filled: a shorter record's missing part (a format 6 module's had no
+ *	socket part, a format 7 one's no request part) not reached, or a
+ *	syscall's; a longer one's (a newer module's) end left out
+ *
+ * Return: 0, or -1 when @size is too small for a read's record.
+ */
+int il_rec_read_get(const void *p, size_t size, struct iolayers_rec_read *r)
+{
+	if (size < IL_REC_READ_V6)
+		return -1;
+	if (size >= sizeof(*r)) {
+		memcpy(r, p, sizeof(*r));
+	} else {
+		memset(r, 0, sizeof(*r));
+		r->sock_ns = r->tcp_ns = r->wait_ns = r->sock_off = r->tcp_off = -1;
+		r->ur_issue_off = r->ur_issue_ns = -1;
+		memcpy(r, p, size);
+	}
+	r->via = il_via(r->via);
+	return 0;
+}
+
+/* "MAJOR:MINOR" into @buf (IL_NAME_LEN). */
+static void put_dev(char *buf, unsigned int major, unsigned int minor)
+{
+	char *p = il_put_u64(buf, major);
+
+	*p++ = ':';
+	*il_put_u64(p, minor) = '\0';
+}
+
+/* @names[i] for each bit i of @bits, comma-separated, "-" for none. */
+static void put_bits(char *buf, size_t len, unsigned int bits, const char *const *names,
+		     unsigned int n)
+{
+	size_t at = 0, k;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!(bits & (1U << i)))
+			continue;
+		k = strlen(names[i]);
+		if (at + k + 2 > len)
+			break;
+		if (at)
+			buf[at++] = ',';
+		memcpy(buf + at, names[i], k);
+		at += k;
+	}
+	if (!at)
+		buf[at++] = '-';
+	buf[at] = '\0';
+}
+
+/* A NUL-terminated copy of a record's string field, at most @max bytes. */
+static void put_field(char *buf, const char *src, size_t max)
+{
+	size_t n = strnlen(src, max);
+
+	memcpy(buf, src, n);
+	buf[n] = '\0';
+}
+
+/**
+ * il_flow_from_rec() - A read record as a flow: what `iolayers record
+ *	--json` writes of it and --from parses back, field by field (the
+ *	tests compare both ways).
+ * @r: from il_rec_read_get()
+ * @f: filled
+ *
+ * Return: 0, or -1 for a record whose numbers no kernel writes
+ * (il_flow_check()), or whose cache state this reader does not know.
+ */
+int il_flow_from_rec(const struct iolayers_rec_read *r, struct il_flow *f)
+{
+	static const char *const missed[] = { "vfs", "fs", "block", "sock" };
+	static const char *const where[] = IOLAYERS_URING_WHERE_NAMES;
+	static const char *const socks[] = IOLAYERS_SOCK_NAMES;
+	static const char *const sys[] = IOLAYERS_SYSCALL_NAMES;
+	const char *kind = iolayers_via_prefix(r->via), *op;
+	char *p;
+	int l;
+
+	if (r->cache >= IOLAYERS_NR_CACHE || r->seq > INT64_MAX || r->start_ns > INT64_MAX ||
+	    r->req > INT64_MAX)
+		return -1;
+	f->seq = r->seq;
+	f->start_ns = (int64_t)r->start_ns;
+	f->tid = r->tid;
+	f->tgid = r->tgid;
+	put_field(f->comm, r->comm, sizeof(r->comm));
+	if (!kind) {
+		strcpy(f->syscall, r->syscall < sizeof(sys) / sizeof(sys[0]) ? sys[r->syscall] : "?");
+	} else if (!iolayers_via_request(r->via)) {
+		strcpy(f->syscall, kind);
+	} else {
+		op = iolayers_req_op_name(r->via, r->syscall);
+		p = il_put(il_put(f->syscall, kind), ":");
+		p = op ? il_put(p, op) : il_put_u64(p, r->syscall);
+		*p = '\0';
+	}
+	f->via = r->via;
+	f->fd = r->fd;
+	f->pos = r->pos;
+	f->req = (int64_t)r->req;
+	f->ret = r->ret;
+	f->cache = r->cache;
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
+		int64_t v;
+
+		if (il_is_top(l))
+			v = l == iolayers_via_layer(r->via) ? r->ns[IOLAYERS_L_SYSCALL] : -1;
+		else if (l == IOLAYERS_L_SOCK)
+			v = r->sock_ns;
+		else if (l == IOLAYERS_L_TCP)
+			v = r->tcp_ns;
+		else if (l == IOLAYERS_L_WAIT)
+			v = r->wait_ns;
+		else
+			v = l < IOLAYERS_REC_LAYERS ? r->ns[l] : -1;
+		/* The JSON form writes a negative time as null, read back as -1. */
+		f->lat[l] = v < 0 ? -1 : v;
+	}
+	f->bios = r->bios;
+	f->rqs = r->rqs;
+	f->bio_bytes = (int64_t)(r->bio_bytes > INT64_MAX ? INT64_MAX : r->bio_bytes);
+	f->rq_bytes = (int64_t)(r->rq_bytes > INT64_MAX ? INT64_MAX : r->rq_bytes);
+	f->ra_bytes = (int64_t)(r->ra_bytes > INT64_MAX ? INT64_MAX : r->ra_bytes);
+	f->requeues = r->requeues;
+	f->errors = r->errors;
+	f->vfs_off = r->vfs_off < 0 ? -1 : r->vfs_off;
+	f->fs_off = r->fs_off < 0 ? -1 : r->fs_off;
+	f->queue_off = r->queue_off < 0 ? -1 : r->queue_off;
+	f->issue_off = r->issue_off < 0 ? -1 : r->issue_off;
+	f->device_off = r->device_off < 0 ? -1 : r->device_off;
+	f->done_off = r->done_off < 0 ? -1 : r->done_off;
+	if (r->disk[0])
+		put_field(f->disk, r->disk, sizeof(f->disk) - 2);
+	else
+		strcpy(f->disk, "-");
+	if (r->ndisks > 1)
+		strcat(f->disk, "+");
+	put_bits(f->missed, sizeof(f->missed), r->missed, missed, 4);
+	if (r->ino) {
+		f->ino = (int64_t)(r->ino > INT64_MAX ? INT64_MAX : r->ino);
+		put_dev(f->fs_dev, r->fs_major, r->fs_minor);
+	} else {
+		f->ino = -1;
+		strcpy(f->fs_dev, "-");
+	}
+	if (r->rqs && r->dev_major)
+		put_dev(f->dev, r->dev_major, r->dev_minor);
+	else
+		strcpy(f->dev, "-");
+	if (r->sock && r->sock < IOLAYERS_NR_SOCK_KINDS) {
+		strcpy(f->sock, socks[r->sock]);
+		f->sock_off = r->sock_off < 0 ? -1 : r->sock_off;
+		f->tcp_off = r->tcp_off < 0 ? -1 : r->tcp_off;
+	} else {
+		strcpy(f->sock, "-");
+		f->sock_off = f->tcp_off = -1;
+	}
+	if (iolayers_via_request(r->via)) {
+		f->ur_attempts = r->attempts;
+		f->ur_issue_ns = r->ur_issue_ns < 0 ? -1 : r->ur_issue_ns;
+		f->ur_issue_off = r->ur_issue_off < 0 ? -1 : r->ur_issue_off;
+		put_bits(f->ur_where, sizeof(f->ur_where), r->where, where,
+			 sizeof(where) / sizeof(where[0]));
+	} else {
+		f->ur_attempts = f->ur_issue_ns = f->ur_issue_off = -1;
+		strcpy(f->ur_where, "-");
+	}
+	return il_flow_check(f);
+}
+
+/**
+ * il_fine_bucket() - The fine bucket of a latency.
+ * @ns: the latency
+ *
+ * Return: its index: @ns itself below IL_FINE_LINEAR, then per power of
+ * two 2^e its 2^IL_FINE_SUB_BITS equal parts.
+ */
+int il_fine_bucket(uint64_t ns)
+{
+	int e, sub;
+
+	if (ns < IL_FINE_LINEAR)
+		return (int)ns;
+	e = 63 - __builtin_clzll(ns);
+	sub = (int)((ns >> (e - IL_FINE_SUB_BITS)) & ((1 << IL_FINE_SUB_BITS) - 1));
+	return IL_FINE_LINEAR + ((e - 8) << IL_FINE_SUB_BITS) + sub;
+}
+
+/**
+ * il_fine_mid() - A fine bucket's middle value.
+ * @i: its index
+ *
+ * Return: the value itself below IL_FINE_LINEAR; else the middle of its
+ * range, at most 1/256 of any value in it away from it.
+ */
+uint64_t il_fine_mid(int i)
+{
+	int e, sub;
+	uint64_t lo, width;
+
+	if (i < IL_FINE_LINEAR)
+		return (uint64_t)i;
+	e = ((i - IL_FINE_LINEAR) >> IL_FINE_SUB_BITS) + 8;
+	sub = (i - IL_FINE_LINEAR) & ((1 << IL_FINE_SUB_BITS) - 1);
+	width = (uint64_t)1 << (e - IL_FINE_SUB_BITS);
+	lo = ((uint64_t)1 << e) + (uint64_t)sub * width;
+	return lo + width / 2;
+}
