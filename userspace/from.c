@@ -222,7 +222,8 @@ static int from_header(json_t *o, struct il_snapshot *s, const char *where, char
 	if (!get_str(st, "children", 0, buf, sizeof(buf), NULL))
 		s->children = atoi(buf);
 	s->slow_ns = 10000000;
-	if (!get_str(st, "slow_us", 0, buf, sizeof(buf), NULL)) {
+	/* "" where the recorder could not read it: the default. */
+	if (!get_str(st, "slow_us", 0, buf, sizeof(buf), NULL) && buf[0]) {
 		errno = 0;
 		v = strtoll(buf, &end, 10);
 		if (errno || *end || v < 0 || v > INT64_MAX / 1000)

@@ -102,6 +102,7 @@ int il_flow_from_rec(const struct iolayers_rec_read *r, struct il_flow *f)
 	if (r->cache >= IOLAYERS_NR_CACHE || r->seq > INT64_MAX || r->start_ns > INT64_MAX ||
 	    r->req > INT64_MAX)
 		return -1;
+	memset(f, 0, sizeof(*f));	/* the strings' tails too: flows compare whole */
 	f->seq = r->seq;
 	f->start_ns = (int64_t)r->start_ns;
 	f->tid = r->tid;
