@@ -15,7 +15,7 @@ for d in "$src"/*/; do
 	done
 done
 # Recordings (iolayers record): kind 5.
-for f in "$src"/../recordings/*.jsonl; do
+for f in "$src"/../recordings/*.jsonl "$src"/../recordings/*.rec; do
 	[ -f "$f" ] || continue
 	{ printf '\005'; cat "$f"; } >"$dst/seed$i"
 	i=$((i + 1))
