@@ -64,8 +64,8 @@ static const char doc[] =
 "    iolayers --set-pid 4321 --set-children  # follow 4321 and its children\n"
 "    iolayers --reset             # zero the module's counters\n"
 "    iolayers --root ./saved      # a copy saved with scripts/save-debugfs\n"
-"    iolayers record -o run.jsonl -- ./myapp  # every read of myapp\n"
-"    iolayers --from run.jsonl -H # any view of a recording\n"
+"    iolayers record -o run.rec -- ./myapp  # every read of myapp\n"
+"    iolayers --from run.rec -H   # any view of a recording\n"
 "    iolayers --files             # per file\n"
 "    iolayers -D                  # per disk histograms\n"
 "    iolayers --check             # which layers work here, and why not\n";

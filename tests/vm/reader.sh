@@ -159,7 +159,7 @@ done
 check "locked down: --prometheus -o" "$reader" --prometheus -o /tmp/l.prom
 check "locked down: the Prometheus file has the reads" grep -q '^iolayers_reads_total' /tmp/l.prom
 # cat's output to /dev/null: 17 MB on the serial console took 70 s.
-check "locked down: record -- cat" bash -c "\"$reader\" record -o /tmp/l.jsonl -- cat /mnt/data >/dev/null"
+check "locked down: record -- cat" bash -c "\"$reader\" record --json -o /tmp/l.jsonl -- cat /mnt/data >/dev/null"
 n=$(grep -c '"ret"' /tmp/l.jsonl)
 check "locked down: record saved cat's reads ($n)" test "$n" -gt 0
 check "record -o: the recording renamed into place, nothing left beside it" \
@@ -169,7 +169,7 @@ check "record -o: the recording renamed into place, nothing left beside it" \
 "$reader" record -o /dev/null -- cat /mnt/data >/dev/null 2>&1
 check "record -o /dev/null: /dev/null is still the device" test -c /dev/null
 ln -sf /tmp/l.jsonl /tmp/link.jsonl
-"$reader" record -o /tmp/link.jsonl -- cat /mnt/data >/dev/null 2>&1
+"$reader" record --json -o /tmp/link.jsonl -- cat /mnt/data >/dev/null 2>&1
 check "record -o LINK: the link stays, its file has the recording" \
 	bash -c 'test -L /tmp/link.jsonl && grep -q "\"end\": true" /tmp/l.jsonl'
 rm -f /tmp/link.jsonl

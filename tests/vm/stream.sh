@@ -359,7 +359,7 @@ if [ "$(nproc)" -ge 2 ] && [ -w $cpu1 ]; then
 	echo 3 >/proc/sys/vm/drop_caches
 	stopped_pc hotplug 4000 rand || exit 1
 	check "hotplug: insmod" insmod "$ko" pid=$PC_PID
-	"$IOLAYERS_REPO/userspace/iolayers" record -o /tmp/hotplug.jsonl 2>/tmp/hotplug.err &
+	"$IOLAYERS_REPO/userspace/iolayers" record --json -o /tmp/hotplug.jsonl 2>/tmp/hotplug.err &
 	rec=$!
 	check "hotplug: the recorder has the stream" wait_stream_reader
 	kill -CONT $PC_PID
