@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "iolayers.h"
+#include "flatjson.h"
 
 /* An integer member; null gives @null_value; anything else is an error. */
 static int get_i64(json_t *o, const char *key, int null_ok, int64_t null_value, int64_t *out)
@@ -52,6 +53,64 @@ static int get_str(json_t *o, const char *key, int null_ok, char *buf, size_t le
 	return 0;
 }
 
+/* A flat object's integer member; null gives @null_value; anything else is an error. */
+static int fj_i64(struct il_fj *o, const char *key, int null_ok, int64_t null_value, int64_t *out)
+{
+	const struct il_fj_val *v = il_fj_get(o, key);
+
+	if (v && v->type == IL_FJ_INT) {
+		*out = v->i;
+		return 0;
+	}
+	if (null_ok && v && v->type == IL_FJ_NULL) {
+		*out = null_value;
+		return 0;
+	}
+	return -1;
+}
+
+static int fj_str(struct il_fj *o, const char *key, int null_ok, char *buf, size_t len,
+		  const char *null_value)
+{
+	const struct il_fj_val *v = il_fj_get(o, key);
+	const char *s;
+
+	if (null_ok && v && v->type == IL_FJ_NULL)
+		s = null_value;
+	else if (v && v->type == IL_FJ_STR)
+		s = v->s;
+	else
+		return -1;
+	if (strlen(s) >= len)
+		return -1;
+	strcpy(buf, s);
+	return 0;
+}
+
+/* An array of names, comma-separated into @buf ("-" for none); -1 if not one or too long. */
+static int fj_names(const struct il_fj_val *v, char *buf, size_t len)
+{
+	const char *name = v->s;
+	size_t at = 0, k;
+	int i;
+
+	if (v->type != IL_FJ_ARR)
+		return -1;
+	for (i = 0; i < v->n; i++, name = il_fj_next_str(name)) {
+		k = strlen(name);
+		if (at + k + 2 > len)
+			return -1;
+		if (i)
+			buf[at++] = ',';
+		memcpy(buf + at, name, k);
+		at += k;
+	}
+	if (!v->n)
+		buf[at++] = '-';
+	buf[at] = '\0';
+	return 0;
+}
+
 /*
  * A request's columns (io_uring's from format 8, AIO's from format 9):
  * ur_attempts, ur_issue_ns, ur_issue_off (null: none, or a syscall's) and
@@ -59,35 +118,32 @@ static int get_str(json_t *o, const char *key, int null_ok, char *buf, size_t le
  * into @f; -1 and "-" when absent (older records). Return: 0, or -1 for
  * a bad value.
  */
-static int from_req(json_t *o, struct il_flow *f)
+static int from_req(struct il_fj *o, struct il_flow *f)
 {
-	json_t *where = json_object_get(o, "ur_where"), *w;
-	size_t i;
+	const struct il_fj_val *where;
 
 	f->ur_attempts = f->ur_issue_ns = f->ur_issue_off = -1;
 	strcpy(f->ur_where, "-");
-	if (!json_object_get(o, "ur_attempts"))
+	if (!il_fj_get(o, "ur_attempts"))
 		return 0;
-	if (get_i64(o, "ur_attempts", 1, -1, &f->ur_attempts) ||
-	    get_i64(o, "ur_issue_ns", 1, -1, &f->ur_issue_ns) ||
-	    get_i64(o, "ur_issue_off", 1, -1, &f->ur_issue_off))
+	if (fj_i64(o, "ur_attempts", 1, -1, &f->ur_attempts) ||
+	    fj_i64(o, "ur_issue_ns", 1, -1, &f->ur_issue_ns) ||
+	    fj_i64(o, "ur_issue_off", 1, -1, &f->ur_issue_off))
 		return -1;
-	if (json_is_null(where))
+	where = il_fj_get(o, "ur_where");
+	if (where && where->type == IL_FJ_NULL)
 		return 0;
-	if (!json_is_array(where))
-		return -1;
-	if (json_array_size(where))
-		f->ur_where[0] = '\0';
-	json_array_foreach(where, i, w) {
-		const char *name = json_string_value(w);
+	return where ? fj_names(where, f->ur_where, sizeof(f->ur_where)) : -1;
+}
 
-		if (!name || strlen(f->ur_where) + strlen(name) + 2 > sizeof(f->ur_where))
-			return -1;
-		if (i)
-			strcat(f->ur_where, ",");
-		strcat(f->ur_where, name);
-	}
-	return 0;
+/* Each layer's member, "syscall_ns" to "fault_ns": made once. */
+static const char *lat_key(int l)
+{
+	static char keys[IOLAYERS_NR_LAYERS][IL_NAME_LEN + 4];
+
+	if (!keys[l][0])
+		snprintf(keys[l], sizeof(keys[l]), "%s_ns", il_layer_names[l]);
+	return keys[l];
 }
 
 /*
@@ -96,7 +152,7 @@ static int from_req(json_t *o, struct il_flow *f)
  * an object that is not a read's, -2 for a read whose numbers no kernel
  * writes (il_flow_check()).
  */
-static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
+static int from_read(struct il_fj *o, struct il_snapshot *s, struct il_flow *f)
 {
 	static const char *const offs[] = {
 		"vfs_off", "fs_off", "queue_off", "issue_off", "device_off", "done_off",
@@ -105,39 +161,38 @@ static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 		&f->vfs_off, &f->fs_off, &f->queue_off, &f->issue_off, &f->device_off, &f->done_off,
 	};
 	int64_t seq = 0, ndisks = 0, pos = 0, ret = 0;
-	json_t *missed, *m;
-	char key[IL_NAME_LEN + 8], cache[IL_NAME_LEN];
+	const struct il_fj_val *missed;
+	char cache[IL_NAME_LEN];
 	size_t i;
 	int l, bad = 0;
 
 	memset(f, 0, sizeof(*f));
-	bad |= get_i64(o, "seq", 0, 0, &seq) || seq < 0;
+	bad |= fj_i64(o, "seq", 0, 0, &seq) || seq < 0;
 	f->seq = (uint64_t)seq;
-	bad |= get_i64(o, "start_ns", 0, 0, &f->start_ns);
-	bad |= get_i64(o, "tid", 0, 0, &f->tid) | get_i64(o, "tgid", 0, 0, &f->tgid);
-	bad |= get_str(o, "comm", 0, f->comm, sizeof(f->comm), NULL);
-	bad |= get_str(o, "syscall", 0, f->syscall, sizeof(f->syscall), NULL);
-	bad |= get_i64(o, "fd", 0, 0, &f->fd) | get_i64(o, "pos", 0, 0, &pos);
-	bad |= get_i64(o, "req", 0, 0, &f->req) | get_i64(o, "ret", 0, 0, &ret);
+	bad |= fj_i64(o, "start_ns", 0, 0, &f->start_ns);
+	bad |= fj_i64(o, "tid", 0, 0, &f->tid) | fj_i64(o, "tgid", 0, 0, &f->tgid);
+	bad |= fj_str(o, "comm", 0, f->comm, sizeof(f->comm), NULL);
+	bad |= fj_str(o, "syscall", 0, f->syscall, sizeof(f->syscall), NULL);
+	bad |= fj_i64(o, "fd", 0, 0, &f->fd) | fj_i64(o, "pos", 0, 0, &pos);
+	bad |= fj_i64(o, "req", 0, 0, &f->req) | fj_i64(o, "ret", 0, 0, &ret);
 	f->pos = pos;
 	f->ret = ret;
-	bad |= get_str(o, "cache", 0, cache, sizeof(cache), NULL);
+	bad |= fj_str(o, "cache", 0, cache, sizeof(cache), NULL);
 	if (bad)
 		return -1;
 	f->cache = il_cache_index(cache);
 	if (f->cache < 0)
 		return -1;
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
-		snprintf(key, sizeof(key), "%s_ns", il_layer_names[l]);
 		/*
 		 * The socket layers are not in format 6's records, the uring
 		 * layer not in format 7's, the aio layer not in format 8's,
 		 * the fault layer not in the first format 9 recorder's.
 		 */
 		f->lat[l] = -1;
-		if (l >= IOLAYERS_L_SOCK && !json_object_get(o, key))
+		if (l >= IOLAYERS_L_SOCK && !il_fj_get(o, lat_key(l)))
 			continue;
-		if (get_i64(o, key, 1, -1, &f->lat[l]) || f->lat[l] < -1)
+		if (fj_i64(o, lat_key(l), 1, -1, &f->lat[l]) || f->lat[l] < -1)
 			return -1;
 	}
 	/*
@@ -150,15 +205,15 @@ static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 	if (!il_flow_tops_ok(f) || from_req(o, f))
 		return -1;
 	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
-		if (get_i64(o, offs[i], 1, -1, offv[i]))
+		if (fj_i64(o, offs[i], 1, -1, offv[i]))
 			return -1;
-	if (get_i64(o, "bios", 0, 0, &f->bios) || get_i64(o, "rqs", 0, 0, &f->rqs) ||
-	    get_i64(o, "bio_bytes", 0, 0, &f->bio_bytes) ||
-	    get_i64(o, "rq_bytes", 0, 0, &f->rq_bytes) ||
-	    get_i64(o, "ra_bytes", 0, 0, &f->ra_bytes) ||
-	    get_i64(o, "requeues", 0, 0, &f->requeues) ||
-	    get_i64(o, "errors", 0, 0, &f->errors) || get_i64(o, "ndisks", 0, 0, &ndisks) ||
-	    get_str(o, "disk", 1, f->disk, sizeof(f->disk) - 1, "-"))
+	if (fj_i64(o, "bios", 0, 0, &f->bios) || fj_i64(o, "rqs", 0, 0, &f->rqs) ||
+	    fj_i64(o, "bio_bytes", 0, 0, &f->bio_bytes) ||
+	    fj_i64(o, "rq_bytes", 0, 0, &f->rq_bytes) ||
+	    fj_i64(o, "ra_bytes", 0, 0, &f->ra_bytes) ||
+	    fj_i64(o, "requeues", 0, 0, &f->requeues) ||
+	    fj_i64(o, "errors", 0, 0, &f->errors) || fj_i64(o, "ndisks", 0, 0, &ndisks) ||
+	    fj_str(o, "disk", 1, f->disk, sizeof(f->disk) - 1, "-"))
 		return -1;
 	if (f->rq_bytes < 0 || f->bio_bytes < 0)
 		return -1;
@@ -166,28 +221,18 @@ static int from_read(json_t *o, struct il_snapshot *s, struct il_flow *f)
 		strcat(f->disk, "+");
 	strcpy(f->sock, "-");
 	f->sock_off = f->tcp_off = -1;
-	if (json_object_get(o, "sock") &&	/* format 7 */
-	    (get_str(o, "sock", 1, f->sock, sizeof(f->sock), "-") ||
-	     get_i64(o, "sock_off", 1, -1, &f->sock_off) ||
-	     get_i64(o, "tcp_off", 1, -1, &f->tcp_off)))
+	if (il_fj_get(o, "sock") &&	/* format 7 */
+	    (fj_str(o, "sock", 1, f->sock, sizeof(f->sock), "-") ||
+	     fj_i64(o, "sock_off", 1, -1, &f->sock_off) ||
+	     fj_i64(o, "tcp_off", 1, -1, &f->tcp_off)))
 		return -1;
-	if (get_i64(o, "ino", 1, -1, &f->ino) ||
-	    get_str(o, "fs_dev", 1, f->fs_dev, sizeof(f->fs_dev), "-") ||
-	    get_str(o, "dev", 1, f->dev, sizeof(f->dev), "-"))
+	if (fj_i64(o, "ino", 1, -1, &f->ino) ||
+	    fj_str(o, "fs_dev", 1, f->fs_dev, sizeof(f->fs_dev), "-") ||
+	    fj_str(o, "dev", 1, f->dev, sizeof(f->dev), "-"))
 		return -1;
-	missed = json_object_get(o, "missed");
-	if (!json_is_array(missed))
+	missed = il_fj_get(o, "missed");
+	if (!missed || fj_names(missed, f->missed, sizeof(f->missed)))
 		return -1;
-	strcpy(f->missed, json_array_size(missed) ? "" : "-");
-	json_array_foreach(missed, i, m) {
-		const char *name = json_string_value(m);
-
-		if (!name || strlen(f->missed) + strlen(name) + 2 > sizeof(f->missed))
-			return -1;
-		if (i)
-			strcat(f->missed, ",");
-		strcat(f->missed, name);
-	}
 	if (il_flow_check(f))
 		return -2;
 	if (s->view_pid && f->tgid != s->view_pid)
@@ -277,10 +322,31 @@ static int from_lost(struct from_state *st, int64_t v)
 	return 0;
 }
 
+/*
+ * A read's line, flat, into the model: 0, 1 when it is damaged (reading
+ * stops), -1 when out of memory.
+ */
+static int from_line_read(struct il_snapshot *s, struct from_state *st, struct il_fj *fj)
+{
+	struct il_flow fw;
+	int r = from_read(fj, s, &fw);
+
+	if (r < 0) {
+		st->damage = r == -1 ? "not a read's record" : "a read with numbers no kernel writes";
+		return 1;
+	}
+	if (r) {
+		st->reads++;	/* another process's (-p) */
+		return 0;
+	}
+	return from_flow(s, st, &fw) ? -1 : 0;
+}
+
 /* A JSON lines recording, after its first byte was peeked. */
 static int from_json_lines(FILE *f, struct il_snapshot *s, struct from_state *st, char *err,
 			   size_t errlen)
 {
+	struct il_fj fj = { 0 };
 	int lineno = 0, r;
 	int64_t v, off = 0, at = 0;
 	char *line = NULL;
@@ -290,7 +356,6 @@ static int from_json_lines(FILE *f, struct il_snapshot *s, struct from_state *st
 
 	for (; (n = getline(&line, &len, f)) > 0; off += n) {
 		json_error_t jerr;
-		struct il_flow fw;
 		json_t *o;
 
 		lineno++;
@@ -302,6 +367,15 @@ static int from_json_lines(FILE *f, struct il_snapshot *s, struct from_state *st
 		if (st->ended) {
 			st->damage = "a line after the trailer";
 			break;
+		}
+		/* A read's line: the flat parser first, jansson for what it does not take. */
+		if (lineno > 1 && !il_fj_parse(&fj, line, (size_t)n) && il_fj_get(&fj, "seq")) {
+			r = from_line_read(s, st, &fj);
+			if (r < 0)
+				goto oom;
+			if (r)
+				break;
+			continue;
 		}
 		o = json_loadb(line, (size_t)n, JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK, &jerr);
 		if (!o || !json_is_object(o)) {
@@ -322,21 +396,15 @@ static int from_json_lines(FILE *f, struct il_snapshot *s, struct from_state *st
 				goto out;
 			continue;
 		} else if (json_object_get(o, "seq")) {
-			r = from_read(o, s, &fw);
+			r = il_fj_from_jansson(&fj, o);
 			json_decref(o);
-			if (r < 0) {
-				st->damage = r == -1 ? "not a read's record" :
-					     "a read with numbers no kernel writes";
+			if (r)
+				goto oom;
+			r = from_line_read(s, st, &fj);
+			if (r < 0)
+				goto oom;
+			if (r)
 				break;
-			}
-			if (r) {
-				st->reads++;	/* another process's (-p) */
-				continue;
-			}
-			if (from_flow(s, st, &fw)) {
-				il_fail(err, errlen, "out of memory");
-				goto out;
-			}
 			continue;
 		} else if (json_is_object(json_object_get(o, "file"))) {
 			json_t *fo = json_object_get(o, "file");
@@ -384,7 +452,11 @@ static int from_json_lines(FILE *f, struct il_snapshot *s, struct from_state *st
 	if (!st->damage && !st->ended)
 		snprintf(st->where, sizeof(st->where), "line %d", lineno);
 	ret = 0;
+	goto out;
+oom:
+	il_fail(err, errlen, "line %d: out of memory", lineno);
 out:
+	il_fj_free(&fj);
 	free(line);
 	return ret;
 }

@@ -20,6 +20,15 @@ for f in "$src"/../recordings/*.jsonl "$src"/../recordings/*.rec; do
 	{ printf '\005'; cat "$f"; } >"$dst/seed$i"
 	i=$((i + 1))
 done
+# Lines of the JSON recordings, each alone: kind 6, the flat parser
+# against jansson.
+for f in "$src"/../recordings/*.jsonl; do
+	[ -f "$f" ] || continue
+	while IFS= read -r line; do
+		{ printf '\006'; printf '%s\n' "$line"; } >"$dst/seed$i"
+		i=$((i + 1))
+	done <"$f"
+done
 # Inputs the fuzzer once failed on (kind byte included), kept as seeds so
 # that every run goes through them first.
 for f in "$src"/../fuzz-found/*; do

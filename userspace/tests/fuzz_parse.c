@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the reader's parser and views: the first byte picks
- * the file kind (5: a recording, iolayers record's JSON lines), the rest
- * is its content. Whatever parses must also print in every view without a
+ * the file kind (5: a recording, iolayers record's binary or JSON lines;
+ * 6: one line for the flat JSON parser against jansson), the rest is its
+ * content. Whatever parses must also print in every view without a
  * sanitizer report; the terminal views with no control character, the SVG
  * with every '&' an entity, the JSON view as JSON.
  */
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "../iolayers.h"
+#include "../flatjson.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -106,6 +108,42 @@ static void views(struct il_snapshot *s, FILE *out)
 	CHECKED(check_terminal, il_view_table, &d, ~0U);
 }
 
+/*
+ * Kind 6: one line, read by the flat parser and by jansson. What the flat
+ * parser takes, jansson must take too, and the same: every member's key,
+ * type, value and strings.
+ */
+static void flat_against_jansson(const char *line, size_t len)
+{
+	static struct il_fj a, b;
+	json_error_t jerr;
+	json_t *o;
+	int i, k;
+
+	if (il_fj_parse(&a, line, len))
+		return;
+	o = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK, &jerr);
+	if (!json_is_object(o) || il_fj_from_jansson(&b, o) || a.n != b.n)
+		abort();
+	json_decref(o);
+	for (i = 0; i < a.n; i++) {
+		const struct il_fj_val *x = &a.v[i], *y = il_fj_get(&b, x->key);
+		const char *xs = x->s, *ys;
+
+		if (!y || x->type != y->type || x->i != y->i || x->n != y->n)
+			abort();
+		ys = y->s;
+		if (x->type == IL_FJ_STR && strcmp(xs, ys))
+			abort();
+		for (k = 0; x->type == IL_FJ_ARR && k < x->n; k++) {
+			if (strcmp(xs, ys))
+				abort();
+			xs = il_fj_next_str(xs);
+			ys = il_fj_next_str(ys);
+		}
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *devnull;
@@ -116,13 +154,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 2)
 		return 0;
+	if (data[0] % 7 == 6) {
+		flat_against_jansson((const char *)data + 1, size - 1);
+		return 0;
+	}
 	if (!devnull)
 		devnull = fopen("/dev/null", "w");
 	s = calloc(1, sizeof(*s));
 	f = fmemopen((void *)(data + 1), size - 1, "r");
 	if (!s || !f || !devnull)
 		abort();
-	switch (data[0] % 6) {
+	switch (data[0] % 7) {
 	case 0:
 		ok = !il_parse_version(f, s, err, sizeof(err));
 		break;

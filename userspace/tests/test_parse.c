@@ -6,6 +6,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "../iolayers.h"
+#include "../flatjson.h"
 #include "../../include/uapi/iolayers.h"
 
 static int failures;
@@ -1271,9 +1272,81 @@ static void test_fault_kept(void)
 	}
 }
 
+/*
+ * The flat JSON parser takes what it surely reads as jansson does, and
+ * leaves the rest to jansson: the lines here it must refuse (take: 0), or
+ * take with the member named holding the value given.
+ */
+static void test_flat_json(void)
+{
+	static const struct {
+		const char *line;
+		int take;
+		const char *key, *str;
+		int64_t num;
+	} cases[] = {
+		{ "{\"a\": 1, \"b\": \"x\"}", 1, "a", NULL, 1 },
+		{ " {\"a\":-9223372036854775808}", 1, "a", NULL, INT64_MIN },
+		{ "{\"a\": 9223372036854775807}\n", 1, "a", NULL, INT64_MAX },
+		{ "{\"a\": 9223372036854775808}", 0, NULL, NULL, 0 },	/* too big */
+		{ "{\"a\": 01}", 0, NULL, NULL, 0 },			/* leading zero */
+		{ "{\"a\": 1.5}", 0, NULL, NULL, 0 },			/* a real */
+		{ "{\"a\": 1e3}", 0, NULL, NULL, 0 },
+		{ "{\"a\": -0}", 1, "a", NULL, 0 },
+		{ "{\"a\": 1, \"a\": 2}", 0, NULL, NULL, 0 },		/* duplicate */
+		{ "{\"a\": {\"b\": 1}}", 0, NULL, NULL, 0 },		/* nested */
+		{ "{\"a\": [1]}", 0, NULL, NULL, 0 },			/* not strings */
+		{ "{\"a\": [\"x\", \"y\"]}", 1, "a", "x", 0 },
+		{ "{\"a\": \"\\u00e9\\n\\\"\\\\\\/\"}", 1, "a", "\xc3\xa9\n\"\\/", 0 },
+		{ "{\"a\": \"\\ud83d\\ude00\"}", 1, "a", "\xf0\x9f\x98\x80", 0 },
+		{ "{\"a\": \"\\ud83d\"}", 0, NULL, NULL, 0 },		/* lone surrogate */
+		{ "{\"a\": \"\\udc00\"}", 0, NULL, NULL, 0 },
+		{ "{\"a\": \"\\u0000\"}", 0, NULL, NULL, 0 },		/* NUL */
+		{ "{\"a\": \"\xc3\xa9\"}", 0, NULL, NULL, 0 },		/* raw UTF-8 */
+		{ "{\"a\": \"\x01\"}", 0, NULL, NULL, 0 },		/* control */
+		{ "{\"a\": \"\\x\"}", 0, NULL, NULL, 0 },		/* bad escape */
+		{ "{\"a\": 1,}", 0, NULL, NULL, 0 },
+		{ "{\"a\" 1}", 0, NULL, NULL, 0 },
+		{ "{\"a\": 1", 0, NULL, NULL, 0 },			/* cut short */
+		{ "{\"a\": nul}", 0, NULL, NULL, 0 },
+		{ "[1]", 0, NULL, NULL, 0 },
+		{ "{\"a\": true} trailing", 1, "a", NULL, 0 },		/* as DISABLE_EOF_CHECK */
+	};
+	struct il_fj a = { 0 }, b = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *line = cases[i].line;
+		int took = !il_fj_parse(&a, line, strlen(line));
+		const struct il_fj_val *v;
+		json_error_t jerr;
+		json_t *o;
+
+		if (took != cases[i].take) {
+			fprintf(stderr, "flat json: case %zu: took %d\n", i, took);
+			failures++;
+			continue;
+		}
+		if (!took)
+			continue;
+		v = il_fj_get(&a, cases[i].key);
+		EXPECT(v && (cases[i].str ? !strcmp(v->s, cases[i].str) : v->i == cases[i].num));
+		/* jansson reads it the same. */
+		o = json_loadb(line, strlen(line), JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK,
+			       &jerr);
+		EXPECT(o && !il_fj_from_jansson(&b, o) && b.n == a.n);
+		v = o ? il_fj_get(&b, cases[i].key) : NULL;
+		EXPECT(v && (cases[i].str ? !strcmp(v->s, cases[i].str) : v->i == cases[i].num));
+		json_decref(o);
+	}
+	il_fj_free(&a);
+	il_fj_free(&b);
+}
+
 int main(void)
 {
 	test_hist_limits();
+	test_flat_json();
 	test_real_6_1();
 	test_real_6_12();
 	test_failed_probe_state();
