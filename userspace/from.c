@@ -332,7 +332,8 @@ static int from_line_read(struct il_snapshot *s, struct from_state *st, struct i
 	int r = from_read(fj, s, &fw);
 
 	if (r < 0) {
-		st->damage = r == -1 ? "not a read's record" : "a read with numbers no kernel writes";
+		st->damage = r == -1 ? "not a read's record" :
+			     "a read with numbers no kernel writes";
 		return 1;
 	}
 	if (r) {
@@ -429,9 +430,9 @@ static int from_json_lines(FILE *f, struct il_snapshot *s, struct from_state *st
 			/* The trailer counts what came before it. */
 			if (get_i64(o, "reads", 0, 0, &reads) || get_i64(o, "lost", 0, 0, &tlost) ||
 			    reads != st->reads || tlost != st->lost)
-				warn(s, "its trailer (line %d) counts %lld reads and %lld lost, the "
-				     "lines before it %lld and %lld (a recording filtered with grep or "
-				     "jq?)", lineno, (long long)reads, (long long)tlost,
+				warn(s, "its trailer (line %d) counts %lld reads and %lld lost, "
+				     "the lines before it %lld and %lld (a recording filtered "
+				     "with grep or jq?)", lineno, (long long)reads, (long long)tlost,
 				     (long long)st->reads, (long long)st->lost);
 			st->ended = 1;
 		} else if (!get_i64(o, "lost", 0, 0, &v)) {
@@ -609,8 +610,8 @@ static int from_binary(FILE *f, struct il_snapshot *s, struct from_state *st, ch
 	    memcmp(head.magic, IL_RECFILE_MAGIC, sizeof(head.magic)))
 		return il_fail(err, errlen, "not an iolayers recording (its first bytes)");
 	if (head.version != IL_RECFILE_VERSION)
-		return il_fail(err, errlen, "a binary recording of version %u; this reader knows %u",
-			       head.version, IL_RECFILE_VERSION);
+		return il_fail(err, errlen, "a binary recording of version %u; this reader "
+			       "knows %u", head.version, IL_RECFILE_VERSION);
 	if (!head.json_len || head.json_len > IL_RECFILE_MAX_JSON)
 		return il_fail(err, errlen, "a binary recording whose header is %u bytes",
 			       head.json_len);
@@ -654,7 +655,8 @@ static int from_binary(FILE *f, struct il_snapshot *s, struct from_state *st, ch
 		base += used;
 		if (!n) {
 			if (have) {
-				snprintf(st->where, sizeof(st->where), "byte %lld", (long long)base);
+				snprintf(st->where, sizeof(st->where), "byte %lld",
+					 (long long)base);
 				st->damage = "cut short (a record's end is missing)";
 			}
 			break;

@@ -112,7 +112,8 @@ static int dsum_add(struct il_dsums *ds, const struct il_flow *f)
 	}
 	for (k = 0; k < 3; k++)
 		if (f->lat[layers[k]] >= 0)
-			hist_add(&ds->v[d].h[k], (uint64_t)f->lat[layers[k]], (uint64_t)f->rq_bytes);
+			hist_add(&ds->v[d].h[k], (uint64_t)f->lat[layers[k]],
+				 (uint64_t)f->rq_bytes);
 	return 0;
 }
 
@@ -159,12 +160,14 @@ static int keep_slowest(struct il_flows *fl, int n, const struct il_flow *f)
 		if (flows_push(fl, f))
 			return -1;
 		/* Up: the heap's order as it fills. */
-		for (i = fl->n - 1; i > 0 && il_flow_ns(&fl->v[(i - 1) / 2]) > il_flow_ns(&fl->v[i]);
-		     i = (i - 1) / 2) {
+		for (i = fl->n - 1; i > 0; i = (i - 1) / 2) {
+			int up = (i - 1) / 2;
 			struct il_flow t = fl->v[i];
 
-			fl->v[i] = fl->v[(i - 1) / 2];
-			fl->v[(i - 1) / 2] = t;
+			if (il_flow_ns(&fl->v[up]) <= il_flow_ns(&fl->v[i]))
+				break;
+			fl->v[i] = fl->v[up];
+			fl->v[up] = t;
 		}
 		return 0;
 	}

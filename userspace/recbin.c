@@ -109,7 +109,8 @@ int il_flow_from_rec(const struct iolayers_rec_read *r, struct il_flow *f)
 	f->tgid = r->tgid;
 	put_field(f->comm, r->comm, sizeof(r->comm));
 	if (!kind) {
-		strcpy(f->syscall, r->syscall < sizeof(sys) / sizeof(sys[0]) ? sys[r->syscall] : "?");
+		strcpy(f->syscall,
+		       r->syscall < sizeof(sys) / sizeof(sys[0]) ? sys[r->syscall] : "?");
 	} else if (!iolayers_via_request(r->via)) {
 		strcpy(f->syscall, kind);
 	} else {

@@ -529,7 +529,8 @@ static void rec_files(FILE *out)
 static void rec_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: iolayers record [-o FILE] [--duration S] [--json|--csv] [-- COMMAND [ARG...]]\n"
+		"usage: iolayers record [-o FILE] [--duration S] [--json|--csv]\n"
+		"                       [-- COMMAND [ARG...]]\n"
 		"Save every read the module follows until Ctrl-C, S seconds, or COMMAND's\n"
 		"exit, in a binary recording (the module's records as they come, its\n"
 		"settings, a wall-clock anchor, the paths of the files read): read it with\n"
