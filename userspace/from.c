@@ -485,6 +485,21 @@ static int from_bin_file(struct il_snapshot *s, const char *p, size_t size)
 	return il_add_file(&s->files, dev, (int64_t)fr.ino, path) ? -1 : 0;
 }
 
+/* A record of at least @size bytes into @dst; 1, and the damage said, when shorter. */
+static int rec_copy(void *dst, size_t size, const char *p, size_t have, struct from_state *st,
+		    const char *what)
+{
+	static char damage[48];
+
+	if (have < size) {
+		snprintf(damage, sizeof(damage), "%s record too short", what);
+		st->damage = damage;
+		return 1;
+	}
+	memcpy(dst, p, size);
+	return 0;
+}
+
 /*
  * The records of a binary recording in @p..@p+@len, whole ones; returns
  * the bytes used, or -1 when out of memory; sets @st->damage on a record
@@ -531,13 +546,8 @@ static ssize_t from_bin_records(struct il_snapshot *s, struct from_state *st, co
 		case IOLAYERS_REC_LOST: {
 			struct iolayers_rec_lost l;
 
-			if (h.size < sizeof(l)) {
-				st->damage = "a loss's record too short";
-				bad = 1;
-				break;
-			}
-			memcpy(&l, p + off, sizeof(l));
-			if (l.count > INT64_MAX || from_lost(st, (int64_t)l.count)) {
+			bad = rec_copy(&l, sizeof(l), p + off, h.size, st, "a loss's");
+			if (!bad && (l.count > INT64_MAX || from_lost(st, (int64_t)l.count))) {
 				st->damage = "a count of lost records no kernel writes";
 				bad = 1;
 			}
@@ -546,13 +556,8 @@ static ssize_t from_bin_records(struct il_snapshot *s, struct from_state *st, co
 		case IOLAYERS_REC_START: {
 			struct iolayers_rec_start rs;
 
-			if (h.size < sizeof(rs)) {
-				st->damage = "a start record too short";
-				bad = 1;
-				break;
-			}
-			memcpy(&rs, p + off, sizeof(rs));
-			if (rs.version > IOLAYERS_STREAM_VERSION)
+			bad = rec_copy(&rs, sizeof(rs), p + off, h.size, st, "a start");
+			if (!bad && rs.version > IOLAYERS_STREAM_VERSION)
 				warn(s, "stream version %u, this reader knows %u: what a newer "
 				     "module adds to its records is left out", rs.version,
 				     IOLAYERS_STREAM_VERSION);
@@ -568,12 +573,9 @@ static ssize_t from_bin_records(struct il_snapshot *s, struct from_state *st, co
 		case IL_REC_END: {
 			struct il_rec_end e;
 
-			if (h.size < sizeof(e)) {
-				st->damage = "a trailer too short";
-				bad = 1;
+			bad = rec_copy(&e, sizeof(e), p + off, h.size, st, "a trailer's");
+			if (bad)
 				break;
-			}
-			memcpy(&e, p + off, sizeof(e));
 			if (e.reads != (uint64_t)st->reads || e.lost != (uint64_t)st->lost)
 				warn(s, "its trailer (%s) counts %llu reads and %llu lost, the "
 				     "records before it %lld and %lld", st->where,
