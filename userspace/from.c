@@ -314,11 +314,12 @@ static int from_flow(struct il_snapshot *s, struct from_state *st, const struct 
 }
 
 /* A count of lost records: -1 for one no kernel writes. */
-static int from_lost(struct from_state *st, int64_t v)
+static int from_lost(struct il_snapshot *s, struct from_state *st, int64_t v)
 {
 	if (v < 0 || v >= IL_MAX_PLAUSIBLE - st->lost)
 		return -1;
 	st->lost += v;
+	il_model_lost(s, v);
 	return 0;
 }
 
@@ -436,7 +437,7 @@ static int from_json_lines(FILE *f, struct il_snapshot *s, struct from_state *st
 				     (long long)st->reads, (long long)st->lost);
 			st->ended = 1;
 		} else if (!get_i64(o, "lost", 0, 0, &v)) {
-			if (from_lost(st, v)) {
+			if (from_lost(s, st, v)) {
 				json_decref(o);
 				st->damage = "a count of lost records no kernel writes";
 				break;
@@ -547,7 +548,7 @@ static ssize_t from_bin_records(struct il_snapshot *s, struct from_state *st, co
 			struct iolayers_rec_lost l;
 
 			bad = rec_copy(&l, sizeof(l), p + off, h.size, st, "a loss's");
-			if (!bad && (l.count > INT64_MAX || from_lost(st, (int64_t)l.count))) {
+			if (!bad && (l.count > INT64_MAX || from_lost(s, st, (int64_t)l.count))) {
 				st->damage = "a count of lost records no kernel writes";
 				bad = 1;
 			}

@@ -311,6 +311,14 @@ struct il_snapshot {
 	int64_t rec_reads;		/* every read of the recording */
 	int64_t realtime_off;
 	int binary;			/* a binary recording */
+	/*
+	 * --from REC INTERVAL: the reads that ended in each interval (of
+	 * @interval_ns, aligned to the wall clock) given to @on_interval as
+	 * the snapshot, @rec_reads and @rec_lost then the interval's, once
+	 * its last read is past; the model starts again empty after it.
+	 */
+	int64_t interval_ns, ival_end, ival_reads, ival_lost;
+	void (*on_interval)(const struct il_snapshot *s, int64_t end_ns);
 	struct il_fine *fine[IOLAYERS_NR_LAYERS][IOLAYERS_NR_CACHE];
 };
 
@@ -333,6 +341,7 @@ enum il_keep {
 /* model.c: the reads into the model, the model's histograms. */
 int il_model_add(struct il_snapshot *s, const struct il_flow *f);
 void il_model_finish(struct il_snapshot *s);
+void il_model_lost(struct il_snapshot *s, int64_t n);
 int il_model_sum_flows(struct il_snapshot *s);
 void il_model_free(struct il_snapshot *s);
 void il_hist_range(const struct il_snapshot *s, unsigned int lmask, unsigned int cmask,

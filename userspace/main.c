@@ -370,6 +370,9 @@ static int view_pid_totals_ok(const struct il_snapshot *s)
  * the newest --rows for -j (as the module keeps the newest in flows);
  * none for the views made of histograms and sums.
  */
+static int64_t recording_interval_ns;	/* --from REC INTERVAL */
+static void recording_interval(const struct il_snapshot *s, int64_t end_ns);
+
 static void recording_keeps(struct il_snapshot *s)
 {
 	s->view_cache_mask = env.cache >= 0 ? 1U << env.cache : 0;
@@ -388,6 +391,11 @@ static void recording_keeps(struct il_snapshot *s)
 		s->keep_n = env.rows;
 	}
 	s->no_slow = !env.slow;
+	if (recording_interval_ns) {
+		s->interval_ns = recording_interval_ns;
+		s->on_interval = recording_interval;
+		s->keep = IL_KEEP_NONE;
+	}
 }
 
 static int read_snapshot(struct il_snapshot *s)
@@ -618,6 +626,55 @@ static int json_lines_main(void)
 	return ret ? 1 : 0;
 }
 
+/* The wall-clock time of a recording's @ns (CLOCK_MONOTONIC), as live intervals print it. */
+static void recording_time(char *buf, size_t len, const struct il_snapshot *s, int64_t ns)
+{
+	time_t t;
+	struct tm tm;
+
+	if (!s->realtime_off) {
+		/* A recording from before the anchor: its own clock's seconds. */
+		snprintf(buf, len, "%.3f", ns / 1e9);
+		return;
+	}
+	t = (time_t)((ns + s->realtime_off) / 1000000000);
+	localtime_r(&t, &tm);
+	strftime(buf, len, env.json ? "%Y-%m-%dT%H:%M:%S%z" : "%H:%M:%S", &tm);
+}
+
+/* One interval of a recording, printed as a live one is (with its time). */
+static void recording_interval(const struct il_snapshot *s, int64_t end_ns)
+{
+	char ts[48];
+
+	if (!env.count)
+		return;
+	recording_time(ts, sizeof(ts), s, end_ns);
+	show(s, s, ts);
+	if (env.count > 0)
+		env.count--;
+}
+
+/*
+ * --from REC INTERVAL [COUNT]: the recording's reads per INTERVAL of the
+ * wall clock (aligned to it, as the time a live interval ends), in the
+ * order they ended, the table, -H or -j of each with its end time;
+ * intervals without a read left out.
+ */
+static int recording_intervals(void)
+{
+	struct il_snapshot s;
+	int ret;
+
+	env.timestamp = 1;
+	recording_interval_ns = (int64_t)env.interval * 1000000000;
+	ret = read_snapshot(&s);
+	if (!ret)
+		il_snapshot_free(&s);
+	fflush(stdout);
+	return ret ? 1 : 0;
+}
+
 /*
  * Options that cannot go together: two views (each prints one), a
  * modifier without the view it modifies, two sources. Says which, on
@@ -703,8 +760,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	settings = env.pid || env.comm || env.children || env.reset;
-	if (env.from && (settings || env.interval || env.probes)) {
-		fprintf(stderr, "iolayers: --from reads a recording: no settings, interval or -P\n");
+	if (env.from && (settings || env.probes || (env.interval && env.prometheus))) {
+		fprintf(stderr, "iolayers: --from reads a recording: no settings, -P, or "
+			"--prometheus with an interval\n");
 		return 1;
 	}
 	if ((env.pid && il_set_param(IOLAYERS_FILE_PID, env.pid)) ||
@@ -714,6 +772,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (env.json_lines)
 		return json_lines_main();
+	if (env.interval && env.from)
+		return recording_intervals();
 	if (env.interval)
 		return interval_loop();
 	if (settings && !(env.hist || env.probes || env.timeline || env.slow || env.svg || env.json ||

@@ -11,6 +11,9 @@
 #include <string.h>
 #include "iolayers.h"
 
+static void fine_pcts(const struct il_snapshot *s, unsigned int lmask, unsigned int cmask,
+		      struct il_hist *out);
+
 static void hist_add(struct il_hist *h, uint64_t v, uint64_t bytes)
 {
 	int b = il_bucket(v);
@@ -178,6 +181,80 @@ static int keep_slowest(struct il_flows *fl, int n, const struct il_flow *f)
 	return 0;
 }
 
+/* Each histogram's exact percentiles from its fine one. */
+static void model_pcts(struct il_snapshot *s)
+{
+	int l, c;
+
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
+		for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
+			struct il_hist *h = &s->hist[l][c];
+
+			if (!h->count)
+				h->min_ns = UINT64_MAX;
+			else
+				fine_pcts(s, 1U << l, 1U << c, h);
+		}
+}
+
+/*
+ * The interval ending at @s->ival_end, to its printer if a read ended in
+ * it (the counts then the interval's), and the model emptied for the next.
+ */
+static void interval_end(struct il_snapshot *s)
+{
+	int64_t reads = s->rec_reads, lost = s->rec_lost;
+	int l, c;
+
+	if (s->ival_reads || s->ival_lost) {
+		model_pcts(s);
+		s->rec_reads = s->ival_reads;
+		s->rec_lost = s->ival_lost;
+		s->on_interval(s, s->ival_end);
+		s->rec_reads = reads;
+		s->rec_lost = lost;
+	}
+	s->ival_reads = s->ival_lost = 0;
+	s->view_reads = 0;
+	memset(s->hist, 0, sizeof(s->hist));
+	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
+		for (c = 0; c < IOLAYERS_NR_CACHE; c++)
+			if (s->fine[l][c])
+				memset(s->fine[l][c], 0, sizeof(*s->fine[l][c]));
+}
+
+/*
+ * Interval mode: the intervals before the one a read ending at @end_ns is
+ * in, each given to the printer (those without reads left out). A read
+ * that ended before the interval being filled (its CPU's record came
+ * late) is counted in it.
+ */
+static void interval_reach(struct il_snapshot *s, int64_t end_ns)
+{
+	int64_t iv = s->interval_ns, wall;
+
+	if (!s->ival_end) {
+		wall = end_ns + s->realtime_off;
+		s->ival_end = (wall / iv + 1) * iv - s->realtime_off;
+	}
+	if (end_ns < s->ival_end)
+		return;
+	interval_end(s);
+	/* Past a gap: straight to the interval of @end_ns. */
+	s->ival_end += (end_ns - s->ival_end) / iv * iv + iv;
+}
+
+/**
+ * il_model_lost() - Records a recording lost, where they were lost.
+ * @s: the snapshot being read
+ * @n: how many
+ */
+void il_model_lost(struct il_snapshot *s, int64_t n)
+{
+	s->rec_lost += n;
+	s->ival_lost += n;
+}
+
 /**
  * il_model_add() - A recording's read into the model.
  * @s: the snapshot being read; its filters and @keep set
@@ -195,6 +272,10 @@ int il_model_add(struct il_snapshot *s, const struct il_flow *f)
 {
 	int l;
 
+	if (s->interval_ns) {
+		interval_reach(s, f->start_ns + il_flow_ns(f));
+		s->ival_reads++;
+	}
 	for (l = 0; l < IOLAYERS_NR_LAYERS; l++) {
 		uint64_t bytes = l <= IOLAYERS_L_FS || l >= IOLAYERS_L_SOCK ?
 				 (f->ret > 0 ? (uint64_t)f->ret : 0) : (uint64_t)f->rq_bytes;
@@ -295,14 +376,15 @@ void il_hist_range(const struct il_snapshot *s, unsigned int lmask, unsigned int
 }
 
 /**
- * il_model_finish() - A recording read whole: the newest reads kept in
- *	their order, each histogram's exact percentiles.
+ * il_model_finish() - A recording read whole: the last interval printed
+ *	(interval mode), the newest reads kept in their order, each
+ *	histogram's exact percentiles.
  * @s: the snapshot
  */
 void il_model_finish(struct il_snapshot *s)
 {
-	int l, c;
-
+	if (s->interval_ns && s->ival_end)
+		interval_end(s);	/* the last, however short */
 	if (s->keep == IL_KEEP_NEWEST && s->keep_next && s->flows.n == s->keep_n) {
 		struct il_flow *v = malloc((size_t)s->flows.n * sizeof(*v));
 
@@ -317,15 +399,7 @@ void il_model_finish(struct il_snapshot *s)
 			s->keep_next = 0;
 		}
 	}
-	for (l = 0; l < IOLAYERS_NR_LAYERS; l++)
-		for (c = 0; c < IOLAYERS_NR_CACHE; c++) {
-			struct il_hist *h = &s->hist[l][c];
-
-			if (!h->count)
-				h->min_ns = UINT64_MAX;
-			else
-				fine_pcts(s, 1U << l, 1U << c, h);
-		}
+	model_pcts(s);
 }
 
 /**

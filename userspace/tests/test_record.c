@@ -823,6 +823,71 @@ static void test_kinds_fixture(const char *write)
 	free(bin);
 }
 
+/* test_intervals()'s printer: each interval's end and its reads, lost records, MISS count. */
+static int64_t ival_got[8][4];
+static int ival_n;
+
+static void ival_print(const struct il_snapshot *s, int64_t end_ns)
+{
+	if (ival_n < 8) {
+		ival_got[ival_n][0] = end_ns;
+		ival_got[ival_n][1] = s->rec_reads;
+		ival_got[ival_n][2] = s->rec_lost;
+		ival_got[ival_n][3] = (int64_t)il_cache_reads(s, IOLAYERS_C_MISS);
+	}
+	ival_n++;
+}
+
+/*
+ * --from REC INTERVAL: reads ending at 0.5, 1.2, 1.7 and 3.1 s (a wall
+ * clock 10^18 ns ahead of the records' clock: intervals aligned to it),
+ * a loss after the third: three intervals, none for the empty [2, 3) s,
+ * every read and loss in one, the last printed at the end.
+ */
+static void test_intervals(void)
+{
+	static const int64_t ends[4] = { 500000000, 1200000000, 1700000000, 3100000000 };
+	struct iolayers_rec_read r[4];
+	struct iolayers_rec_lost lo = { { IOLAYERS_REC_LOST, sizeof(lo), 0 }, 2 };
+	char raw[sizeof(r) + sizeof(lo)], *lines, *text, err[128] = "";
+	struct il_snapshot s;
+	uint64_t lost;
+	long reads;
+	FILE *f;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		rec_init(&r[i], (uint64_t)i + 1);
+		r[i].start_ns = (uint64_t)(ends[i] - 500000);
+	}
+	memcpy(raw, r, 3 * sizeof(r[0]));
+	memcpy(raw + 3 * sizeof(r[0]), &lo, sizeof(lo));
+	memcpy(raw + 3 * sizeof(r[0]) + sizeof(lo), &r[3], sizeof(r[0]));
+	lines = convert(raw, sizeof(raw), &reads, &lost);
+	if (asprintf(&text, "{\"iolayers_record\": 1, \"format\": %d, \"module\": \"iolayers x\", "
+		     "\"settings\": {}, \"clock\": {\"realtime_ns\": 1000000000000000000, "
+		     "\"monotonic_ns\": 0}}\n%s{\"end\": true, \"reads\": 4, \"lost\": 2}\n",
+		     IOLAYERS_FORMAT_VERSION, lines) < 0)
+		abort();
+	memset(&s, 0, sizeof(s));
+	s.keep = IL_KEEP_NONE;
+	s.interval_ns = 1000000000;
+	s.on_interval = ival_print;
+	f = fmemopen(text, strlen(text), "r");
+	EXPECT(f && !il_parse_recording(f, &s, err, sizeof(err)) && !s.warning[0]);
+	if (f)
+		fclose(f);
+	EXPECT(ival_n == 3);
+	EXPECT(ival_got[0][0] == 1000000000 && ival_got[0][1] == 1 && ival_got[0][3] == 1);
+	EXPECT(ival_got[1][0] == 2000000000 && ival_got[1][1] == 2 && ival_got[1][2] == 2);
+	EXPECT(ival_got[2][0] == 4000000000 && ival_got[2][1] == 1 && ival_got[2][2] == 0);
+	/* The whole recording's counts stay. */
+	EXPECT(s.rec_reads == 4 && s.rec_lost == 2);
+	il_snapshot_free(&s);
+	free(text);
+	free(lines);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--write-kinds")) {
@@ -837,6 +902,7 @@ int main(int argc, char **argv)
 	test_binary();
 	test_exact_percentiles();
 	test_kinds_fixture(NULL);
+	test_intervals();
 	printf("test_record: %s\n", failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;
 }
