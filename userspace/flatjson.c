@@ -12,6 +12,7 @@
  * form (il_fj_from_jansson()). The fuzzer checks that both agree on every
  * line this parser takes.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "flatjson.h"
@@ -209,7 +210,7 @@ static int slot_put(struct il_fj *o, int i)
 			return -1;
 		k = (k + 1) & (IL_FJ_SLOTS - 1);
 	}
-	o->slot[k] = (unsigned char)(i + 1);
+	o->slot[k] = (unsigned short)(i + 1);
 	return 0;
 }
 
@@ -345,16 +346,21 @@ static const char *keep(struct il_fj *o, const char *s)
 	char *at;
 
 	if (o->used + n + 1 > o->cap) {
-		size_t cap = (o->used + n + 1) * 2;
-		char *b = realloc(o->scratch, cap);
+		size_t cap = (o->used + n + 1) * 2, koff[IL_FJ_MAX], soff[IL_FJ_MAX];
+		char *b;
+		int i;
 
+		/* Earlier members point into the old buffer: by offsets into the new. */
+		for (i = 0; i < o->n; i++) {
+			koff[i] = (size_t)(o->v[i].key - o->scratch);
+			soff[i] = o->v[i].s ? (size_t)(o->v[i].s - o->scratch) : SIZE_MAX;
+		}
+		b = realloc(o->scratch, cap);
 		if (!b)
 			return NULL;
-		/* Earlier members point into the old buffer: move them. */
-		for (int i = 0; i < o->n; i++) {
-			o->v[i].key = b + (o->v[i].key - o->scratch);
-			if (o->v[i].s)
-				o->v[i].s = b + (o->v[i].s - o->scratch);
+		for (i = 0; i < o->n; i++) {
+			o->v[i].key = b + koff[i];
+			o->v[i].s = soff[i] == SIZE_MAX ? NULL : b + soff[i];
 		}
 		o->scratch = b;
 		o->cap = cap;
@@ -373,7 +379,7 @@ static const char *keep(struct il_fj *o, const char *s)
  * A member that is not an integer, a string, null, true, false or an
  * array of strings is IL_FJ_OTHER, which no reader of it takes.
  *
- * Return: 0, or -1 when out of memory or past IL_FJ_MAX members.
+ * Return: 0, -1 when out of memory, -2 past IL_FJ_MAX members.
  */
 int il_fj_from_jansson(struct il_fj *o, json_t *j)
 {
@@ -388,7 +394,7 @@ int il_fj_from_jansson(struct il_fj *o, json_t *j)
 		const char *at;
 
 		if (o->n == IL_FJ_MAX)
-			return -1;
+			return -2;
 		at = keep(o, key);
 		if (!at)
 			return -1;

@@ -9,8 +9,11 @@
 
 enum { IL_FJ_NULL, IL_FJ_TRUE, IL_FJ_FALSE, IL_FJ_INT, IL_FJ_STR, IL_FJ_ARR, IL_FJ_OTHER };
 
-/* Members an object may have: a read's has 57. */
-#define IL_FJ_MAX	96
+/*
+ * Members an object may have: a read's has 57; one with more (a far
+ * newer recorder's) is damage, said so (il_fj_from_jansson()'s -2).
+ */
+#define IL_FJ_MAX	192
 
 /**
  * struct il_fj_val - A member of a flat object.
@@ -31,7 +34,7 @@ struct il_fj_val {
 };
 
 /* Slots of the members' hash table: a power of two, past twice IL_FJ_MAX. */
-#define IL_FJ_SLOTS	256
+#define IL_FJ_SLOTS	512
 
 /**
  * struct il_fj - A flat object: its members, their strings in @scratch,
@@ -40,7 +43,7 @@ struct il_fj_val {
 struct il_fj {
 	int n;
 	struct il_fj_val v[IL_FJ_MAX];
-	unsigned char slot[IL_FJ_SLOTS];
+	unsigned short slot[IL_FJ_SLOTS];
 	char *scratch;
 	size_t cap, used;
 };

@@ -84,6 +84,7 @@ static int fj_str(struct il_fj *o, const char *key, int null_ok, char *buf, size
 	if (strlen(s) >= len)
 		return -1;
 	strcpy(buf, s);
+	il_json_bytes(buf);
 	return 0;
 }
 
@@ -213,7 +214,7 @@ static int from_read(struct il_fj *o, struct il_snapshot *s, struct il_flow *f)
 	    fj_i64(o, "ra_bytes", 0, 0, &f->ra_bytes) ||
 	    fj_i64(o, "requeues", 0, 0, &f->requeues) ||
 	    fj_i64(o, "errors", 0, 0, &f->errors) || fj_i64(o, "ndisks", 0, 0, &ndisks) ||
-	    fj_str(o, "disk", 1, f->disk, sizeof(f->disk) - 1, "-"))
+	    fj_str(o, "disk", 1, f->disk, IL_NAME_LEN, "-"))
 		return -1;
 	if (f->rq_bytes < 0 || f->bio_bytes < 0)
 		return -1;
@@ -275,8 +276,10 @@ static int from_header(json_t *o, struct il_snapshot *s, const char *where, char
 			return il_fail(err, errlen, "%s: bad slow_us '%s'", where, buf);
 		s->slow_ns = v * 1000;
 	}
+	/* An anchor no clock gives (before 1970, past 2116) is none. */
 	if (json_is_object(clk) && !get_i64(clk, "realtime_ns", 0, 0, &rt) &&
-	    !get_i64(clk, "monotonic_ns", 0, 0, &mono) && rt > 0 && mono >= 0)
+	    !get_i64(clk, "monotonic_ns", 0, 0, &mono) && rt > mono && mono >= 0 &&
+	    rt < IL_MAX_PLAUSIBLE)
 		s->realtime_off = rt - mono;
 	return 0;
 }
@@ -400,6 +403,10 @@ static int from_json_lines(FILE *f, struct il_snapshot *s, struct from_state *st
 		} else if (json_object_get(o, "seq")) {
 			r = il_fj_from_jansson(&fj, o);
 			json_decref(o);
+			if (r == -2) {
+				st->damage = "a read with more members than this reader takes";
+				break;
+			}
 			if (r)
 				goto oom;
 			r = from_line_read(s, st, &fj);
@@ -415,7 +422,8 @@ static int from_json_lines(FILE *f, struct il_snapshot *s, struct from_state *st
 
 			if (get_str(fo, "fs_dev", 0, dev, sizeof(dev), NULL) ||
 			    get_i64(fo, "ino", 0, 0, &ino) || ino < 0 ||
-			    get_str(fo, "path", 0, path, sizeof(path), NULL)) {
+			    get_str(fo, "path", 0, path, sizeof(path), NULL) ||
+			    (il_json_bytes(path), 0)) {
 				json_decref(o);
 				st->damage = "not a file's record";
 				break;
@@ -518,13 +526,13 @@ static ssize_t from_bin_records(struct il_snapshot *s, struct from_state *st, co
 		int bad = 0;
 
 		memcpy(&h, p + off, sizeof(h));
+		snprintf(st->where, sizeof(st->where), "byte %lld", (long long)(base + off));
 		if (h.size < sizeof(h)) {
 			st->damage = "a record shorter than its header";
 			break;
 		}
 		if (off + h.size > len)
 			break;	/* the rest in the next read */
-		snprintf(st->where, sizeof(st->where), "byte %lld", (long long)(base + off));
 		if (st->ended) {
 			st->damage = "a record after the trailer";
 			break;

@@ -62,7 +62,7 @@ struct il_hist {
 
 /*
  * A recording holds every read's latency: its percentiles come from
- * histograms fine enough to be exact to within 1 % (il_fine_bucket()):
+ * histograms fine enough to be exact to within 0.4 % (il_fine_bucket()):
  * below 256 ns one bucket per nanosecond, from there 128 per power of
  * two, so a bucket is at most 1/128 of its values wide and its midpoint
  * at most 1/256 (0.39 %) off any of them. 7,424 buckets, 58 KiB, per
@@ -93,7 +93,7 @@ struct il_flow {
 	int64_t lat[IOLAYERS_NR_LAYERS];	/* ns per layer */
 	int64_t bios, rqs, bio_bytes, rq_bytes, ra_bytes, requeues, errors;
 	int64_t vfs_off, fs_off, queue_off, issue_off, device_off, done_off;
-	char disk[IL_NAME_LEN];		/* of its first request, "-" if none */
+	char disk[IL_NAME_LEN + 2];	/* of its first request ("+": more), "-" if none */
 	char missed[IL_NAME_LEN];	/* layers that lost an event, "-" if none */
 	/* Format 6: the file (-1 and "-" when not seen or not shown). */
 	int64_t ino;
@@ -304,7 +304,9 @@ struct il_snapshot {
 	 * lost records (@no_slow: not @slow, for a view without it); its wall-clock anchor (CLOCK_REALTIME minus the
 	 * records' CLOCK_MONOTONIC, ns; 0: none); its fine histograms.
 	 */
-	int keep, keep_n, keep_next, no_slow;
+	int keep, keep_n, keep_next, no_slow, slow_next;
+	int slow_max;			/* the newest slow reads kept; 0: IL_MAX_SLOW */
+	int64_t slow_dropped;		/* older slow reads not kept */
 	uint64_t keep_seq;
 	int64_t slow_ns;		/* the recording's slow_us, in ns */
 	int64_t rec_lost;
@@ -317,10 +319,15 @@ struct il_snapshot {
 	 * the snapshot, @rec_reads and @rec_lost then the interval's, once
 	 * its last read is past; the model starts again empty after it.
 	 */
-	int64_t interval_ns, ival_end, ival_reads, ival_lost;
+	int64_t interval_ns, ival_reads, ival_lost;
+	uint64_t ival_end;		/* 0: none yet */
 	void (*on_interval)(const struct il_snapshot *s, int64_t end_ns);
+	struct il_heat *heat;		/* --heatmap: its grid, filled read by read */
 	struct il_fine *fine[IOLAYERS_NR_LAYERS][IOLAYERS_NR_CACHE];
 };
+
+/* The slow reads a recording keeps at most for --slow: the newest. */
+#define IL_MAX_SLOW	10000
 
 /**
  * enum il_keep - The reads a recording read keeps, for its view.
@@ -337,6 +344,32 @@ enum il_keep {
 	IL_KEEP_NEWEST,
 	IL_KEEP_SEQ,
 };
+
+/*
+ * heatmap.c: --heatmap, a grid of IL_HEAT_COLS columns of time (each
+ * @width_ns from @t0, CLOCK_MONOTONIC) by IL_HEAT_ROWS rows of latency
+ * (il_heat_row()) per layer and cache state.
+ */
+#define IL_HEAT_COLS	720
+#define IL_HEAT_ROWS	128
+
+/** struct il_heat_panel - One layer's and cache state's grid: reads per cell. */
+struct il_heat_panel {
+	uint32_t cell[IL_HEAT_COLS][IL_HEAT_ROWS];
+	uint64_t count;
+};
+
+/** struct il_heat - A recording's heatmap: its columns, its panels (NULL: no read). */
+struct il_heat {
+	int64_t width_ns, t0;
+	int ncols;
+	struct il_heat_panel *p[IOLAYERS_NR_LAYERS][IOLAYERS_NR_CACHE];
+};
+
+int il_heat_row(uint64_t ns);
+int il_heat_add(struct il_heat *h, const struct il_flow *f, int64_t realtime_off);
+void il_heat_free(struct il_heat *h);
+int il_view_heatmap(FILE *out, const struct il_snapshot *s);
 
 /* model.c: the reads into the model, the model's histograms. */
 int il_model_add(struct il_snapshot *s, const struct il_flow *f);
@@ -358,6 +391,7 @@ char *il_put_u64(char *p, uint64_t v);
 char *il_put_i64(char *p, int64_t v);
 char *il_put_str(char *p, const char *s, size_t max);
 void il_json_str(FILE *out, const char *s, size_t max);
+void il_json_bytes(char *s);
 
 /* escape.c: strings for a terminal and for XML. */
 #define IL_TERM_LEN(len) (4 * (len) + 1)
@@ -400,6 +434,7 @@ static inline uint64_t il_sat_add(uint64_t a, uint64_t b)
 }
 
 void il_hist_merge(struct il_hist *into, const struct il_hist *h);
+void il_fmt_wall(char *buf, size_t len, int64_t ns, int64_t off, const char *fmt);
 uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct);
 /* The log2 bucket of a value, as the module's histograms count it. */
 int il_bucket(uint64_t ns);

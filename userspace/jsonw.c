@@ -65,6 +65,31 @@ char *il_put_str(char *p, const char *s, size_t max)
 	return p;
 }
 
+/**
+ * il_json_bytes() - A JSON string read back as the bytes il_put_str() wrote.
+ * @s: the decoded string (UTF-8), changed in place
+ *
+ * il_put_str() writes each byte outside printable ASCII as \u00XX, which a
+ * JSON parser decodes as the character U+00XX, two bytes of UTF-8: each
+ * such character becomes its one byte again, so that a comm, disk or path
+ * that is not ASCII reads the same from a JSON recording as from a binary
+ * one. Other characters stay as they are.
+ */
+void il_json_bytes(char *s)
+{
+	unsigned char *in = (unsigned char *)s, *out = in;
+
+	while (*in) {
+		if ((in[0] == 0xc2 || in[0] == 0xc3) && (in[1] & 0xc0) == 0x80) {
+			*out++ = (unsigned char)((in[0] & 0x03) << 6 | (in[1] & 0x3f));
+			in += 2;
+		} else {
+			*out++ = *in++;
+		}
+	}
+	*out = '\0';
+}
+
 void il_json_str(FILE *out, const char *s, size_t max)
 {
 	char buf[IL_JSON_STR_MAX(64)];

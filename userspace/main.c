@@ -2,6 +2,7 @@
 /* iolayers: where did the time of my reads go? Reads the module's debugfs. */
 #include <argp.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -24,7 +25,7 @@ static struct env {
 	unsigned int cache_mask;
 	int cache;			/* -1: any */
 	unsigned long long flow;
-	const char *svg, *output;
+	const char *svg, *output, *heatmap;
 	int rows;
 	const char *pid, *comm, *children;	/* --set-pid, --set-comm, --set-children */
 	long view_pid;				/* -p */
@@ -70,7 +71,7 @@ static const char doc[] =
 "    iolayers -D                  # per disk histograms\n"
 "    iolayers --check             # which layers work here, and why not\n";
 
-enum { OPT_SVG = 1000, OPT_JSON_LINES, OPT_PROM, OPT_OPENMETRICS, OPT_OUTPUT, OPT_SET_PID, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
+enum { OPT_SVG = 1000, OPT_JSON_LINES, OPT_HEATMAP, OPT_PROM, OPT_OPENMETRICS, OPT_OUTPUT, OPT_SET_PID, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
 	OPT_FILES, OPT_CHECK, OPT_CHECK_ROOT, OPT_STRICT };
 
 static const struct argp_option opts[] = {
@@ -93,6 +94,8 @@ static const struct argp_option opts[] = {
 	{ "files", OPT_FILES, NULL, 0, "Per file: reads, bytes, HIT share, time per layer (--rows files)", 1 },
 	{ "disks", 'D', NULL, 0, "Per disk: queue, service and device histograms", 1 },
 	{ "svg", OPT_SVG, "FILE", 0, "Write a waterfall of the slowest reads to FILE", 1 },
+	{ "heatmap", OPT_HEATMAP, "FILE", 0, "With --from: write a latency heatmap (time x "
+	  "latency, per layer and cache state) to FILE, SVG", 1 },
 	{ "rows", OPT_ROWS, "N", 0, "Reads in the SVG, files in --files (default 50)", 1 },
 	{ "json", 'j', NULL, 0, "Everything as one JSON object", 1 },
 	{ "json-lines", 'J', NULL, 0, "With --from: every read of the recording as JSON lines "
@@ -189,6 +192,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SVG:
 		env.svg = arg;
+		break;
+	case OPT_HEATMAP:
+		env.heatmap = arg;
 		break;
 	case OPT_ROWS:
 		env.rows = positive(arg, state, "rows");
@@ -390,7 +396,10 @@ static void recording_keeps(struct il_snapshot *s)
 		s->keep = IL_KEEP_NEWEST;
 		s->keep_n = env.rows;
 	}
-	s->no_slow = !env.slow;
+	s->no_slow = !env.slow && !env.json;
+	s->slow_max = env.slow ? IL_MAX_SLOW : env.rows;
+	if (env.heatmap)
+		s->heat = calloc(1, sizeof(*s->heat));
 	if (recording_interval_ns) {
 		s->interval_ns = recording_interval_ns;
 		s->on_interval = recording_interval;
@@ -629,17 +638,8 @@ static int json_lines_main(void)
 /* The wall-clock time of a recording's @ns (CLOCK_MONOTONIC), as live intervals print it. */
 static void recording_time(char *buf, size_t len, const struct il_snapshot *s, int64_t ns)
 {
-	time_t t;
-	struct tm tm;
-
-	if (!s->realtime_off) {
-		/* A recording from before the anchor: its own clock's seconds. */
-		snprintf(buf, len, "%.3f", ns / 1e9);
-		return;
-	}
-	t = (time_t)((ns + s->realtime_off) / 1000000000);
-	localtime_r(&t, &tm);
-	strftime(buf, len, env.json ? "%Y-%m-%dT%H:%M:%S%z" : "%H:%M:%S", &tm);
+	/* A recording from before the anchor: its own clock's seconds. */
+	il_fmt_wall(buf, len, ns, s->realtime_off, env.json ? "%Y-%m-%dT%H:%M:%S%z" : "%H:%M:%S");
 }
 
 /* One interval of a recording, printed as a live one is (with its time). */
@@ -688,7 +688,7 @@ static int conflicts(void)
 		{ env.timeline && !env.flow, "-t" }, { env.timeline && env.flow, "-f" },
 		{ env.slow, "--slow" }, { env.files, "--files" }, { env.disks, "-D" },
 		{ env.probes, "-P" }, { env.hist, "-H" }, { env.check, "--check" },
-		{ env.json_lines, "-J" },
+		{ env.json_lines, "-J" }, { !!env.heatmap, "--heatmap" },
 	};
 	const char *first = NULL;
 	size_t i;
@@ -710,6 +710,11 @@ static int conflicts(void)
 	if (env.json_lines && (!env.from || env.view_pid || env.cache >= 0 || env.output)) {
 		fprintf(stderr, "iolayers: -J prints every read of a recording (--from), on "
 			"stdout: no -p, -c or -o\n");
+		return 1;
+	}
+	if (env.heatmap && (!env.from || env.interval)) {
+		fprintf(stderr, "iolayers: --heatmap draws a recording's reads over time: it goes "
+			"with --from, without an interval\n");
 		return 1;
 	}
 	if (env.strict && !env.from) {
@@ -801,6 +806,18 @@ int main(int argc, char **argv)
 			printf("iolayers: wrote %s (%d slowest reads of %d kept)\n", env.svg,
 			       s.flows.n < env.rows ? s.flows.n : env.rows, s.flows.n);
 		}
+	} else if (env.heatmap) {
+		FILE *hm = s.heat ? fopen(env.heatmap, "w") : NULL;
+		int panels = hm ? il_view_heatmap(hm, &s) : 0;
+
+		if (!hm || ferror(hm) | fclose(hm)) {
+			fprintf(stderr, "iolayers: %s: %s\n", env.heatmap,
+				s.heat ? strerror(errno) : "out of memory");
+			ret = 1;
+		} else {
+			printf("iolayers: wrote %s (%d panels, %" PRId64 " reads)\n", env.heatmap,
+			       panels, s.view_reads);
+		}
 	} else if (env.timeline) {
 		/* The slowest kept read: `slow` may hold older, slower ones. */
 		const struct il_flow *f = il_pick_flow(&s.flows, env.flow, env.cache);
@@ -821,6 +838,9 @@ int main(int argc, char **argv)
 		il_view_disks(stdout, &s, env.unit);
 	} else if (env.slow) {
 		il_view_slow(stdout, &s.slow);
+		if (s.slow_dropped)
+			printf("(the %" PRId64 " slow reads before these not kept: the newest %d are)\n",
+			       s.slow_dropped, s.slow.n);
 	} else if (env.probes) {
 		il_view_probes(stdout, &s);
 	} else if (env.hist) {

@@ -135,6 +135,41 @@ static int flows_push(struct il_flows *fl, const struct il_flow *f)
 	return 0;
 }
 
+/* The newest @max of the reads pushed: a ring once full, @*next its oldest. */
+static int ring_push(struct il_flows *fl, int max, int *next, const struct il_flow *f)
+{
+	if (fl->n < max)
+		return flows_push(fl, f);
+	if (max) {
+		fl->v[*next] = *f;
+		*next = (*next + 1) % max;
+	}
+	return 0;
+}
+
+static void flows_reverse(struct il_flow *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n / 2; i++) {
+		struct il_flow t = v[i];
+
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = t;
+	}
+}
+
+/* A ring in its order, oldest first, in place (no allocation to fail). */
+static void ring_rotate(struct il_flows *fl, int *next)
+{
+	if (!*next)
+		return;
+	flows_reverse(fl->v, *next);
+	flows_reverse(fl->v + *next, fl->n - *next);
+	flows_reverse(fl->v, fl->n);
+	*next = 0;
+}
+
 /* The slowest @n: a heap with the fastest kept at its top, replaced by a slower read. */
 static void heap_down(struct il_flow *v, int n, int i)
 {
@@ -210,7 +245,7 @@ static void interval_end(struct il_snapshot *s)
 		model_pcts(s);
 		s->rec_reads = s->ival_reads;
 		s->rec_lost = s->ival_lost;
-		s->on_interval(s, s->ival_end);
+		s->on_interval(s, s->ival_end > INT64_MAX ? INT64_MAX : (int64_t)s->ival_end);
 		s->rec_reads = reads;
 		s->rec_lost = lost;
 	}
@@ -231,17 +266,16 @@ static void interval_end(struct il_snapshot *s)
  */
 static void interval_reach(struct il_snapshot *s, int64_t end_ns)
 {
-	int64_t iv = s->interval_ns, wall;
+	/* Unsigned: a read's end and the anchor are each below 2^63, not their sum. */
+	uint64_t iv = (uint64_t)s->interval_ns, end = (uint64_t)end_ns;
 
-	if (!s->ival_end) {
-		wall = end_ns + s->realtime_off;
-		s->ival_end = (wall / iv + 1) * iv - s->realtime_off;
-	}
-	if (end_ns < s->ival_end)
+	if (!s->ival_end)
+		s->ival_end = end + iv - (end + (uint64_t)s->realtime_off) % iv;
+	if (end < s->ival_end)
 		return;
 	interval_end(s);
 	/* Past a gap: straight to the interval of @end_ns. */
-	s->ival_end += (end_ns - s->ival_end) / iv * iv + iv;
+	s->ival_end += (end - s->ival_end) / iv * iv + iv;
 }
 
 /**
@@ -288,24 +322,26 @@ int il_model_add(struct il_snapshot *s, const struct il_flow *f)
 	}
 	if (s->view_cache_mask && !(s->view_cache_mask & 1U << f->cache))
 		return 0;
+	if (s->heat && il_heat_add(s->heat, f, s->realtime_off))
+		return -1;
 	s->view_reads++;
 	if (fsum_add(&s->fsums, f) || dsum_add(&s->dsums, f))
 		return -1;
-	if (!s->no_slow && il_flow_ns(f) >= s->slow_ns && flows_push(&s->slow, f))
-		return -1;
+	if (!s->no_slow && il_flow_ns(f) >= s->slow_ns) {
+		int max = s->slow_max ? s->slow_max : IL_MAX_SLOW;
+
+		if (s->slow.n == max)
+			s->slow_dropped++;
+		if (ring_push(&s->slow, max, &s->slow_next, f))
+			return -1;
+	}
 	switch (s->keep) {
 	case IL_KEEP_ALL:
 		return flows_push(&s->flows, f);
 	case IL_KEEP_SLOWEST:
 		return keep_slowest(&s->flows, s->keep_n, f);
 	case IL_KEEP_NEWEST:
-		if (s->flows.n < s->keep_n)
-			return flows_push(&s->flows, f);
-		if (s->keep_n) {
-			s->flows.v[s->keep_next] = *f;
-			s->keep_next = (s->keep_next + 1) % s->keep_n;
-		}
-		return 0;
+		return ring_push(&s->flows, s->keep_n, &s->keep_next, f);
 	case IL_KEEP_SEQ:
 		return f->seq == s->keep_seq && !s->flows.n ? flows_push(&s->flows, f) : 0;
 	default:
@@ -385,20 +421,9 @@ void il_model_finish(struct il_snapshot *s)
 {
 	if (s->interval_ns && s->ival_end)
 		interval_end(s);	/* the last, however short */
-	if (s->keep == IL_KEEP_NEWEST && s->keep_next && s->flows.n == s->keep_n) {
-		struct il_flow *v = malloc((size_t)s->flows.n * sizeof(*v));
-
-		if (v) {
-			int n = s->flows.n - s->keep_next;
-
-			memcpy(v, s->flows.v + s->keep_next, (size_t)n * sizeof(*v));
-			memcpy(v + n, s->flows.v, (size_t)s->keep_next * sizeof(*v));
-			free(s->flows.v);
-			s->flows.v = v;
-			s->flows.cap = s->flows.n;
-			s->keep_next = 0;
-		}
-	}
+	if (s->keep == IL_KEEP_NEWEST)
+		ring_rotate(&s->flows, &s->keep_next);
+	ring_rotate(&s->slow, &s->slow_next);
 	model_pcts(s);
 }
 
@@ -446,4 +471,9 @@ void il_model_free(struct il_snapshot *s)
 	free(s->dsums.v);
 	memset(&s->fsums, 0, sizeof(s->fsums));
 	memset(&s->dsums, 0, sizeof(s->dsums));
+	if (s->heat) {
+		il_heat_free(s->heat);
+		free(s->heat);
+		s->heat = NULL;
+	}
 }

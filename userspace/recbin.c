@@ -154,15 +154,19 @@ int il_flow_from_rec(const struct iolayers_rec_read *r, struct il_flow *f)
 	f->issue_off = r->issue_off < 0 ? -1 : r->issue_off;
 	f->device_off = r->device_off < 0 ? -1 : r->device_off;
 	f->done_off = r->done_off < 0 ? -1 : r->done_off;
+	if (strnlen(r->disk, sizeof(r->disk)) == sizeof(r->disk))
+		return -1;	/* no NUL: no kernel writes it (nor reads it back from JSON) */
 	if (r->disk[0])
-		put_field(f->disk, r->disk, sizeof(f->disk) - 2);
+		put_field(f->disk, r->disk, sizeof(r->disk));
 	else
 		strcpy(f->disk, "-");
 	if (r->ndisks > 1)
 		strcat(f->disk, "+");
 	put_bits(f->missed, sizeof(f->missed), r->missed, missed, 4);
+	if (r->ino > INT64_MAX)
+		return -1;	/* as its JSON line is refused (jansson's integers) */
 	if (r->ino) {
-		f->ino = (int64_t)(r->ino > INT64_MAX ? INT64_MAX : r->ino);
+		f->ino = (int64_t)r->ino;
 		put_dev(f->fs_dev, r->fs_major, r->fs_minor);
 	} else {
 		f->ino = -1;

@@ -780,19 +780,24 @@ int il_record_main(int argc, char **argv)
 		rec_cancel_child(child, gate);
 		return 1;
 	}
-	if (gate >= 0) {
-		if (write(gate, "g", 1) != 1)
-			ret = 1;
-		close(gate);
-	}
 	if (rec_csv) {
 		fprintf(out, "%s\n", CSV_HEADER);
 	} else if (rec_json) {
 		rec_header(out, &start, cmd);
 		fputc('\n', out);
 	} else if (rec_bin_head(out, &start, cmd)) {
-		fprintf(stderr, "iolayers record: out of memory\n");
-		ret = 1;
+		fprintf(stderr, "iolayers record: the recording's header could not be made "
+			"(out of memory, or a command line over 1 MiB)\n");
+		rec_discard(out, path, tmp);
+		rec_cancel_child(child, gate);
+		close(fd);
+		return 1;
+	}
+	/* The header made: the command may run. */
+	if (gate >= 0) {
+		if (write(gate, "g", 1) != 1)
+			ret = 1;
+		close(gate);
 	}
 	n = rec_records(out, buf + sizeof(start), len - sizeof(start), &lost, &start);
 	/* A binary recording: the records as they came, the start record first. */
@@ -847,8 +852,9 @@ int il_record_main(int argc, char **argv)
 			(unsigned long long)lost);
 	else if (!rec_csv)
 		rec_bin_end(out, reads, lost);
-	if (fflush(out) || (path && tmp[0] && fsync(fileno(out))) || (path && fclose(out)) ||
-	    (path && tmp[0] && rename(tmp, path))) {
+	/* ferror(): a large fwrite() that failed leaves fflush() nothing to fail on. */
+	if (fflush(out) || ferror(out) || (path && tmp[0] && fsync(fileno(out))) ||
+	    (path && fclose(out)) || (path && tmp[0] && rename(tmp, path))) {
 		fprintf(stderr, "iolayers record: %s: %s%s%s\n", path ? path : "stdout",
 			strerror(errno), path && tmp[0] ? "; what was recorded is in " : "",
 			path && tmp[0] ? tmp : "");

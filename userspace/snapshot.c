@@ -5,8 +5,33 @@
  * parsing (parse.c) and printing (output.c).
  */
 
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "iolayers.h"
+
+/**
+ * il_fmt_wall() - A recording's time on the wall clock.
+ * @buf: where it goes
+ * @len: its size
+ * @ns: a CLOCK_MONOTONIC time of the recording
+ * @off: the recording's anchor (CLOCK_REALTIME minus CLOCK_MONOTONIC, ns;
+ *	0: none)
+ * @fmt: strftime()'s format of local time
+ *
+ * Without an anchor, or for a time no calendar holds, @ns in seconds.
+ */
+void il_fmt_wall(char *buf, size_t len, int64_t ns, int64_t off, const char *fmt)
+{
+	/* Unsigned: each is below 2^63, their sum need not be. */
+	uint64_t wall = (uint64_t)ns + (uint64_t)off;
+	time_t t = (time_t)(wall / 1000000000);
+	struct tm tm;
+
+	if (!off || ns < 0 || wall / 1000000000 > (uint64_t)INT32_MAX * 1000 ||
+	    !localtime_r(&t, &tm) || !strftime(buf, len, fmt, &tm))
+		snprintf(buf, len, "%.3f", ns / 1e9);
+}
 
 /* The bounds of log2 bucket @i: [2^i, 2^(i+1)), bucket 0 [0, 2). */
 int il_bucket(uint64_t ns)

@@ -20,6 +20,13 @@ ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 n=${IOLAYERS_SOAK_READS:-500000}
 early=$((n / 10))
 
+# mem_less_reuse: memory_total less memory_reuse, of one read of stats
+# (the lists change with every read the module follows).
+mem_less_reuse() {
+	awk '$1 == "memory_total" { t = $2 } $1 == "memory_reuse" { r = $2 } END { print t - r }' \
+		"$IOLAYERS_D/stats"
+}
+
 # meminfo_kb FIELD: a /proc/meminfo field, KiB.
 meminfo_kb() {
 	awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo
@@ -50,7 +57,7 @@ while [ "$(hist_total syscall)" -lt "$early" ] && [ $i -lt 3000 ]; do
 done
 # The lists of removed entries kept to reuse fill as far as grace periods
 # lag behind, at any time up to their bound (table.c): they are apart.
-base_mem=$(($(stats_value memory_total) - $(stats_value memory_reuse)))
+base_mem=$(mem_less_reuse)
 base_slab=$(meminfo_kb SUnreclaim)
 base_reads=$(hist_total syscall)
 echo "# at read $base_reads: memory_total less memory_reuse $base_mem, SUnreclaim $base_slab kB"
@@ -72,7 +79,7 @@ check "no record vanished from a CPU's ring ($(stats_value stream_vanished))" \
 	test "$(stats_value stream_vanished)" -eq 0
 check "the stream got them all: $total == delivered $(stats_value stream_delivered) + lost $(stats_value stream_lost)" \
 	test $(($(stats_value stream_delivered) + $(stats_value stream_lost))) -eq "$total"
-mem=$(($(stats_value memory_total) - $(stats_value memory_reuse)))
+mem=$(mem_less_reuse)
 slab=$(meminfo_kb SUnreclaim)
 check "the module's memory less the entries kept to reuse did not grow after read $base_reads ($base_mem -> $mem)" \
 	test "$mem" -le "$base_mem"

@@ -59,7 +59,7 @@ fio_pass() {
 	if [ "$state" = cold ]; then
 		cat "$ev" >/tmp/fio-$state.out &
 	else
-		"$reader" record -o /tmp/fio-$state.out 2>/dev/null &
+		"$reader" record -o /tmp/fio-$state.rec 2>/dev/null &
 	fi
 	rpid=$!
 	check "fio $state: the reader has the stream" wait_stream_reader
@@ -73,6 +73,8 @@ fio_pass() {
 	# not stop); iolayers record stops and saves on either.
 	kill $rpid
 	wait $rpid 2>/dev/null
+	# The binary recording as JSON lines (-J), for the count below.
+	[ "$state" = cold ] || "$reader" --from /tmp/fio-$state.rec -J >/tmp/fio-$state.out
 	# Per job: count, bytes and the sorted offsets of its file's records,
 	# and fio's total_ios, io_bytes and logged offsets; then what the
 	# reader says it lost. One python3 for all (each start costs seconds
@@ -185,21 +187,35 @@ table_cols() {
 	awk '/^  [a-z]/ && NF >= 8 { print $1, $(NF-6), $(NF-5), $(NF-1), $NF; next }
 	     !/^recording: / { print }' "$@"
 }
-"$reader" | tail -n +2 | table_cols >/tmp/live.table &&
-	"$reader" --from /tmp/rec.bin | tail -n +2 | table_cols >/tmp/from.table
-check "record: --from prints the live table" cmp /tmp/live.table /tmp/from.table
-"$reader" -H | tail -n +2 >/tmp/live.hist &&
-	"$reader" --from /tmp/rec.bin -H | tail -n +3 >/tmp/from.hist
-check "record: --from -H prints the live histograms" cmp /tmp/live.hist /tmp/from.hist
+"$reader" >/tmp/live.out && "$reader" --from /tmp/rec.bin >/tmp/from.out
+tail -n +2 /tmp/live.out | table_cols >/tmp/live.table
+tail -n +2 /tmp/from.out | table_cols >/tmp/from.table
+check "record: --from prints the live table" \
+	bash -c 'grep -q "^  syscall " /tmp/from.table && cmp /tmp/live.table /tmp/from.table'
+"$reader" -H >/tmp/live.out && "$reader" --from /tmp/rec.bin -H >/tmp/from.out
+tail -n +2 /tmp/live.out >/tmp/live.hist
+tail -n +3 /tmp/from.out >/tmp/from.hist
+check "record: --from -H prints the live histograms" \
+	bash -c 'grep -q "^layer = syscall" /tmp/from.hist && cmp /tmp/live.hist /tmp/from.hist'
 diff /tmp/live.table /tmp/from.table | head -20
 "$reader" --from /tmp/rec.bin | head -14
-for v in "" -H --files -D -j --prometheus "--slow" "-t" "--svg /tmp/v.svg"; do
+for v in "" -H --files -D -j --prometheus --slow -t --svg --heatmap "-H 1"; do
+	case $v in
+	--svg|--heatmap) vb="$v /tmp/v-bin.svg" vj="$v /tmp/v-json.svg" ;;
+	*) vb=$v vj=$v ;;
+	esac
 	# shellcheck disable=SC2086
-	"$reader" --from /tmp/rec.bin $v >/tmp/v.bin 2>&1
+	"$reader" --from /tmp/rec.bin $vb >/tmp/v.bin 2>&1
+	rb=$?
 	# shellcheck disable=SC2086
-	"$reader" --from /tmp/rec.jsonl $v >/tmp/v.json 2>&1
-	check "record: --from ${v:-(table)} prints the same of the binary recording and its JSON lines" \
-		cmp /tmp/v.bin /tmp/v.json
+	"$reader" --from /tmp/rec.jsonl $vj >/tmp/v.json 2>&1
+	rj=$?
+	case $v in
+	--svg|--heatmap) sed -i 's/v-json/v-bin/' /tmp/v.json
+		cmp -s /tmp/v-bin.svg /tmp/v-json.svg || echo "differ" >>/tmp/v.json ;;
+	esac
+	check "record: --from ${v:-(table)} prints the same of the binary recording and its JSON lines ($rb, $rj)" \
+		bash -c '[ "$0/$1" = 0/0 ] && [ -s /tmp/v.bin ] && cmp /tmp/v.bin /tmp/v.json' "$rb" "$rj"
 done
 "$reader" --from /tmp/rec.bin --files >/tmp/from.files
 cat /tmp/from.files

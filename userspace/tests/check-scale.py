@@ -47,6 +47,7 @@ for view, n, want in [([], n, "recording: %d reads, %d lost" % (n, n // 100000))
                       (["-D"], m, "(%d reads recorded)" % m),
                       (["-j"], m, '"stream_lost": %d' % (m // 100000)),
                       (["-t"], m, "#"),
+                      (["--slow"], m, "slow reads before these not kept"),
                       (["--svg", "/dev/null"], m, "slowest reads of 50 kept")]:
     out, peak, secs = run(view, n)
     name = " ".join(view) or "the table"

@@ -457,6 +457,27 @@ PY
 		not_ok "--from $rname.jsonl: -j: $(head -c 300 "$tmp/uj")"
 	fi
 done
+# --heatmap of a recording: well-formed SVG, a panel per layer and cache
+# state with reads, each holding the reads -j counts in that histogram;
+# the columns of a longer recording folded, their reads kept.
+for rec in "$(dirname "$0")/recordings/kinds.rec" "$tmp/g.rec"; do
+	[ "$rec" = "$tmp/g.rec" ] && { "$(dirname "$0")/genrec" 20000 50 >"$tmp/g.rec" || continue; }
+	"$reader" --from "$rec" --heatmap "$tmp/h.svg" >"$tmp/ho" && "$reader" --from "$rec" -j >"$tmp/hj"
+	if python3 - "$tmp/h.svg" "$tmp/hj" <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+panels = {(g.get("data-layer"), g.get("data-cache")): int(g.get("data-reads"))
+          for g in root.iter(ns + "g") if g.get("class") == "panel"}
+j = json.load(open(sys.argv[2]))
+want = {(l, c): h["count"] for l, per in j["layers"].items() for c, h in per.items()
+        if c != "all" and h["count"]}
+assert panels == want, (panels, want)
+assert len(list(root.iter(ns + "rect"))) > len(panels)
+PY
+	then ok "--heatmap $(basename "$rec"): $(cat "$tmp/ho" | cut -c 1-80)"
+	else not_ok "--heatmap $(basename "$rec")"; fi
+done
 # --set-pid and the other settings: written to the module's parameters,
 # the change said on stderr (the module keeps it after the reader).
 mkdir -p "$tmp/params"

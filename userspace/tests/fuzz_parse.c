@@ -101,6 +101,8 @@ static void views(struct il_snapshot *s, FILE *out)
 	CHECKED(check_json, il_view_json, s);
 	il_view_prometheus(out, s);
 	CHECKED(check_svg, il_view_svg, s, 20);
+	if (s->heat)
+		CHECKED(check_svg, il_view_heatmap, s);
 	f = il_pick_flow(&s->flows, 0, -1);
 	if (f)
 		CHECKED(check_terminal, il_view_timeline, f);
@@ -181,6 +183,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ok = !il_parse_flows(f, &s->flows, err, sizeof(err));
 		break;
 	default:
+		s->heat = calloc(1, sizeof(*s->heat));
 		ok = !il_parse_recording(f, s, err, sizeof(err));
 		break;
 	}

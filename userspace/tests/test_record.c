@@ -888,6 +888,42 @@ static void test_intervals(void)
 	free(lines);
 }
 
+/*
+ * The heatmap's grid holds every read once, in its time's column and its
+ * latency's row, when 20 s of reads outgrow 720 columns of 1 ms: the
+ * columns folded to 32 ms, 625 of them, no read lost on the way.
+ */
+static void test_heatmap_fold(void)
+{
+	struct il_heat h = { 0 };
+	struct il_flow f;
+	uint64_t sum = 0;
+	int i, r;
+
+	memset(&f, 0, sizeof(f));
+	for (i = 0; i < IOLAYERS_NR_LAYERS; i++)
+		f.lat[i] = -1;
+	f.cache = IOLAYERS_C_MISS;
+	for (i = 0; i < 2000; i++) {
+		f.lat[IOLAYERS_L_SYSCALL] = 1000 + i;
+		f.start_ns = (int64_t)i * 10000000 - f.lat[IOLAYERS_L_SYSCALL];
+		EXPECT(!il_heat_add(&h, &f, 0));
+	}
+	EXPECT(h.width_ns == 32000000 && h.ncols == 625 && h.p[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS]);
+	if (h.p[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS]) {
+		const struct il_heat_panel *p = h.p[IOLAYERS_L_SYSCALL][IOLAYERS_C_MISS];
+
+		for (i = 0; i < IL_HEAT_COLS; i++)
+			for (r = 0; r < IL_HEAT_ROWS; r++)
+				sum += p->cell[i][r];
+		EXPECT(sum == 2000 && p->count == 2000);
+		/* Rows: 1000 in [768, 1024), 2999 in [2048, 3072); column 0 the first 32 ms. */
+		EXPECT(p->cell[0][il_heat_row(1000)] == 4 && il_heat_row(1000) == 19 &&
+		       il_heat_row(2999) == 22 && il_heat_row(1) == 0 && il_heat_row(3) == 3);
+	}
+	il_heat_free(&h);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--write-kinds")) {
@@ -903,6 +939,7 @@ int main(int argc, char **argv)
 	test_exact_percentiles();
 	test_kinds_fixture(NULL);
 	test_intervals();
+	test_heatmap_fold();
 	printf("test_record: %s\n", failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;
 }
