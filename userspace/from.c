@@ -81,11 +81,7 @@ static int fj_str(struct il_fj *o, const char *key, int null_ok, char *buf, size
 		s = v->s;
 	else
 		return -1;
-	if (strlen(s) >= len)
-		return -1;
-	strcpy(buf, s);
-	il_json_bytes(buf);
-	return 0;
+	return il_json_bytes_to(buf, len, s);
 }
 
 /* An array of names, comma-separated into @buf ("-" for none); -1 if not one or too long. */
@@ -418,12 +414,12 @@ static int from_json_lines(FILE *f, struct il_snapshot *s, struct from_state *st
 		} else if (json_is_object(json_object_get(o, "file"))) {
 			json_t *fo = json_object_get(o, "file");
 			char dev[IL_NAME_LEN], path[IL_PATH_LEN];
+			json_t *pv = json_object_get(fo, "path");
 			int64_t ino;
 
 			if (get_str(fo, "fs_dev", 0, dev, sizeof(dev), NULL) ||
-			    get_i64(fo, "ino", 0, 0, &ino) || ino < 0 ||
-			    get_str(fo, "path", 0, path, sizeof(path), NULL) ||
-			    (il_json_bytes(path), 0)) {
+			    get_i64(fo, "ino", 0, 0, &ino) || ino < 0 || !json_is_string(pv) ||
+			    il_json_bytes_to(path, sizeof(path), json_string_value(pv))) {
 				json_decref(o);
 				st->damage = "not a file's record";
 				break;

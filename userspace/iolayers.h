@@ -391,7 +391,7 @@ char *il_put_u64(char *p, uint64_t v);
 char *il_put_i64(char *p, int64_t v);
 char *il_put_str(char *p, const char *s, size_t max);
 void il_json_str(FILE *out, const char *s, size_t max);
-void il_json_bytes(char *s);
+int il_json_bytes_to(char *buf, size_t len, const char *s);
 
 /* escape.c: strings for a terminal and for XML. */
 #define IL_TERM_LEN(len) (4 * (len) + 1)

@@ -66,28 +66,40 @@ char *il_put_str(char *p, const char *s, size_t max)
 }
 
 /**
- * il_json_bytes() - A JSON string read back as the bytes il_put_str() wrote.
- * @s: the decoded string (UTF-8), changed in place
+ * il_json_bytes_to() - A JSON string read back as the bytes il_put_str()
+ *	wrote.
+ * @buf: where the bytes go, NUL-terminated
+ * @len: its size
+ * @s: the decoded string (UTF-8)
  *
  * il_put_str() writes each byte outside printable ASCII as \u00XX, which a
  * JSON parser decodes as the character U+00XX, two bytes of UTF-8: each
  * such character becomes its one byte again, so that a comm, disk or path
  * that is not ASCII reads the same from a JSON recording as from a binary
  * one. Other characters stay as they are.
+ *
+ * Return: 0, or -1 when the bytes do not fit.
  */
-void il_json_bytes(char *s)
+int il_json_bytes_to(char *buf, size_t len, const char *s)
 {
-	unsigned char *in = (unsigned char *)s, *out = in;
+	size_t n = 0;
 
-	while (*in) {
-		if ((in[0] == 0xc2 || in[0] == 0xc3) && (in[1] & 0xc0) == 0x80) {
-			*out++ = (unsigned char)((in[0] & 0x03) << 6 | (in[1] & 0x3f));
-			in += 2;
+	for (; *s; n++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (n + 1 >= len)
+			return -1;
+		if ((c == 0xc2 || c == 0xc3) && ((unsigned char)s[1] & 0xc0) == 0x80) {
+			buf[n] = (char)((c & 0x03) << 6 | ((unsigned char)s[1] & 0x3f));
+			s += 2;
 		} else {
-			*out++ = *in++;
+			buf[n] = *s++;
 		}
 	}
-	*out = '\0';
+	if (!len)
+		return -1;
+	buf[n] = '\0';
+	return 0;
 }
 
 void il_json_str(FILE *out, const char *s, size_t max)

@@ -522,7 +522,7 @@ static char *binary_of(const void *raw, size_t len, long reads, uint64_t lost, s
 		abort();
 	fwrite(&st, sizeof(st), 1, m);
 	fwrite(raw, 1, len, m);
-	rec_bin_file(m, 259, 0, 12, "/mnt/a file");
+	rec_bin_file(m, 259, 0, 12, "/mnt/a file \xe9");
 	rec_bin_end(m, reads, lost);
 	fclose(m);
 	return out;
@@ -583,6 +583,7 @@ static size_t binary_reads(struct iolayers_rec_read *r)
 	rec_init(&r[0], 7);
 	rec_init_uring(&r[1], 8, 22, 900000);
 	rec_init_aio(&r[2], 9, 7, 60000);
+	strcpy(r[2].comm, "caf\xc3\xa9 \x9b");		/* UTF-8, and a C1 byte */
 	rec_init_faults(&r[3], 10);				/* r[3], r[4] */
 	rec_init(&r[5], 12);
 	r[5].cache = IOLAYERS_C_WAITED;
@@ -602,7 +603,8 @@ static size_t binary_reads(struct iolayers_rec_read *r)
 	r[6].ndisks = 2;
 	r[6].dev_major = 259;
 	r[6].dev_minor = 1;
-	strcpy(r[6].disk, "nvme1n1");
+	/* The longest name a kernel's disk has (31 bytes), not ASCII. */
+	strcpy(r[6].disk, "nvme1n1-\xe9\xe9-0123456789abcdefghi");
 	r[6].ns[IOLAYERS_L_SERVICE] = 150000;
 	r[6].ns[IOLAYERS_L_DEVICE] = 140000;
 	r[6].issue_off = 100;
@@ -645,15 +647,17 @@ static void test_binary(void)
 	EXPECT(reads == 7 && lost == 5);
 	EXPECT(parse_mem(&a, bin, blen, IL_KEEP_ALL) == 0);
 	EXPECT(read_back(&b, json, 10000, 7, 5) == 0);
-	EXPECT(!il_add_file(&b.files, "259:0", 12, "/mnt/a file"));
+	EXPECT(!il_add_file(&b.files, "259:0", 12, "/mnt/a file \xe9"));
 	EXPECT(a.binary && !b.binary && a.realtime_off > 0 && a.rec_reads == 7 && a.rec_lost == 5);
 	EXPECT(a.flows.n == 7 && b.flows.n == 7);
 	for (i = 0; i < 7 && a.flows.n == 7 && b.flows.n == 7; i++)
 		EXPECT(!memcmp(&a.flows.v[i], &b.flows.v[i], sizeof(a.flows.v[i])));
 	EXPECT(!memcmp(a.hist, b.hist, sizeof(a.hist)));
-	EXPECT(a.files.n == 1 && !strcmp(il_file_path(&a, "259:0", 12), "/mnt/a file"));
+	EXPECT(a.files.n == 1 && !strcmp(il_file_path(&a, "259:0", 12), "/mnt/a file \xe9"));
 	EXPECT(a.flows.n == 7 && !strcmp(a.flows.v[5].sock, "tcp") &&
-	       a.flows.v[5].lat[IOLAYERS_L_WAIT] == 60000 && !strcmp(a.flows.v[6].disk, "nvme1n1+") &&
+	       a.flows.v[5].lat[IOLAYERS_L_WAIT] == 60000 &&
+	       !strcmp(a.flows.v[6].disk, "nvme1n1-\xe9\xe9-0123456789abcdefghi+") &&
+	       !strcmp(a.flows.v[2].comm, "caf\xc3\xa9 \x9b") &&
 	       !strcmp(a.flows.v[6].missed, "vfs,block") && !strcmp(a.flows.v[6].dev, "259:1"));
 	/* The same views. */
 	b.realtime_off = a.realtime_off;
@@ -674,7 +678,8 @@ static void test_binary(void)
 	EXPECT(in && m && !il_recording_json_lines(in, m, err, sizeof(err)));
 	fclose(in);
 	fclose(m);
-	EXPECT(parse_mem(&c, lines, llen, IL_KEEP_ALL) == 0 && c.flows.n == 7 && c.files.n == 1);
+	EXPECT(parse_mem(&c, lines, llen, IL_KEEP_ALL) == 0 && c.flows.n == 7 && c.files.n == 1 &&
+	       !strcmp(il_file_path(&c, "259:0", 12), "/mnt/a file \xe9"));
 	for (i = 0; i < 7 && c.flows.n == 7; i++)
 		EXPECT(!memcmp(&a.flows.v[i], &c.flows.v[i], sizeof(a.flows.v[i])));
 	EXPECT(!memcmp(a.hist, c.hist, sizeof(a.hist)));
@@ -682,6 +687,46 @@ static void test_binary(void)
 	free(lines);
 	il_snapshot_free(&a);
 	il_snapshot_free(&b);
+
+	/* What each view keeps: the newest 3 in order, the 2 slowest, one by id, of MISS only. */
+	memset(&c, 0, sizeof(c));
+	{
+		FILE *bf = fmemopen(bin, blen, "r");
+
+		c.keep = IL_KEEP_NEWEST;
+		c.keep_n = 3;
+		EXPECT(bf && !il_parse_recording(bf, &c, err, sizeof(err)) && c.flows.n == 3 &&
+		       c.flows.v[0].seq == 11 && c.flows.v[1].seq == 12 && c.flows.v[2].seq == 13);
+		fclose(bf);
+		il_snapshot_free(&c);
+		memset(&c, 0, sizeof(c));
+		bf = fmemopen(bin, blen, "r");
+		c.keep = IL_KEEP_SLOWEST;
+		c.keep_n = 2;
+		c.view_cache_mask = 1U << IOLAYERS_C_MISS;
+		/* MISS: 7 (500 us), 8 (900 us), 9 (60 us), 10 (3 us): 8 and 7. */
+		EXPECT(bf && !il_parse_recording(bf, &c, err, sizeof(err)) && c.flows.n == 2 &&
+		       c.flows.v[0].seq + c.flows.v[1].seq == 15 && c.view_reads == 4);
+		fclose(bf);
+		il_snapshot_free(&c);
+		memset(&c, 0, sizeof(c));
+		bf = fmemopen(bin, blen, "r");
+		c.keep = IL_KEEP_SEQ;
+		c.keep_seq = 12;
+		c.view_pid = 42;
+		EXPECT(bf && !il_parse_recording(bf, &c, err, sizeof(err)) && c.flows.n == 1 &&
+		       c.flows.v[0].seq == 12);
+		fclose(bf);
+		il_snapshot_free(&c);
+		memset(&c, 0, sizeof(c));
+		bf = fmemopen(bin, blen, "r");
+		c.keep = IL_KEEP_ALL;
+		c.view_pid = 43;	/* nobody's */
+		EXPECT(bf && !il_parse_recording(bf, &c, err, sizeof(err)) && c.flows.n == 0 &&
+		       c.rec_reads == 7 && c.view_reads == 0);
+		fclose(bf);
+		il_snapshot_free(&c);
+	}
 
 	/*
 	 * Cut at every byte: read up to the damage, never past it, with a
