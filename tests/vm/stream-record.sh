@@ -191,7 +191,7 @@ table_cols() {
 tail -n +2 /tmp/live.out | table_cols >/tmp/live.table
 tail -n +2 /tmp/from.out | table_cols >/tmp/from.table
 check "record: --from prints the live table" \
-	bash -c 'grep -q "^  syscall " /tmp/from.table && cmp /tmp/live.table /tmp/from.table'
+	bash -c 'grep -q "^syscall " /tmp/from.table && cmp /tmp/live.table /tmp/from.table'
 "$reader" -H >/tmp/live.out && "$reader" --from /tmp/rec.bin -H >/tmp/from.out
 tail -n +2 /tmp/live.out >/tmp/live.hist
 tail -n +3 /tmp/from.out >/tmp/from.hist
