@@ -259,8 +259,9 @@ static int from_header(json_t *o, struct il_snapshot *s, const char *where, char
 		snprintf(s->version, sizeof(s->version), "?");
 	if (!get_str(st, "pid", 0, buf, sizeof(buf), NULL))
 		s->pid = atoi(buf);
-	if (!get_str(st, "comm", 0, buf, sizeof(buf), NULL))
-		snprintf(s->comm, sizeof(s->comm), "%s", buf);
+	if (json_is_string(json_object_get(st, "comm")))
+		il_json_bytes_to(s->comm, sizeof(s->comm),
+				 json_string_value(json_object_get(st, "comm")));
 	if (!get_str(st, "children", 0, buf, sizeof(buf), NULL))
 		s->children = atoi(buf);
 	s->slow_ns = 10000000;
@@ -479,8 +480,10 @@ static int from_bin_file(struct il_snapshot *s, const char *p, size_t size)
 	if (size < sizeof(fr))
 		return 1;
 	memcpy(&fr, p, sizeof(fr));
-	if (fr.path_len > size - sizeof(fr) || fr.ino > INT64_MAX)
+	if (fr.path_len > size - sizeof(fr))
 		return 1;
+	if (fr.ino > INT64_MAX)
+		return 0;	/* its reads have no file (il_flow_from_rec()) */
 	/* A path as `files` cuts it; one with a NUL is no path. */
 	if (fr.path_len >= sizeof(path) || memchr(p + sizeof(fr), '\0', fr.path_len))
 		return 1;

@@ -7,7 +7,9 @@
  * each cell's colour its count of reads on a log scale. Built read by
  * read (il_heat_add()) in bounded memory: the columns start 1 ms wide and
  * double, folding pairs, whenever the recording outgrows IL_HEAT_COLS of
- * them, so a recording of any length ends with 360 to 720 columns.
+ * them, so a recording of any length ends with at most 720 columns (360
+ * to 720 once it outgrew the first 720 ms). A read that ended before the
+ * first read (its CPU's record came later) is drawn in the first column.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -157,8 +159,11 @@ static void heat_rows(const struct il_heat *h, const struct il_heat_panel *p, in
 static int64_t heat_end(const struct il_heat *h)
 {
 	uint64_t span = (uint64_t)h->ncols * (uint64_t)h->width_ns;
+	int64_t end;
 
-	return span > (uint64_t)(INT64_MAX - h->t0) ? INT64_MAX : h->t0 + (int64_t)span;
+	if (span > INT64_MAX || __builtin_add_overflow(h->t0, (int64_t)span, &end))
+		return INT64_MAX;
+	return end;
 }
 
 /* A count's colour: light yellow to dark red, on a log scale up to @max. */

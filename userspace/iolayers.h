@@ -323,6 +323,7 @@ struct il_snapshot {
 	uint64_t ival_end;		/* 0: none yet */
 	void (*on_interval)(const struct il_snapshot *s, int64_t end_ns);
 	struct il_heat *heat;		/* --heatmap: its grid, filled read by read */
+	struct il_perfetto *perfetto;	/* --perfetto: the trace, written read by read */
 	struct il_fine *fine[IOLAYERS_NR_LAYERS][IOLAYERS_NR_CACHE];
 };
 
@@ -370,6 +371,13 @@ int il_heat_row(uint64_t ns);
 int il_heat_add(struct il_heat *h, const struct il_flow *f, int64_t realtime_off);
 void il_heat_free(struct il_heat *h);
 int il_view_heatmap(FILE *out, const struct il_snapshot *s);
+
+/* perfetto.c: --perfetto, Chrome's JSON trace events, which Perfetto opens. */
+struct il_perfetto;
+struct il_perfetto *il_perfetto_open(FILE *out);
+int il_perfetto_read(struct il_perfetto *p, const struct il_flow *f);
+void il_perfetto_lost(struct il_perfetto *p, int64_t n);
+void il_perfetto_close(struct il_perfetto *p);
 
 /* model.c: the reads into the model, the model's histograms. */
 int il_model_add(struct il_snapshot *s, const struct il_flow *f);

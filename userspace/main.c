@@ -25,7 +25,7 @@ static struct env {
 	unsigned int cache_mask;
 	int cache;			/* -1: any */
 	unsigned long long flow;
-	const char *svg, *output, *heatmap;
+	const char *svg, *output, *heatmap, *perfetto;
 	int rows;
 	const char *pid, *comm, *children;	/* --set-pid, --set-comm, --set-children */
 	long view_pid;				/* -p */
@@ -71,7 +71,7 @@ static const char doc[] =
 "    iolayers -D                  # per disk histograms\n"
 "    iolayers --check             # which layers work here, and why not\n";
 
-enum { OPT_SVG = 1000, OPT_JSON_LINES, OPT_HEATMAP, OPT_PROM, OPT_OPENMETRICS, OPT_OUTPUT, OPT_SET_PID, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
+enum { OPT_SVG = 1000, OPT_JSON_LINES, OPT_HEATMAP, OPT_PERFETTO, OPT_PROM, OPT_OPENMETRICS, OPT_OUTPUT, OPT_SET_PID, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
 	OPT_FILES, OPT_CHECK, OPT_CHECK_ROOT, OPT_STRICT };
 
 static const struct argp_option opts[] = {
@@ -96,6 +96,8 @@ static const struct argp_option opts[] = {
 	{ "svg", OPT_SVG, "FILE", 0, "Write a waterfall of the slowest reads to FILE", 1 },
 	{ "heatmap", OPT_HEATMAP, "FILE", 0, "With --from: write a latency heatmap (time x "
 	  "latency, per layer and cache state) to FILE, SVG", 1 },
+	{ "perfetto", OPT_PERFETTO, "FILE", 0, "With --from: write the recording as a trace "
+	  "Perfetto opens (ui.perfetto.dev; Chrome's JSON trace events) to FILE", 1 },
 	{ "rows", OPT_ROWS, "N", 0, "Reads in the SVG, files in --files (default 50)", 1 },
 	{ "json", 'j', NULL, 0, "Everything as one JSON object", 1 },
 	{ "json-lines", 'J', NULL, 0, "With --from: every read of the recording as JSON lines "
@@ -195,6 +197,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_HEATMAP:
 		env.heatmap = arg;
+		break;
+	case OPT_PERFETTO:
+		env.perfetto = arg;
 		break;
 	case OPT_ROWS:
 		env.rows = positive(arg, state, "rows");
@@ -377,6 +382,7 @@ static int view_pid_totals_ok(const struct il_snapshot *s)
  * none for the views made of histograms and sums.
  */
 static int64_t recording_interval_ns;	/* --from REC INTERVAL */
+static struct il_perfetto *recording_perfetto;	/* --perfetto */
 static void recording_interval(const struct il_snapshot *s, int64_t end_ns);
 
 static void recording_keeps(struct il_snapshot *s)
@@ -400,10 +406,13 @@ static void recording_keeps(struct il_snapshot *s)
 	s->slow_max = env.slow ? IL_MAX_SLOW : env.rows;
 	if (env.heatmap)
 		s->heat = calloc(1, sizeof(*s->heat));
+	s->perfetto = recording_perfetto;
 	if (recording_interval_ns) {
+		/* Intervals print histograms only: no read kept from one to the next. */
 		s->interval_ns = recording_interval_ns;
 		s->on_interval = recording_interval;
 		s->keep = IL_KEEP_NONE;
+		s->no_slow = 1;
 	}
 }
 
@@ -613,6 +622,33 @@ static int interval_loop(void)
 	return rc;
 }
 
+/* --perfetto FILE: the recording as a trace, written as it is read. */
+static int perfetto_main(void)
+{
+	struct il_snapshot s;
+	FILE *out = fopen(env.perfetto, "w");
+	int ret;
+
+	if (!out) {
+		fprintf(stderr, "iolayers: %s: %s\n", env.perfetto, strerror(errno));
+		return 1;
+	}
+	recording_perfetto = il_perfetto_open(out);
+	ret = recording_perfetto ? read_snapshot(&s) : -1;
+	if (recording_perfetto)
+		il_perfetto_close(recording_perfetto);
+	if (ferror(out) | fclose(out) && !ret) {
+		fprintf(stderr, "iolayers: %s: %s\n", env.perfetto, strerror(errno));
+		ret = -1;
+	}
+	if (!ret) {
+		printf("iolayers: wrote %s (%" PRId64 " reads, %" PRId64 " lost); open it in "
+		       "https://ui.perfetto.dev\n", env.perfetto, s.view_reads, s.rec_lost);
+		il_snapshot_free(&s);
+	}
+	return ret ? 1 : 0;
+}
+
 /* -J: the recording's reads as JSON lines, on stdout. */
 static int json_lines_main(void)
 {
@@ -689,6 +725,7 @@ static int conflicts(void)
 		{ env.slow, "--slow" }, { env.files, "--files" }, { env.disks, "-D" },
 		{ env.probes, "-P" }, { env.hist, "-H" }, { env.check, "--check" },
 		{ env.json_lines, "-J" }, { !!env.heatmap, "--heatmap" },
+		{ !!env.perfetto, "--perfetto" },
 	};
 	const char *first = NULL;
 	size_t i;
@@ -712,9 +749,14 @@ static int conflicts(void)
 			"stdout: no -p, -c or -o\n");
 		return 1;
 	}
-	if (env.heatmap && (!env.from || env.interval)) {
-		fprintf(stderr, "iolayers: --heatmap draws a recording's reads over time: it goes "
-			"with --from, without an interval\n");
+	if ((env.heatmap || env.perfetto) && (!env.from || env.interval)) {
+		fprintf(stderr, "iolayers: --heatmap and --perfetto show a recording's reads over "
+			"time: they go with --from, without an interval\n");
+		return 1;
+	}
+	if (env.strict && env.interval) {
+		fprintf(stderr, "iolayers: --strict refuses a damaged recording before printing; "
+			"an INTERVAL prints as it reads: choose one\n");
 		return 1;
 	}
 	if (env.strict && !env.from) {
@@ -777,6 +819,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (env.json_lines)
 		return json_lines_main();
+	if (env.perfetto)
+		return perfetto_main();
 	if (env.interval && env.from)
 		return recording_intervals();
 	if (env.interval)

@@ -287,6 +287,8 @@ void il_model_lost(struct il_snapshot *s, int64_t n)
 {
 	s->rec_lost += n;
 	s->ival_lost += n;
+	if (s->perfetto)
+		il_perfetto_lost(s->perfetto, n);
 }
 
 /**
@@ -323,6 +325,10 @@ int il_model_add(struct il_snapshot *s, const struct il_flow *f)
 	if (s->view_cache_mask && !(s->view_cache_mask & 1U << f->cache))
 		return 0;
 	if (s->heat && il_heat_add(s->heat, f, s->realtime_off))
+		return -1;
+	if (s->interval_ns)
+		return 0;	/* intervals print histograms only */
+	if (s->perfetto && il_perfetto_read(s->perfetto, f))
 		return -1;
 	s->view_reads++;
 	if (fsum_add(&s->fsums, f) || dsum_add(&s->dsums, f))
@@ -419,6 +425,8 @@ void il_hist_range(const struct il_snapshot *s, unsigned int lmask, unsigned int
  */
 void il_model_finish(struct il_snapshot *s)
 {
+	if (s->interval_ns && !s->ival_end && s->ival_lost)
+		s->ival_end = 1;	/* losses and no read: one interval says so */
 	if (s->interval_ns && s->ival_end)
 		interval_end(s);	/* the last, however short */
 	if (s->keep == IL_KEEP_NEWEST)

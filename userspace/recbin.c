@@ -163,9 +163,12 @@ int il_flow_from_rec(const struct iolayers_rec_read *r, struct il_flow *f)
 	if (r->ndisks > 1)
 		strcat(f->disk, "+");
 	put_bits(f->missed, sizeof(f->missed), r->missed, missed, 4);
-	if (r->ino > INT64_MAX)
-		return -1;	/* as its JSON line is refused (jansson's integers) */
-	if (r->ino) {
+	/*
+	 * An inode number past 2^63 (overlayfs's xino puts its layer in the
+	 * top bits) as no file seen: --json writes it so too, JSON's
+	 * parsers taking no integer past 2^63 - 1.
+	 */
+	if (r->ino && r->ino <= INT64_MAX) {
 		f->ino = (int64_t)r->ino;
 		put_dev(f->fs_dev, r->fs_major, r->fs_minor);
 	} else {

@@ -239,7 +239,8 @@ static void rec_read(FILE *out, const struct iolayers_rec_read *r)
 	p = il_put_u64(il_put(p, ", \"ra_bytes\": "), r->ra_bytes);
 	p = il_put_u64(il_put(p, ", \"requeues\": "), r->requeues);
 	p = il_put_u64(il_put(p, ", \"errors\": "), r->errors);
-	if (r->ino) {
+	/* Past 2^63 no JSON parser takes it: as no file seen (il_flow_from_rec()). */
+	if (r->ino && r->ino <= INT64_MAX) {
 		p = il_put_u64(il_put(p, ", \"ino\": "), r->ino);
 		p = rec_dev(p, ", \"fs_dev\": ", r->fs_major, r->fs_minor);
 	} else {
@@ -514,7 +515,7 @@ static void rec_files(FILE *out)
 		if (sscanf(line, "%u:%u %lld %n", &ma, &mi, &ino, &n) != 3 || !n)
 			continue;	/* the header */
 		if (!rec_json) {
-			if (ino >= 0)
+			if (ino > 0)
 				rec_bin_file(out, ma, mi, (uint64_t)ino, line + n);
 			continue;
 		}
@@ -853,7 +854,7 @@ int il_record_main(int argc, char **argv)
 	else if (!rec_csv)
 		rec_bin_end(out, reads, lost);
 	/* ferror(): a large fwrite() that failed leaves fflush() nothing to fail on. */
-	if (fflush(out) || ferror(out) || (path && tmp[0] && fsync(fileno(out))) ||
+	if (fflush(out) || (ferror(out) && (errno = EIO)) || (path && tmp[0] && fsync(fileno(out))) ||
 	    (path && fclose(out)) || (path && tmp[0] && rename(tmp, path))) {
 		fprintf(stderr, "iolayers record: %s: %s%s%s\n", path ? path : "stdout",
 			strerror(errno), path && tmp[0] ? "; what was recorded is in " : "",
@@ -906,10 +907,13 @@ static ssize_t json_lines_records(FILE *out, const char *p, size_t len, long *re
 			memcpy(&fr, p + off, sizeof(fr));
 			if (fr.path_len > h.size - sizeof(fr))
 				return -1;
-			fprintf(out, "{\"file\": {\"fs_dev\": \"%u:%u\", \"ino\": %llu, \"path\": ",
-				fr.fs_major, fr.fs_minor, (unsigned long long)fr.ino);
-			il_json_str(out, p + off + sizeof(fr), fr.path_len);
-			fprintf(out, "}}\n");
+			if (fr.ino <= INT64_MAX) {
+				fprintf(out, "{\"file\": {\"fs_dev\": \"%u:%u\", \"ino\": %llu, "
+					"\"path\": ", fr.fs_major, fr.fs_minor,
+					(unsigned long long)fr.ino);
+				il_json_str(out, p + off + sizeof(fr), fr.path_len);
+				fprintf(out, "}}\n");
+			}
 		} else if (h.type == IL_REC_END) {
 			*ended = 1;
 		}

@@ -3,8 +3,9 @@
 # In-guest test: the stream (stream/events) taken by its two consumers
 # on the whole read family, against ground truth the module did not
 # produce: fio's own counts and logged offsets per job, one job for each
-# read syscall, cached through events and cold through iolayers record;
-# then iolayers record against the reading program's own log
+# read syscall, cached through iolayers record (a binary recording, read
+# back by -J) and cold through events; then iolayers record against the
+# reading program's own log
 # (tests/vm/preadcheck.c), its --from, --files, -D and -- COMMAND, and a
 # hang-up. What the stream's delivery does on each kernel (order, loss,
 # batches, offline CPUs) is stream.sh's; this is the main kernels' test.
@@ -26,8 +27,8 @@ dd if=/dev/zero of=$PC_FILE bs=1M count=32 status=none
 sync
 
 # 1. fio, one job per syscall of the read family: cached (the fastest
-# reads of the test bed) through events, then cold through iolayers
-# record, both with the default buffer: nothing lost, and per job the
+# reads of the test bed) through iolayers record, then cold through
+# events, both with the default buffer: nothing lost, and per job the
 # records of its file are fio's reads: its total_ios and io_bytes, and
 # the offsets fio logged itself (write_iolog).
 fio_jobs=
@@ -35,9 +36,9 @@ for e in sync psync vsync pvsync pvsync2; do
 	dd if=/dev/zero of=/mnt/fio-$e bs=1M count=8 status=none
 	fio_jobs="$fio_jobs --name=$e --ioengine=$e --filename=/mnt/fio-$e --write_iolog=/tmp/iolog-$e"
 done
-# fio_pass STATE: run fio under the module, STATE cached (read by cat
-# events into /tmp/fio-cached.out) or cold (iolayers record into
-# /tmp/fio-cold.out), and check its reads.
+# fio_pass STATE: run fio under the module, STATE cached (iolayers record
+# into /tmp/fio-cached.rec, -J of it into /tmp/fio-cached.out) or cold
+# (cat events into /tmp/fio-cold.out), and check its reads.
 fio_pass() {
 	local state=$1 rpid reads e ino got want
 	if [ "$state" = cached ]; then
@@ -74,7 +75,9 @@ fio_pass() {
 	kill $rpid
 	wait $rpid 2>/dev/null
 	# The binary recording as JSON lines (-J), for the count below.
-	[ "$state" = cold ] || "$reader" --from /tmp/fio-$state.rec -J >/tmp/fio-$state.out
+	[ "$state" = cold ] ||
+		check "fio $state: -J reads the binary recording" \
+			bash -c '"$0" --from "$1" -J >"$2"' "$reader" /tmp/fio-$state.rec /tmp/fio-$state.out
 	# Per job: count, bytes and the sorted offsets of its file's records,
 	# and fio's total_ios, io_bytes and logged offsets; then what the
 	# reader says it lost. One python3 for all (each start costs seconds
@@ -217,6 +220,16 @@ for v in "" -H --files -D -j --prometheus --slow -t --svg --heatmap "-H 1"; do
 	check "record: --from ${v:-(table)} prints the same of the binary recording and its JSON lines ($rb, $rj)" \
 		bash -c '[ "$0/$1" = 0/0 ] && [ -s /tmp/v.bin ] && cmp /tmp/v.bin /tmp/v.json' "$rb" "$rj"
 done
+# Perfetto: the recording as a trace whose structure follows the format's
+# rules, every read once, the program's reads on its thread's track with
+# arrows to their requests on the disk's (cold: the misses have some).
+"$reader" --from /tmp/rec.bin --perfetto /tmp/rec.trace.json >/dev/null &&
+	python3 "$IOLAYERS_REPO/userspace/tests/check-perfetto.py" /tmp/rec.trace.json "$ntruth" \
+		>/tmp/pc.out 2>&1
+rc=$?
+flows=$(sed -n 's/.* \([0-9]*\) flows,.*/\1/p' /tmp/pc.out)
+check "record: --perfetto: a valid trace of the $ntruth reads, with arrows to their requests ($rc, $(cat /tmp/pc.out))" \
+	test "$rc" = 0 -a "${flows:-0}" -gt 0
 "$reader" --from /tmp/rec.bin --files >/tmp/from.files
 cat /tmp/from.files
 n=$(awk '$NF == "/mnt/st-data" { print $1 }' /tmp/from.files)

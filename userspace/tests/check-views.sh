@@ -459,11 +459,15 @@ PY
 done
 # --heatmap of a recording: well-formed SVG, a panel per layer and cache
 # state with reads, each holding the reads -j counts in that histogram;
-# the columns of a longer recording folded, their reads kept.
-for rec in "$(dirname "$0")/recordings/kinds.rec" "$tmp/g.rec"; do
-	[ "$rec" = "$tmp/g.rec" ] && { "$(dirname "$0")/genrec" 20000 50 >"$tmp/g.rec" || continue; }
-	"$reader" --from "$rec" --heatmap "$tmp/h.svg" >"$tmp/ho" && "$reader" --from "$rec" -j >"$tmp/hj"
-	if python3 - "$tmp/h.svg" "$tmp/hj" <<'PY'
+# the columns of a recording longer than 720 ms (300,000 genrec reads,
+# about 1 s) folded to 2 ms, their reads kept.
+"$(dirname "$0")/genrec" 20000 50 >"$tmp/g.rec" || not_ok "genrec 20000"
+"$(dirname "$0")/genrec" 300000 50 >"$tmp/g300.rec" || not_ok "genrec 300000"
+for rec in "$(dirname "$0")/recordings/kinds.rec" "$tmp/g300.rec"; do
+	rm -f "$tmp/h.svg" "$tmp/hj"
+	if "$reader" --from "$rec" --heatmap "$tmp/h.svg" >"$tmp/ho" &&
+		"$reader" --from "$rec" -j >"$tmp/hj" &&
+		python3 - "$tmp/h.svg" "$tmp/hj" "$rec" <<'PY'
 import json, sys, xml.etree.ElementTree as ET
 ns = "{http://www.w3.org/2000/svg}"
 root = ET.parse(sys.argv[1]).getroot()
@@ -474,10 +478,31 @@ want = {(l, c): h["count"] for l, per in j["layers"].items() for c, h in per.ite
         if c != "all" and h["count"]}
 assert panels == want, (panels, want)
 assert len(list(root.iter(ns + "rect"))) > len(panels)
+if sys.argv[3].endswith("g300.rec"):
+    assert any("columns of 2.000 ms" in (t.text or "") for t in root.iter(ns + "text"))
 PY
 	then ok "--heatmap $(basename "$rec"): $(cat "$tmp/ho" | cut -c 1-80)"
 	else not_ok "--heatmap $(basename "$rec")"; fi
 done
+# --perfetto of a recording: the trace-event format's rules
+# (check-perfetto.py: slices nest per track, async begins and ends match,
+# flows have both ends inside slices, tracks named), every read once; the
+# checker refuses a trace with two overlapping slices on a track.
+for rec in "$(dirname "$0")/recordings/kinds.rec:7" "$tmp/g.rec:20000"; do
+	"$reader" --from "${rec%:*}" --perfetto "$tmp/t.json" >/dev/null &&
+		"$(dirname "$0")/check-perfetto.py" "$tmp/t.json" "${rec##*:}" >"$tmp/pc" &&
+		ok "--perfetto $(basename "${rec%:*}"): $(cat "$tmp/pc")" ||
+		not_ok "--perfetto $(basename "${rec%:*}"): $(cat "$tmp/pc")"
+done
+printf '%s\n' '{"traceEvents": [' \
+	'{"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "p"}},' \
+	'{"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "t"}},' \
+	'{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 5},' \
+	'{"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 3, "dur": 5}]}' >"$tmp/bad.json"
+"$(dirname "$0")/check-perfetto.py" "$tmp/bad.json" >/dev/null &&
+	not_ok "check-perfetto.py took overlapping slices" ||
+	ok "check-perfetto.py refuses overlapping slices on a track"
+
 # --set-pid and the other settings: written to the module's parameters,
 # the change said on stderr (the module keeps it after the reader).
 mkdir -p "$tmp/params"

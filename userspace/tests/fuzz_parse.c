@@ -184,7 +184,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	default:
 		s->heat = calloc(1, sizeof(*s->heat));
+		/* The trace is written as the recording is read: to /dev/null. */
+		s->perfetto = il_perfetto_open(devnull);
 		ok = !il_parse_recording(f, s, err, sizeof(err));
+		if (s->perfetto)
+			il_perfetto_close(s->perfetto);
+		s->perfetto = NULL;
 		break;
 	}
 	fclose(f);

@@ -884,10 +884,12 @@ static void ival_print(const struct il_snapshot *s, int64_t end_ns)
 }
 
 /*
- * --from REC INTERVAL: reads ending at 0.5, 1.2, 1.7 and 3.1 s (a wall
- * clock 10^18 ns ahead of the records' clock: intervals aligned to it),
- * a loss after the third: three intervals, none for the empty [2, 3) s,
- * every read and loss in one, the last printed at the end.
+ * --from REC INTERVAL: reads ending at 0.5, 1.2, 1.7 and 3.1 s of the
+ * records' clock, the wall clock 10^18 + 123456789 ns ahead (intervals end
+ * on its whole seconds: at 0.876543211, 1.876543211... s of the records'
+ * clock), a loss after the third: three intervals, none for the empty
+ * one, every read and loss in one, the last printed at the end. Then a
+ * recording of losses alone: one interval says so.
  */
 static void test_intervals(void)
 {
@@ -910,7 +912,7 @@ static void test_intervals(void)
 	memcpy(raw + 3 * sizeof(r[0]) + sizeof(lo), &r[3], sizeof(r[0]));
 	lines = convert(raw, sizeof(raw), &reads, &lost);
 	if (asprintf(&text, "{\"iolayers_record\": 1, \"format\": %d, \"module\": \"iolayers x\", "
-		     "\"settings\": {}, \"clock\": {\"realtime_ns\": 1000000000000000000, "
+		     "\"settings\": {}, \"clock\": {\"realtime_ns\": 1000000000123456789, "
 		     "\"monotonic_ns\": 0}}\n%s{\"end\": true, \"reads\": 4, \"lost\": 2}\n",
 		     IOLAYERS_FORMAT_VERSION, lines) < 0)
 		abort();
@@ -923,14 +925,29 @@ static void test_intervals(void)
 	if (f)
 		fclose(f);
 	EXPECT(ival_n == 3);
-	EXPECT(ival_got[0][0] == 1000000000 && ival_got[0][1] == 1 && ival_got[0][3] == 1);
-	EXPECT(ival_got[1][0] == 2000000000 && ival_got[1][1] == 2 && ival_got[1][2] == 2);
-	EXPECT(ival_got[2][0] == 4000000000 && ival_got[2][1] == 1 && ival_got[2][2] == 0);
+	EXPECT(ival_got[0][0] == 876543211 && ival_got[0][1] == 1 && ival_got[0][3] == 1);
+	EXPECT(ival_got[1][0] == 1876543211 && ival_got[1][1] == 2 && ival_got[1][2] == 2);
+	EXPECT(ival_got[2][0] == 3876543211 && ival_got[2][1] == 1 && ival_got[2][2] == 0);
 	/* The whole recording's counts stay. */
 	EXPECT(s.rec_reads == 4 && s.rec_lost == 2);
 	il_snapshot_free(&s);
 	free(text);
 	free(lines);
+
+	ival_n = 0;
+	text = "{\"iolayers_record\": 1, \"format\": 9, \"module\": \"iolayers x\", "
+	       "\"settings\": {}}\n{\"lost\": 7, \"cpu\": 0}\n{\"end\": true, \"reads\": 0, "
+	       "\"lost\": 7}\n";
+	memset(&s, 0, sizeof(s));
+	s.keep = IL_KEEP_NONE;
+	s.interval_ns = 1000000000;
+	s.on_interval = ival_print;
+	f = fmemopen(text, strlen(text), "r");
+	EXPECT(f && !il_parse_recording(f, &s, err, sizeof(err)));
+	if (f)
+		fclose(f);
+	EXPECT(ival_n == 1 && ival_got[0][1] == 0 && ival_got[0][2] == 7);
+	il_snapshot_free(&s);
 }
 
 /*
@@ -965,6 +982,23 @@ static void test_heatmap_fold(void)
 		/* Rows: 1000 in [768, 1024), 2999 in [2048, 3072); column 0 the first 32 ms. */
 		EXPECT(p->cell[0][il_heat_row(1000)] == 4 && il_heat_row(1000) == 19 &&
 		       il_heat_row(2999) == 22 && il_heat_row(1) == 0 && il_heat_row(3) == 3);
+	}
+	il_heat_free(&h);
+
+	/* Anchored: the first column starts before 0 of the records' clock, its end drawn. */
+	memset(&h, 0, sizeof(h));
+	f.lat[IOLAYERS_L_SYSCALL] = 5;
+	f.start_ns = 0;
+	EXPECT(!il_heat_add(&h, &f, 123456789) && h.t0 == -456789);
+	{
+		struct il_snapshot s = { .heat = &h, .realtime_off = 123456789 };
+		char *svg = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&svg, &len);
+
+		EXPECT(m && il_view_heatmap(m, &s) == 1);
+		fclose(m);
+		free(svg);
 	}
 	il_heat_free(&h);
 }
