@@ -371,14 +371,8 @@ static int from_json_lines(FILE *f, struct il_snapshot *s, struct from_state *st
 			break;
 		}
 		/* A read's line: the flat parser first, jansson for what it does not take. */
-		if (lineno > 1 && !il_fj_parse(&fj, line, (size_t)n) && il_fj_get(&fj, "seq")) {
-			r = from_line_read(s, st, &fj);
-			if (r < 0)
-				goto oom;
-			if (r)
-				break;
-			continue;
-		}
+		if (lineno > 1 && !il_fj_parse(&fj, line, (size_t)n) && il_fj_get(&fj, "seq"))
+			goto a_read;
 		o = json_loadb(line, (size_t)n, JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK, &jerr);
 		if (!o || !json_is_object(o)) {
 			json_decref(o);
@@ -406,6 +400,7 @@ static int from_json_lines(FILE *f, struct il_snapshot *s, struct from_state *st
 			}
 			if (r)
 				goto oom;
+a_read:
 			r = from_line_read(s, st, &fj);
 			if (r < 0)
 				goto oom;

@@ -60,7 +60,8 @@ static void heat_fold(struct il_heat *h)
 					uint64_t sum = (uint64_t)p->cell[2 * i][r] +
 						       p->cell[2 * i + 1][r];
 
-					p->cell[i][r] = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
+					p->cell[i][r] = sum > UINT32_MAX ? UINT32_MAX :
+									   (uint32_t)sum;
 				}
 			memset(p->cell[IL_HEAT_COLS / 2], 0,
 			       sizeof(p->cell[0]) * (IL_HEAT_COLS - IL_HEAT_COLS / 2));
