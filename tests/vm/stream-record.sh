@@ -145,6 +145,14 @@ rm -f /tmp/rec.bin*
 "$reader" record -o /tmp/rec.bin 2>/tmp/rec.err &
 rec_pid=$!
 check "record: it has the stream" wait_stream_reader
+# The live intervals of the same run, beside the recorder: from its
+# first interval's line on (its first snapshot taken before the reads).
+"$reader" -j 1 >/tmp/live.jl 2>/tmp/live.err &
+live_pid=$!
+for i in $(seq 100); do
+	[ -s /tmp/live.jl ] && break
+	sleep 0.1
+done
 kill -CONT $PC_PID
 wait $PC_PID
 reads=$(summary_field syscall count)
@@ -156,6 +164,30 @@ echo "record: $(cat /tmp/rec.err)"
 check "record: Ctrl-C saves and exits 0 ($rc)" test "$rc" = 0
 check "record: -J turns the binary recording into JSON lines" \
 	bash -c '"$0" --from /tmp/rec.bin -J >/tmp/rec.jsonl' "$reader"
+# Intervals: the live reader's per-second deltas (a second after the
+# last read, then Ctrl-C) and the recording's per-second views hold every
+# read, and each of the recording's intervals holds the reads that ended
+# in that second of the wall clock, counted here from -J's reads and the
+# header's clock anchor.
+sleep 1.5
+kill -INT $live_pid
+wait $live_pid
+"$reader" --from /tmp/rec.bin -j 1 >/tmp/rec.jl
+got=$(python3 - /tmp/live.jl /tmp/rec.jl /tmp/rec.jsonl <<'EOF2'
+import collections, json, sys
+count = lambda o: sum(o["cache"].values())
+live = sum(count(json.loads(l)) for l in open(sys.argv[1]))
+rec = [count(json.loads(l)) for l in open(sys.argv[2])]
+objs = [json.loads(l) for l in open(sys.argv[3])]
+clock = objs[0]["clock"]
+off = clock["realtime_ns"] - clock["monotonic_ns"]
+sec = collections.Counter((o["start_ns"] + o["syscall_ns"] + off) // 10**9 for o in objs if "seq" in o)
+want = [sec[k] for k in sorted(sec)]
+print(live, sum(rec), len(rec), int(rec == want))
+EOF2
+)
+check "record: intervals: live $(echo "$got" | cut -d' ' -f1), recorded $(echo "$got" | cut -d' ' -f2) in $(echo "$got" | cut -d' ' -f3) seconds, each second's reads as their end times say ($got)" \
+	test "$got" = "$reads $reads $(echo "$got" | cut -d' ' -f3) 1"
 python3 - /tmp/rec.jsonl /tmp/rec.pclog "$PC_PID" <<'EOF2' >/tmp/rec.res
 import json, sys
 objs = [json.loads(l) for l in open(sys.argv[1])]
