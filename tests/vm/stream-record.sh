@@ -218,9 +218,10 @@ check "record: trailer counts the reads, nothing lost ($end $treads == $nreads, 
 # Its percentiles are the recording's own (within 0.4 %), the module's
 # interpolated in log2 buckets: the columns up to BYTES and MAX compare.
 # The JSON lines of it print the same as the binary recording, all of it.
+# table_cols: the table on stdin, its rows' compared columns.
 table_cols() {
 	awk '/^  [a-z]/ && NF >= 8 { print $1, $(NF-6), $(NF-5), $(NF-1), $NF; next }
-	     !/^recording: / { print }' "$@"
+	     !/^recording: / { print }'
 }
 "$reader" >/tmp/live.out && "$reader" --from /tmp/rec.bin >/tmp/from.out
 tail -n +2 /tmp/live.out | table_cols >/tmp/live.table
