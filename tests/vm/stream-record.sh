@@ -149,7 +149,7 @@ check "record: it has the stream" wait_stream_reader
 # first interval's line on (its first snapshot taken before the reads).
 "$reader" -j 1 >/tmp/live.jl 2>/tmp/live.err &
 live_pid=$!
-for i in $(seq 100); do
+for _ in $(seq 100); do
 	[ -s /tmp/live.jl ] && break
 	sleep 0.1
 done
