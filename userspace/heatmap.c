@@ -233,12 +233,15 @@ int il_view_heatmap(FILE *out, const struct il_snapshot *s)
 			for (r = hi; r >= lo; r--) {
 				double ry = y + (hi - r) * rowh;
 
-				if (!(r & 1) || r == hi) {
+				/*
+				 * A label every other power of two (4 rows, 20 px),
+				 * and the top row's when no label is near it.
+				 */
+				if (!(r % 4) || (r == hi && r % 4 >= 2)) {
 					il_fmt_ns(a, sizeof(a), (double)row_lo(r));
-					if (!(r % 4) || r == hi)
-						fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" "
-							"text-anchor=\"end\" font-size=\"9\">%s</text>\n",
-							x0 - 4, ry + rowh, a);
+					fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" "
+						"text-anchor=\"end\" font-size=\"9\">%s</text>\n",
+						x0 - 4, ry + rowh, a);
 				}
 				for (i = 0; i < h->ncols; i++) {
 					uint32_t n = p->cell[i][r];
@@ -255,7 +258,7 @@ int il_view_heatmap(FILE *out, const struct il_snapshot *s)
 			fprintf(out, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" "
 				"fill=\"none\" stroke=\"#999\"/>\n", x0,
 				y - (hi - lo + 1) * rowh, width, (hi - lo + 1) * rowh);
-			il_fmt_wall(a, sizeof(a), h->t0, s->realtime_off, "%H:%M:%S");
+			il_fmt_wall(a, sizeof(a), h->t0, s->realtime_off, "%Y-%m-%d %H:%M:%S");
 			il_fmt_wall(b, sizeof(b), heat_end(h), s->realtime_off, "%H:%M:%S");
 			fprintf(out, "<text x=\"%.0f\" y=\"%.1f\">%s</text>\n<text x=\"%.0f\" "
 				"y=\"%.1f\" text-anchor=\"end\">%s</text>\n</g>\n", x0, y + 12, a,
