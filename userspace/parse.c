@@ -394,7 +394,7 @@ int il_parse_hist(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 }
 
 /* Columns of `flows` the reader uses; others are ignored. */
-enum col_kind { COL_U64, COL_I64, COL_STR, COL_CACHE };
+enum col_kind { COL_U64, COL_I64, COL_STR, COL_CACHE, COL_INO };
 
 static const struct {
 	const char *name;
@@ -418,7 +418,7 @@ static const struct {
 	COL("device_off", COL_I64, device_off), COL("done_off", COL_I64, done_off),
 	{ "disk", COL_STR, offsetof(struct il_flow, disk), 1 },	/* format 5 */
 	{ "missed", COL_STR, offsetof(struct il_flow, missed), 1 },	/* format 5 */
-	{ "ino", COL_I64, offsetof(struct il_flow, ino), 1 },	/* format 6 */
+	{ "ino", COL_INO, offsetof(struct il_flow, ino), 1 },	/* format 6 */
 	{ "fs_dev", COL_STR, offsetof(struct il_flow, fs_dev), 1 },	/* format 6 */
 	{ "dev", COL_STR, offsetof(struct il_flow, dev), 1 },	/* format 6 */
 	{ "sock", COL_STR, offsetof(struct il_flow, sock), 1 },	/* format 7 */
@@ -455,7 +455,18 @@ static int set_col(struct il_flow *fw, int col, const char *tok)
 			return 0;
 		}
 		errno = 0;
-		if (flow_cols[col].kind == COL_U64) {
+		if (flow_cols[col].kind == COL_INO) {
+			unsigned long long u;
+
+			if (*tok == '-')
+				return -1;
+			u = strtoull(tok, &end, 10);
+			/*
+			 * Past 2^63 (overlayfs's xino puts its layer in the
+			 * top bits): no file seen, as a recording has it.
+			 */
+			*(int64_t *)p = u > INT64_MAX ? -1 : (int64_t)u;
+		} else if (flow_cols[col].kind == COL_U64) {
 			if (*tok == '-')
 				return -1;
 			*(uint64_t *)p = strtoull(tok, &end, 10);
@@ -756,7 +767,7 @@ int il_parse_files(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 	char line[IL_PATH_LEN + 64], dev[IL_NAME_LEN];
 	unsigned int ma, mi;
 	int lineno = 1, n;
-	long long ino;
+	unsigned long long ino;
 
 	if (!fgets(line, sizeof(line), f) || strcmp(line, "fs_dev ino path\n"))
 		return il_fail(err, errlen, "files: no header line");
@@ -766,11 +777,14 @@ int il_parse_files(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 			return il_fail(err, errlen, "files: line %d is too long", lineno);
 		line[strcspn(line, "\n")] = '\0';
 		n = 0;
-		if (sscanf(line, "%u:%u %lld %n", &ma, &mi, &ino, &n) != 3 || !n || !line[n] ||
-		    ino < 0)
+		/* The inode number unsigned, as the module prints it (digits only). */
+		if (sscanf(line, "%u:%u %llu %n", &ma, &mi, &ino, &n) != 3 || !n || !line[n] ||
+		    strchr(line, ' ')[1] < '0' || strchr(line, ' ')[1] > '9')
 			return il_fail(err, errlen, "files: line %d is garbled", lineno);
+		if (ino > INT64_MAX)
+			continue;	/* its reads show no file (set_col()) */
 		snprintf(dev, sizeof(dev), "%u:%u", ma, mi);
-		if (il_add_file(&s->files, dev, ino, line + n))
+		if (il_add_file(&s->files, dev, (int64_t)ino, line + n))
 			return il_fail(err, errlen, "files: line %d: out of memory or too long", lineno);
 	}
 	return 0;

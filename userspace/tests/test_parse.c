@@ -336,6 +336,63 @@ static void test_hist_and_flows(void)
 	free(fl.v);
 }
 
+/*
+ * An inode number past 2^63 (overlayfs's xino: its layer in the top
+ * bits), as the module prints it in flows and files: the read shows no
+ * file, the file's line is passed over; neither is an error (the reader
+ * refused the whole tree before).
+ */
+static void test_big_inode(void)
+{
+	static const char files[] = "fs_dev ino path\n0:44 9223372036854775809 /lower/a\n"
+				    "0:44 12 /upper/b\n";
+	char flows[4096], *p, err[256];
+	struct il_snapshot s;
+	struct il_flows fl = { 0 };
+	FILE *f = fopen("fixtures/6.12.117-stream/flows", "r");
+	size_t n = f ? fread(flows, 1, sizeof(flows) - 1, f) : 0;
+	int col = 0, i;
+
+	if (f)
+		fclose(f);
+	flows[n] = '\0';
+	/* The header's ino column, then the first read's value in it replaced. */
+	p = strchr(flows, '\n');
+	EXPECT(p != NULL);
+	if (!p)
+		return;
+	for (i = 0; flows + i < p; i++)
+		if (flows[i] == ' ' && !strncmp(flows + i + 1, "ino ", 4))
+			break;
+	for (; flows + i >= flows && flows + i < p; i--)
+		col += flows[i] == ' ';
+	*strchr(p + 1, '\n') = '\0';
+	{
+		char line[2048], *tok, *save = NULL;
+		int k = 0;
+
+		snprintf(line, sizeof(line), "%s", p + 1);
+		p[1] = '\0';
+		for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save), k++) {
+			strcat(flows, k ? " " : "");
+			strcat(flows, k == col ? "18446744073709551615" : tok);
+		}
+		strcat(flows, "\n");
+	}
+	f = fmemopen(flows, strlen(flows), "r");
+	EXPECT(f && !il_parse_flows(f, &fl, err, sizeof(err)) && fl.n == 1 && fl.v[0].ino == -1);
+	if (f)
+		fclose(f);
+	free(fl.v);
+	memset(&s, 0, sizeof(s));
+	f = fmemopen((void *)files, strlen(files), "r");
+	EXPECT(f && !il_parse_files(f, &s, err, sizeof(err)) && s.files.n == 1 &&
+	       il_file_path(&s, "0:44", 12) && !strcmp(il_file_path(&s, "0:44", 12), "/upper/b"));
+	if (f)
+		fclose(f);
+	il_snapshot_free(&s);
+}
+
 static void test_bad_hist_and_flows(void)
 {
 	static const char * const bad_hist[] = {
@@ -1347,6 +1404,7 @@ int main(void)
 {
 	test_hist_limits();
 	test_flat_json();
+	test_big_inode();
 	test_real_6_1();
 	test_real_6_12();
 	test_failed_probe_state();
