@@ -603,9 +603,9 @@ static int from_binary(FILE *f, struct il_snapshot *s, struct from_state *st, ch
 		       size_t errlen)
 {
 	struct il_recfile_head head;
-	size_t have = 0, pad;
+	size_t have = 0;
 	int64_t base;
-	char *buf, *json;
+	char *buf = NULL, *json;
 	json_error_t jerr;
 	json_t *o;
 	ssize_t used;
@@ -614,21 +614,12 @@ static int from_binary(FILE *f, struct il_snapshot *s, struct from_state *st, ch
 	if (fread(&head, 1, sizeof(head), f) != sizeof(head) ||
 	    memcmp(head.magic, IL_RECFILE_MAGIC, sizeof(head.magic)))
 		return il_fail(err, errlen, "not an iolayers recording (its first bytes)");
-	if (head.version != IL_RECFILE_VERSION)
-		return il_fail(err, errlen, "a binary recording of version %u; this reader "
-			       "knows %u", head.version, IL_RECFILE_VERSION);
-	if (!head.json_len || head.json_len > IL_RECFILE_MAX_JSON)
-		return il_fail(err, errlen, "a binary recording whose header is %u bytes",
-			       head.json_len);
-	pad = (8 - head.json_len % 8) % 8;
+	json = il_recfile_json(f, &head, err, errlen);
+	if (!json)
+		return -1;
 	buf = malloc(FROM_BUF);
-	json = malloc(head.json_len + pad);
-	if (!buf || !json) {
+	if (!buf) {
 		il_fail(err, errlen, "out of memory");
-		goto out;
-	}
-	if (fread(json, 1, head.json_len + pad, f) != head.json_len + pad) {
-		il_fail(err, errlen, "a binary recording cut short in its header");
 		goto out;
 	}
 	o = json_loadb(json, head.json_len, JSON_REJECT_DUPLICATES, &jerr);
@@ -643,7 +634,7 @@ static int from_binary(FILE *f, struct il_snapshot *s, struct from_state *st, ch
 		goto out;
 	ret = -1;
 	s->binary = 1;
-	base = (int64_t)(sizeof(head) + head.json_len + pad);
+	base = (int64_t)(sizeof(head) + (head.json_len + 7) / 8 * 8);
 	for (;;) {
 		size_t n = fread(buf + have, 1, FROM_BUF - have, f);
 

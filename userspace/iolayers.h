@@ -3,6 +3,7 @@
 #ifndef IOLAYERS_READER_H
 #define IOLAYERS_READER_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
@@ -444,6 +445,7 @@ static inline uint64_t il_sat_add(uint64_t a, uint64_t b)
 void il_hist_merge(struct il_hist *into, const struct il_hist *h);
 void il_fmt_wall(char *buf, size_t len, int64_t ns, int64_t off, const char *fmt);
 uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct);
+uint64_t il_pct_rank(uint64_t count, unsigned int pct);
 /* The log2 bucket of a value, as the module's histograms count it. */
 int il_bucket(uint64_t ns);
 uint64_t il_bucket_lo(int i);
@@ -537,7 +539,11 @@ struct il_rec_end {
 	uint64_t monotonic_ns;
 };
 
+/* The size of a read's record before format 7 added its socket part. */
+#define IL_REC_READ_V6 offsetof(struct iolayers_rec_read, sock_ns)
+
 /* recbin.c: a module's read record, as this reader's struct, and as a flow. */
+char *il_recfile_json(FILE *f, const struct il_recfile_head *head, char *err, size_t errlen);
 int il_rec_read_get(const void *p, size_t size, struct iolayers_rec_read *r);
 int il_flow_from_rec(const struct iolayers_rec_read *r, struct il_flow *f);
 

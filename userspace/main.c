@@ -345,7 +345,10 @@ int il_set_param(const char *name, const char *value)
 	return 0;
 }
 
-/* -p and -c: keep the reads of process env.view_pid, in state env.cache, in @fl. */
+/*
+ * -p and -c: keep the reads of process env.view_pid, in state env.cache,
+ * in @fl (the module's; a recording keeps only those as it is read).
+ */
 static void keep_view(struct il_flows *fl)
 {
 	int i, n = 0;
@@ -445,10 +448,7 @@ static int read_snapshot(struct il_snapshot *s)
 				return -1;
 			}
 		}
-		if (!ret) {
-			keep_view(&s->flows);
-			keep_view(&s->slow);
-		}
+		/* -p and -c were applied read by read (recording_keeps()). */
 		if (ret) {
 			/* The message may quote the recording. */
 			fprintf(stderr, "iolayers: %s: %s\n", env.from,

@@ -376,9 +376,7 @@ static void fine_pcts(const struct il_snapshot *s, unsigned int lmask, unsigned 
 	if (!total || total != out->count)
 		return;
 	for (j = 0; j < 3; j++) {
-		rank[j] = total / 100 * pcts[j] + (total % 100 * pcts[j] + 99) / 100;
-		if (rank[j] < 1)
-			rank[j] = 1;
+		rank[j] = il_pct_rank(total, pcts[j]);
 	}
 	for (i = 0; i < IL_FINE_BUCKETS && k < 3; i++) {
 		for (j = 0; j < n; j++)
@@ -435,6 +433,16 @@ void il_model_finish(struct il_snapshot *s)
 	model_pcts(s);
 }
 
+/* The per-file and per-disk sums, emptied. */
+static void sums_free(struct il_snapshot *s)
+{
+	free(s->fsums.v);
+	il_fmap_free(&s->fsums.map);
+	free(s->dsums.v);
+	memset(&s->fsums, 0, sizeof(s->fsums));
+	memset(&s->dsums, 0, sizeof(s->dsums));
+}
+
 /**
  * il_model_sum_flows() - The per-file and per-disk sums of the reads in
  *	@s->flows (live: the newest the module keeps; again once -p and -c
@@ -447,11 +455,7 @@ int il_model_sum_flows(struct il_snapshot *s)
 {
 	int i;
 
-	free(s->fsums.v);
-	il_fmap_free(&s->fsums.map);
-	free(s->dsums.v);
-	memset(&s->fsums, 0, sizeof(s->fsums));
-	memset(&s->dsums, 0, sizeof(s->dsums));
+	sums_free(s);
 	s->view_reads = 0;
 	for (i = 0; i < s->flows.n; i++) {
 		if (fsum_add(&s->fsums, &s->flows.v[i]) || dsum_add(&s->dsums, &s->flows.v[i]))
@@ -474,11 +478,7 @@ void il_model_free(struct il_snapshot *s)
 			free(s->fine[l][c]);
 			s->fine[l][c] = NULL;
 		}
-	free(s->fsums.v);
-	il_fmap_free(&s->fsums.map);
-	free(s->dsums.v);
-	memset(&s->fsums, 0, sizeof(s->fsums));
-	memset(&s->dsums, 0, sizeof(s->dsums));
+	sums_free(s);
 	if (s->heat) {
 		il_heat_free(s->heat);
 		free(s->heat);

@@ -6,11 +6,10 @@
  * text in between.
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include "iolayers.h"
 
-/* The size of a read's record before format 7 added its socket part. */
-#define IL_REC_READ_V6 offsetof(struct iolayers_rec_read, sock_ns)
 
 /**
  * il_rec_read_get() - A read record as this reader's struct.
@@ -36,6 +35,49 @@ int il_rec_read_get(const void *p, size_t size, struct iolayers_rec_read *r)
 	}
 	r->via = il_via(r->via);
 	return 0;
+}
+
+/**
+ * il_recfile_json() - A binary recording's header object, after its head.
+ * @f: the recording, just past @head
+ * @head: its head, the magic checked
+ * @err: what is wrong, on failure
+ * @errlen: its size
+ *
+ * Reads the object and the zeros after it, so that @f is at the first
+ * record.
+ *
+ * Return: the object's @head->json_len bytes, NUL-terminated, malloc()ed;
+ * NULL with @err set (another version, a size no recorder writes, cut
+ * short, out of memory).
+ */
+char *il_recfile_json(FILE *f, const struct il_recfile_head *head, char *err, size_t errlen)
+{
+	size_t pad = (8 - head->json_len % 8) % 8;
+	char *json;
+
+	if (head->version != IL_RECFILE_VERSION) {
+		il_fail(err, errlen, "a binary recording of version %u; this reader knows %u",
+			head->version, IL_RECFILE_VERSION);
+		return NULL;
+	}
+	if (!head->json_len || head->json_len > IL_RECFILE_MAX_JSON) {
+		il_fail(err, errlen, "a binary recording whose header is %u bytes",
+			head->json_len);
+		return NULL;
+	}
+	json = malloc(head->json_len + pad + 1);
+	if (!json) {
+		il_fail(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (fread(json, 1, head->json_len + pad, f) != head->json_len + pad) {
+		il_fail(err, errlen, "a binary recording cut short in its header");
+		free(json);
+		return NULL;
+	}
+	json[head->json_len] = '\0';
+	return json;
 }
 
 /* "MAJOR:MINOR" into @buf (IL_NAME_LEN). */

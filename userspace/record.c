@@ -116,8 +116,6 @@ static char *rec_i64(char *p, const char *key, int64_t v)
 	return v < 0 ? il_put(p, "null") : il_put_i64(p, v);
 }
 
-/* The size of a read's record before format 7 added its socket part. */
-#define IL_REC_READ_V6 offsetof(struct iolayers_rec_read, sock_ns)
 
 /*
  * A read's latency at layer @l (-1: not reached). A request's or a
@@ -403,33 +401,23 @@ static long rec_records(FILE *out, const char *buf, size_t len, uint64_t *lost,
 			return -1;
 		if (h.type == IOLAYERS_REC_READ && h.size >= IL_REC_READ_V6) {
 			struct iolayers_rec_read r;
-			size_t n = h.size < sizeof(r) ? h.size : sizeof(r);
 
-			/*
-			 * A shorter record than this reader's (a format 6
-			 * module's had no socket part): what it lacks is not
-			 * reached, or a syscall's.
-			 */
-			memset(&r, 0, sizeof(r));
-			r.sock_ns = r.tcp_ns = r.wait_ns = r.sock_off = r.tcp_off = -1;
-			r.ur_issue_off = r.ur_issue_ns = -1;
-			memcpy(&r, buf + off, n);
-			r.via = il_via(r.via);
-			if (rec_csv)
-				rec_read_csv(out, &r);
-			else if (rec_json)
-				rec_read(out, &r);
+			/* A binary recording's are counted only: written as they came. */
+			if ((rec_csv || rec_json) && !il_rec_read_get(buf + off, h.size, &r)) {
+				if (rec_csv)
+					rec_read_csv(out, &r);
+				else
+					rec_read(out, &r);
+			}
 			reads++;
 		} else if (h.type == IOLAYERS_REC_LOST && h.size >= sizeof(struct iolayers_rec_lost)) {
 			struct iolayers_rec_lost l;
 
 			memcpy(&l, buf + off, sizeof(l));
-			if (!rec_csv && !rec_json)
-				;	/* written as it is */
-			else if (rec_csv)
+			if (rec_csv)
 				fprintf(out, ",STREAM,lost,,,,%u,,,,%llu,,,,,,,,,,,,\n", l.hdr.cpu,
 					(unsigned long long)l.count);
-			else
+			else if (rec_json)
 				fprintf(out, "{\"lost\": %llu, \"cpu\": %u}\n",
 					(unsigned long long)l.count, l.hdr.cpu);
 			*lost += l.count;
@@ -941,12 +929,12 @@ static ssize_t json_lines_records(FILE *out, const char *p, size_t len, long *re
 int il_recording_json_lines(FILE *in, FILE *out, char *err, size_t errlen)
 {
 	struct il_recfile_head head;
-	size_t have = 0, n, pad;
+	size_t have = 0, n;
 	uint64_t lost = 0;
 	long reads = 0;
 	int ended = 0, ret = -1;
 	ssize_t used;
-	char *buf, *json;
+	char *buf = NULL, *json;
 
 	n = fread(&head, 1, sizeof(head), in);
 	if (n < sizeof(head) || memcmp(head.magic, IL_RECFILE_MAGIC, sizeof(head.magic))) {
@@ -958,21 +946,17 @@ int il_recording_json_lines(FILE *in, FILE *out, char *err, size_t errlen)
 			fwrite(copy, 1, n, out);
 		return ferror(in) ? il_fail(err, errlen, "%s", strerror(errno)) : 0;
 	}
-	if (head.version != IL_RECFILE_VERSION || !head.json_len ||
-	    head.json_len > IL_RECFILE_MAX_JSON)
-		return il_fail(err, errlen, "a binary recording of version %u, header %u bytes: "
-			       "this reader knows version %u", head.version, head.json_len,
-			       IL_RECFILE_VERSION);
-	pad = (8 - head.json_len % 8) % 8;
-	buf = malloc(1 << 20);
-	json = malloc(head.json_len + pad);
-	if (!buf || !json) {
-		il_fail(err, errlen, "out of memory");
+	json = il_recfile_json(in, &head, err, errlen);
+	if (!json)
+		return -1;
+	/* A JSON line: the object must hold no newline of its own. */
+	if (memchr(json, '\n', head.json_len)) {
+		il_fail(err, errlen, "a binary recording whose header holds a newline");
 		goto out;
 	}
-	if (fread(json, 1, head.json_len + pad, in) != head.json_len + pad ||
-	    memchr(json, '\n', head.json_len)) {
-		il_fail(err, errlen, "a binary recording cut short in its header");
+	buf = malloc(1 << 20);
+	if (!buf) {
+		il_fail(err, errlen, "out of memory");
 		goto out;
 	}
 	fwrite(json, 1, head.json_len, out);

@@ -11,6 +11,21 @@
 #include "iolayers.h"
 
 /**
+ * il_pct_rank() - The rank of a percentile among @count values: ceil(count
+ *	* pct / 100), at least 1, without overflow for any count.
+ * @count: values
+ * @pct: the percentile, 0..100
+ *
+ * Return: the rank, from 1.
+ */
+uint64_t il_pct_rank(uint64_t count, unsigned int pct)
+{
+	uint64_t rank = count / 100 * pct + (count % 100 * pct + 99) / 100;
+
+	return rank < 1 ? 1 : rank;
+}
+
+/**
  * il_fmt_wall() - A recording's time on the wall clock.
  * @buf: where it goes
  * @len: its size
@@ -116,9 +131,7 @@ uint64_t il_hist_percentile(const struct il_hist *h, unsigned int pct)
 		return h->pct[pct == 50 ? 0 : pct == 90 ? 1 : 2];
 	if (pct > 100)
 		pct = 100;
-	rank = h->count / 100 * pct + (h->count % 100 * pct + 99) / 100;
-	if (rank < 1)
-		rank = 1;
+	rank = il_pct_rank(h->count, pct);
 	for (i = 0; i < IOLAYERS_HIST_BUCKETS; i++) {
 		uint64_t c = h->buckets[i];
 
