@@ -154,9 +154,135 @@ static void iolayers_stream_test_ring_reader(struct kunit *test)
 			rg.written);
 }
 
+/*
+ * A read with no block part, as stream/raw gives it in brief and as its
+ * full record would be: every field the same, and every field the brief
+ * one lacks "not reached" (-1) or zero in the full one.
+ */
+static void stream_test_brief_one(struct kunit *test, struct iolayers_flow_rec *r)
+{
+	struct iolayers_rec_read *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	struct iolayers_rec_brief *b = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	int l;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	memset(&r->blk, 0, sizeof(r->blk));
+	r->len = IOLAYERS_REC_SHORT;
+	KUNIT_ASSERT_EQ(test, iolayers_rec_put_raw(r, 3, b), sizeof(*b));
+	r->len = IOLAYERS_REC_FULL;	/* kept whole: its full record */
+	KUNIT_ASSERT_EQ(test, iolayers_rec_put_raw(r, 3, f), sizeof(*f));
+	KUNIT_EXPECT_EQ(test, b->hdr.type, IOLAYERS_REC_BRIEF);
+	KUNIT_EXPECT_EQ(test, b->hdr.size, sizeof(*b));
+	KUNIT_EXPECT_EQ(test, f->hdr.type, IOLAYERS_REC_READ);
+	KUNIT_EXPECT_EQ(test, b->hdr.cpu, 3);
+	KUNIT_EXPECT_EQ(test, f->hdr.cpu, 3);
+	KUNIT_EXPECT_EQ(test, b->seq, f->seq);
+	KUNIT_EXPECT_EQ(test, b->start_ns, f->start_ns);
+	KUNIT_EXPECT_EQ(test, b->pos, f->pos);
+	KUNIT_EXPECT_EQ(test, b->req, f->req);
+	KUNIT_EXPECT_EQ(test, b->ret, f->ret);
+	KUNIT_EXPECT_EQ(test, b->ino, f->ino);
+	KUNIT_EXPECT_EQ(test, b->sys_ns, f->ns[IOLAYERS_L_SYSCALL]);
+	KUNIT_EXPECT_EQ(test, b->vfs_ns, f->ns[IOLAYERS_L_VFS]);
+	KUNIT_EXPECT_EQ(test, b->fs_ns, f->ns[IOLAYERS_L_FS]);
+	KUNIT_EXPECT_EQ(test, b->vfs_off, f->vfs_off);
+	KUNIT_EXPECT_EQ(test, b->fs_off, f->fs_off);
+	KUNIT_EXPECT_EQ(test, b->ra_bytes, f->ra_bytes);
+	KUNIT_EXPECT_EQ(test, b->tid, f->tid);
+	KUNIT_EXPECT_EQ(test, b->tgid, f->tgid);
+	KUNIT_EXPECT_EQ(test, b->fd, f->fd);
+	KUNIT_EXPECT_EQ(test, b->fs_major, f->fs_major);
+	KUNIT_EXPECT_EQ(test, b->fs_minor, f->fs_minor);
+	KUNIT_EXPECT_EQ(test, b->syscall, f->syscall);
+	KUNIT_EXPECT_EQ(test, b->cache, f->cache);
+	KUNIT_EXPECT_EQ(test, b->missed, f->missed);
+	KUNIT_EXPECT_EQ(test, b->via, f->via);
+	KUNIT_EXPECT_EQ(test, memcmp(b->comm, f->comm, sizeof(b->comm)), 0);
+	for (l = IOLAYERS_L_QUEUE; l < IOLAYERS_REC_LAYERS; l++)
+		KUNIT_EXPECT_EQ(test, f->ns[l], -1);
+	KUNIT_EXPECT_EQ(test, f->queue_off, -1);
+	KUNIT_EXPECT_EQ(test, f->issue_off, -1);
+	KUNIT_EXPECT_EQ(test, f->device_off, -1);
+	KUNIT_EXPECT_EQ(test, f->done_off, -1);
+	KUNIT_EXPECT_EQ(test, f->bio_bytes + f->rq_bytes, 0);
+	KUNIT_EXPECT_EQ(test, f->bios + f->rqs + f->requeues + f->errors, 0);
+	KUNIT_EXPECT_EQ(test, f->dev_major + f->dev_minor + f->ndisks, 0);
+	KUNIT_EXPECT_EQ(test, f->disk[0], 0);
+	KUNIT_EXPECT_EQ(test, f->sock_ns, -1);
+	KUNIT_EXPECT_EQ(test, f->tcp_ns, -1);
+	KUNIT_EXPECT_EQ(test, f->wait_ns, -1);
+	KUNIT_EXPECT_EQ(test, f->sock_off, -1);
+	KUNIT_EXPECT_EQ(test, f->tcp_off, -1);
+	KUNIT_EXPECT_EQ(test, f->sock + f->attempts + f->where, 0);
+	KUNIT_EXPECT_EQ(test, f->ur_issue_off, -1);
+	KUNIT_EXPECT_EQ(test, f->ur_issue_ns, -1);
+}
+
+/*
+ * stream/raw's brief records: a cached pread64() that reached VFS and
+ * FS, one whose FS entry was refused, a page fault; whole records for a
+ * read with a request, a socket read and an io_uring request.
+ */
+static void iolayers_stream_test_brief(struct kunit *test)
+{
+	struct iolayers_flow_rec *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	void *buf = kunit_kzalloc(test, sizeof(struct iolayers_rec_read), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	r->kind = IOLAYERS_EV_READ;
+	r->end_ns = 5000000;
+	r->seq = 77;
+	r->tid = 1234;
+	r->tgid = 1200;
+	strscpy(r->comm, "fifteen-bytes-x", sizeof(r->comm));
+	r->nr = __NR_pread64;
+	r->fd = 9;
+	r->pos = 1 << 20;
+	r->ino = 4242;
+	r->fs_dev = MKDEV(259, 3);
+	r->req = 4096;
+	r->ret = 4096;
+	r->cache = IOLAYERS_C_HIT;
+	r->sys_ns = 3000;
+	r->vfs_off = 100;
+	r->vfs_ns = 2500;
+	r->fs_off = 300;
+	r->fs_ns = 2000;
+	r->ra_bytes = 131072;
+	stream_test_brief_one(test, r);
+
+	r->fs_off = -1;		/* FS's entry refused: missed */
+	r->fs_ns = 0;
+	r->missed = 1U << 1;
+	r->cache = IOLAYERS_C_UNK;
+	stream_test_brief_one(test, r);
+
+	r->via = IOLAYERS_VIA_FAULT;	/* a fault: no VFS, its FS part not shown */
+	r->fd = -1;
+	r->missed = 0;
+	r->cache = IOLAYERS_C_HIT;
+	stream_test_brief_one(test, r);
+
+	/* Whole records: a request's block part, a socket's, a request. */
+	r->via = IOLAYERS_VIA_SYSCALL;
+	r->len = IOLAYERS_REC_FULL;
+	r->blk.nr_rqs = 1;
+	KUNIT_EXPECT_EQ(test, iolayers_rec_put_raw(r, 0, buf), sizeof(struct iolayers_rec_read));
+	memset(&r->blk, 0, sizeof(r->blk));
+	r->len = IOLAYERS_REC_SHORT;
+	r->sock = IOLAYERS_SK_TCP;
+	KUNIT_EXPECT_EQ(test, iolayers_rec_put_raw(r, 0, buf), sizeof(struct iolayers_rec_read));
+	r->sock = IOLAYERS_SK_NONE;
+	r->via = IOLAYERS_VIA_URING;
+	KUNIT_EXPECT_EQ(test, iolayers_rec_put_raw(r, 0, buf), sizeof(struct iolayers_rec_read));
+}
+
 static struct kunit_case iolayers_stream_cases[] = {
 	KUNIT_CASE(iolayers_stream_test_ring_overwrite),
 	KUNIT_CASE(iolayers_stream_test_ring_reader),
+	KUNIT_CASE(iolayers_stream_test_brief),
 	{}
 };
 

@@ -69,15 +69,6 @@ unsigned int iolayers_buffer_kb = 1024;
 /* Reads at least this slow (syscall latency) also go to `slow`. */
 u64 iolayers_slow_ns = 10 * NSEC_PER_MSEC;
 
-/*
- * A read with no bio and no request (every cached read) is recorded
- * without its BLOCK/DEVICE part: the record is that much shorter in the
- * ring (more reads kept in the same memory) and cheaper to write, and
- * whoever reads it back takes that part as zero (iolayers_rec_load()).
- */
-#define IOLAYERS_REC_SHORT	ALIGN(offsetof(struct iolayers_flow_rec, blk), 8)
-#define IOLAYERS_REC_FULL	ALIGN(sizeof(struct iolayers_flow_rec), 8)
-
 static_assert(offsetof(struct iolayers_flow_rec, kind) ==
 	      offsetof(struct iolayers_ring_hdr, kind) &&
 	      offsetof(struct iolayers_flow_rec, len) == offsetof(struct iolayers_ring_hdr, len));
@@ -826,8 +817,17 @@ struct iolayers_reader_cpu {
 };
 
 /*
- * An open stream/events or stream/raw: a record's text or binary form,
- * partly copied out (text only: binary records go out whole).
+ * Bytes of binary records stream/raw's reader gathers before it copies
+ * them out at once: a copy_to_user() of a record each cost about a
+ * hundred instructions more per record than its bytes (the call, its
+ * checks of the kernel object and of the user range).
+ */
+#define IOLAYERS_RAW_BATCH	(16 * 1024)
+
+/*
+ * An open stream/events or stream/raw: a record's text, partly copied
+ * out, in @line; or binary records, @off to @len of @buf (each goes out
+ * whole).
  */
 struct iolayers_stream_reader {
 	struct mutex lock;	/* threads reading the one open file */
@@ -837,12 +837,60 @@ struct iolayers_stream_reader {
 	size_t len;
 	size_t off;
 	struct iolayers_reader_cpu *cpus;	/* per possible CPU, nr_cpu_ids */
+	char *buf;		/* raw: IOLAYERS_RAW_BATCH bytes */
 	char line[IOLAYERS_FLOW_LINE_MAX + 64] __aligned(8);
 };
 
-static_assert(sizeof(((struct iolayers_stream_reader *)0)->line) >= IOLAYERS_RAW_MAX);
+static_assert(IOLAYERS_RAW_BATCH >= 2 * IOLAYERS_RAW_MAX);
 
-/* A read's binary record (stream/raw), from its kept record. */
+/*
+ * Does @r go to stream/raw in brief (struct iolayers_rec_brief)? A read
+ * its ring kept without a BLOCK/DEVICE part, not a socket's, not a
+ * request's: its full record's other fields would all say "not reached".
+ */
+static bool iolayers_rec_brief(const struct iolayers_flow_rec *r)
+{
+	return r->len < IOLAYERS_REC_FULL && !r->sock && !iolayers_via_request(r->via);
+}
+
+/* A read's brief binary record, at @buf; its size. */
+static size_t iolayers_rec_to_brief(const struct iolayers_flow_rec *r, int cpu, void *buf)
+{
+	struct iolayers_rec_brief *o = buf;
+
+	o->hdr.type = IOLAYERS_REC_BRIEF;
+	o->hdr.size = sizeof(*o);
+	o->hdr.cpu = cpu;
+	o->seq = r->seq;
+	o->start_ns = r->end_ns - r->sys_ns;
+	o->pos = r->pos;
+	o->req = r->req;
+	o->ret = r->ret;
+	o->ino = r->ino;
+	o->sys_ns = r->sys_ns;
+	o->vfs_ns = !r->via && r->vfs_off >= 0 ? r->vfs_ns : -1;
+	o->fs_ns = r->fs_off >= 0 ? r->fs_ns : -1;
+	o->vfs_off = r->via ? -1 : r->vfs_off;
+	o->fs_off = r->fs_off;
+	o->ra_bytes = r->ra_bytes;
+	o->tid = r->tid;
+	o->tgid = r->tgid;
+	o->fd = r->fd;
+	o->fs_major = MAJOR(r->fs_dev);
+	o->fs_minor = MINOR(r->fs_dev);
+	o->syscall = r->via == IOLAYERS_VIA_SYSCALL ? iolayers_syscall_index(r->nr) : 0;
+	o->cache = r->cache;
+	o->missed = r->missed;
+	o->via = r->via;
+	memcpy(o->comm, r->comm, sizeof(o->comm) - 1);
+	o->comm[sizeof(o->comm) - 1] = '\0';
+	return sizeof(*o);
+}
+
+static_assert(sizeof(((struct iolayers_flow_rec *)0)->comm) >=
+	      sizeof(((struct iolayers_rec_brief *)0)->comm));
+
+/* A read's full binary record (stream/raw), from its kept record. */
 static void iolayers_rec_to_raw(const struct iolayers_flow_rec *r, int cpu,
 				struct iolayers_rec_read *o)
 {
@@ -916,6 +964,26 @@ static void iolayers_rec_to_raw(const struct iolayers_flow_rec *r, int cpu,
 		strscpy(o->disk, disk ?: "?", sizeof(o->disk));
 }
 
+/**
+ * iolayers_rec_put_raw() - A read's binary record for stream/raw.
+ * @r: the read's kept record (its block part zero, or not read, when
+ *	@r->len says it has none)
+ * @cpu: the CPU whose ring kept it
+ * @buf: where it goes, room for struct iolayers_rec_read
+ *
+ * Return: its size: struct iolayers_rec_brief's where the read had no
+ * block part and is not a socket's or a request's, else struct
+ * iolayers_rec_read's.
+ */
+VISIBLE_IF_KUNIT size_t iolayers_rec_put_raw(const struct iolayers_flow_rec *r, int cpu, void *buf)
+{
+	if (iolayers_rec_brief(r))
+		return iolayers_rec_to_brief(r, cpu, buf);
+	iolayers_rec_to_raw(r, cpu, buf);
+	return sizeof(struct iolayers_rec_read);
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_rec_put_raw);
+
 /* A loss's binary record at @buf. */
 static size_t iolayers_lost_to_raw(void *buf, int cpu, u64 count)
 {
@@ -956,6 +1024,7 @@ static unsigned long iolayers_stream_gap(struct iolayers_stream_reader *rd, int 
 struct iolayers_fill {
 	struct iolayers_ring *rg;
 	struct iolayers_reader_cpu *c;
+	bool raw;	/* for stream/raw: a brief record's block part unread */
 };
 
 /*
@@ -978,7 +1047,10 @@ static int iolayers_stage_fill(void *arg)
 
 		if (h->kind != IOLAYERS_EV_READ)
 			continue;
-		iolayers_rec_load(&st->slot[i].rec, h);
+		if (a->raw && iolayers_rec_brief((const void *)h))
+			memcpy(&st->slot[i].rec, h, h->len);	/* no zeros it would not read */
+		else
+			iolayers_rec_load(&st->slot[i].rec, h);
 		st->slot[i].lost = rg->overwritten - a->c->overwritten;
 		a->c->overwritten = rg->overwritten;
 		st->n++;
@@ -1013,10 +1085,10 @@ static bool iolayers_cpu_unread(int cpu)
 }
 
 /*
- * Hand out the oldest record of all CPUs' rings and put its text (after
- * a "# lost" line if that CPU's ring wrote over records before it), or
- * its binary records, in @rd->line. False when no CPU's ring has a
- * record to take.
+ * Hand out the oldest record of all CPUs' rings: put its text (after a
+ * "# lost" line if that CPU's ring wrote over records before it) in
+ * @rd->line, or add its binary records to @rd->buf, which has room for
+ * IOLAYERS_RAW_MAX more. False when no CPU's ring has a record to take.
  */
 static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 {
@@ -1035,6 +1107,7 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 			struct iolayers_fill a = {
 				.rg = &per_cpu(iolayers_rings, cpu)[0],
 				.c = &rd->cpus[cpu],
+				.raw = rd->raw,
 			};
 
 			iolayers_on_cpu(cpu, iolayers_stage_fill, &a);
@@ -1055,21 +1128,21 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 	st->head = (st->head + 1) % IOLAYERS_STAGE_RECS;
 	st->n--;
 	lost += iolayers_stream_gap(rd, best, r->wseq, lost);
-	if (lost) {
-		if (rd->raw)
-			n = iolayers_lost_to_raw(rd->line, best, lost);
-		else
-			n = scnprintf(rd->line, sizeof(rd->line), "# lost %lu cpu %d\n", lost,
-				      best);
+	if (lost)
 		atomic64_add(lost, &iolayers_stream_lost);
-	}
-	if (rd->raw) {
-		iolayers_rec_to_raw(r, best, (void *)(rd->line + n));
-		n += sizeof(struct iolayers_rec_read);
-	} else {
-		n += iolayers_flow_format(rd->line + n, sizeof(rd->line) - n, r);
-	}
 	atomic64_inc(&iolayers_stream_delivered);
+	if (rd->raw) {
+		char *p = rd->buf + rd->len;
+
+		if (lost)
+			p += iolayers_lost_to_raw(p, best, lost);
+		p += iolayers_rec_put_raw(r, best, p);
+		rd->len = p - rd->buf;
+		return true;
+	}
+	if (lost)
+		n = scnprintf(rd->line, sizeof(rd->line), "# lost %lu cpu %d\n", lost, best);
+	n += iolayers_flow_format(rd->line + n, sizeof(rd->line) - n, r);
 	rd->len = n;
 	rd->off = 0;
 	return true;
@@ -1163,12 +1236,128 @@ static void iolayers_stream_batch(struct iolayers_stream_reader *rd)
 	rd->due_ns = 0;
 }
 
+/*
+ * No record to hand out: -EAGAIN without blocking, else wait for one and
+ * for the batch it begins; 0 when there may be one to take now.
+ */
+static int iolayers_stream_none(struct iolayers_stream_reader *rd, bool block)
+{
+	int ret;
+
+	if (!block)
+		return -EAGAIN;
+	if (signal_pending(current))
+		return -ERESTARTSYS;
+	ret = iolayers_stream_wait(rd);
+	if (ret)
+		return ret;
+	iolayers_stream_batch_from(rd);
+	iolayers_stream_batch(rd);
+	return 0;
+}
+
+/* Bytes of the whole binary records from @rd->off on that fit in @room. */
+static size_t iolayers_raw_whole(const struct iolayers_stream_reader *rd, size_t room)
+{
+	size_t n = 0;
+
+	while (rd->off + n < rd->len) {
+		const struct iolayers_rec_hdr *h = (const void *)(rd->buf + rd->off + n);
+
+		if (n + h->size > room)
+			break;
+		n += h->size;
+	}
+	return n;
+}
+
+/*
+ * stream/raw: whole records, gathered in @rd->buf as many as the read has
+ * room for and copied out at once (records left from a read that faulted
+ * go first).
+ */
+static ssize_t raw_read(struct iolayers_stream_reader *rd, char __user *ubuf, size_t count,
+			bool block)
+{
+	ssize_t done = 0;
+	int ret = 0;
+
+	while (count - done >= IOLAYERS_RAW_MAX) {
+		size_t room = count - done;
+		bool more = true;
+		size_t n;
+
+		if (rd->off == rd->len) {
+			rd->off = 0;
+			rd->len = 0;
+		}
+		while (rd->len + IOLAYERS_RAW_MAX <= IOLAYERS_RAW_BATCH &&
+		       rd->len - rd->off + IOLAYERS_RAW_MAX <= room &&
+		       (more = iolayers_stream_next(rd)))
+			;
+		n = iolayers_raw_whole(rd, room);
+		if (!n) {
+			if (done) {
+				/* All taken: the next read waits for a batch. */
+				iolayers_stream_batch_from(rd);
+				break;
+			}
+			ret = iolayers_stream_none(rd, block);
+			if (ret)
+				break;
+			continue;
+		}
+		if (copy_to_user(ubuf + done, rd->buf + rd->off, n)) {
+			ret = -EFAULT;
+			break;
+		}
+		rd->off += n;
+		done += n;
+		if (!more) {
+			iolayers_stream_batch_from(rd);
+			break;
+		}
+	}
+	return done ? done : ret;
+}
+
+/* stream/events: text, a record's line copied out in as many reads as it takes. */
+static ssize_t text_read(struct iolayers_stream_reader *rd, char __user *ubuf, size_t count,
+			 bool block)
+{
+	ssize_t done = 0;
+	int ret = 0;
+
+	while (done < count) {
+		size_t n;
+
+		if (rd->off == rd->len && !iolayers_stream_next(rd)) {
+			if (done) {
+				/* All taken: the next read waits for a batch. */
+				iolayers_stream_batch_from(rd);
+				break;
+			}
+			ret = iolayers_stream_none(rd, block);
+			if (ret)
+				break;
+			continue;
+		}
+		n = min_t(size_t, count - done, rd->len - rd->off);
+		if (copy_to_user(ubuf + done, rd->line + rd->off, n)) {
+			ret = -EFAULT;
+			break;
+		}
+		rd->off += n;
+		done += n;
+	}
+	return done ? done : ret;
+}
+
 static ssize_t events_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
 {
 	struct iolayers_stream_reader *rd = file->private_data;
 	bool block = !(file->f_flags & O_NONBLOCK);
-	ssize_t done = 0;
-	int ret = 0;
+	ssize_t ret;
 
 	if (rd->raw && count < IOLAYERS_RAW_MAX) {
 		pr_err_ratelimited("read of %zu bytes from stream/raw: want at least %zu (whole records)\n",
@@ -1179,42 +1368,9 @@ static ssize_t events_read(struct file *file, char __user *ubuf, size_t count, l
 		return -ERESTARTSYS;
 	if (count && block && rd->due_ns)
 		iolayers_stream_batch(rd);
-	while (done < count) {
-		size_t n;
-
-		if (rd->off == rd->len && !iolayers_stream_next(rd)) {
-			if (done) {
-				/* All taken: the next read waits for a batch. */
-				iolayers_stream_batch_from(rd);
-				break;
-			}
-			if (!block) {
-				ret = -EAGAIN;
-				break;
-			}
-			if (signal_pending(current)) {
-				ret = -ERESTARTSYS;
-				break;
-			}
-			ret = iolayers_stream_wait(rd);
-			if (ret)
-				break;
-			iolayers_stream_batch_from(rd);
-			iolayers_stream_batch(rd);
-			continue;
-		}
-		n = min_t(size_t, count - done, rd->len - rd->off);
-		if (rd->raw && n < rd->len - rd->off)
-			break;	/* the next records do not fit whole */
-		if (copy_to_user(ubuf + done, rd->line + rd->off, n)) {
-			ret = -EFAULT;
-			break;
-		}
-		rd->off += n;
-		done += n;
-	}
+	ret = rd->raw ? raw_read(rd, ubuf, count, block) : text_read(rd, ubuf, count, block);
 	mutex_unlock(&rd->lock);
-	return done ? done : ret;
+	return ret;
 }
 
 static __poll_t events_poll(struct file *file, poll_table *wait)
@@ -1231,18 +1387,21 @@ static __poll_t events_poll(struct file *file, poll_table *wait)
 
 static void iolayers_reader_free(struct iolayers_stream_reader *rd)
 {
+	kvfree(rd->buf);
 	kvfree(rd->cpus);
 	kfree(rd);
 }
 
-static struct iolayers_stream_reader *iolayers_reader_alloc(void)
+static struct iolayers_stream_reader *iolayers_reader_alloc(bool raw)
 {
 	struct iolayers_stream_reader *rd = kzalloc(sizeof(*rd), GFP_KERNEL);
 
 	if (!rd)
 		return NULL;
 	rd->cpus = kvcalloc(nr_cpu_ids, sizeof(*rd->cpus), GFP_KERNEL);
-	if (!rd->cpus) {
+	if (raw)
+		rd->buf = kvmalloc(IOLAYERS_RAW_BATCH, GFP_KERNEL);
+	if (!rd->cpus || (raw && !rd->buf)) {
 		iolayers_reader_free(rd);
 		return NULL;
 	}
@@ -1266,7 +1425,7 @@ static int iolayers_stream_open(struct inode *inode, struct file *file, bool raw
 	if (atomic_cmpxchg(&iolayers_stream_busy, IOLAYERS_STREAM_FREE,
 			   IOLAYERS_STREAM_OPENING) != IOLAYERS_STREAM_FREE)
 		return -EBUSY;
-	rd = iolayers_reader_alloc();
+	rd = iolayers_reader_alloc(raw);
 	if (!rd) {
 		atomic_set(&iolayers_stream_busy, IOLAYERS_STREAM_FREE);
 		return -ENOMEM;
@@ -1274,7 +1433,7 @@ static int iolayers_stream_open(struct inode *inode, struct file *file, bool raw
 	mutex_init(&rd->lock);
 	rd->raw = raw;
 	if (raw) {
-		struct iolayers_rec_start *st = (void *)rd->line;
+		struct iolayers_rec_start *st = (void *)rd->buf;
 
 		st->hdr.type = IOLAYERS_REC_START;
 		st->hdr.size = sizeof(*st);

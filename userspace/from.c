@@ -533,7 +533,8 @@ static ssize_t from_bin_records(struct il_snapshot *s, struct from_state *st, co
 		}
 		switch (h.type) {
 		case IOLAYERS_REC_READ:
-			if (il_rec_read_get(p + off, h.size, &r)) {
+		case IOLAYERS_REC_BRIEF:
+			if (il_rec_read_get(h.type, p + off, h.size, &r)) {
 				st->damage = "a read's record too short";
 				bad = 1;
 				break;

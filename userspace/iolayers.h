@@ -544,7 +544,19 @@ struct il_rec_end {
 
 /* recbin.c: a module's read record, as this reader's struct, and as a flow. */
 char *il_recfile_json(FILE *f, const struct il_recfile_head *head, char *err, size_t errlen);
-int il_rec_read_get(const void *p, size_t size, struct iolayers_rec_read *r);
+int il_rec_read_get(unsigned int type, const void *p, size_t size, struct iolayers_rec_read *r);
+
+/* Is a record of this type a read's (full or brief)? */
+static inline int il_rec_is_read(unsigned int type)
+{
+	return type == IOLAYERS_REC_READ || type == IOLAYERS_REC_BRIEF;
+}
+
+/* The fewest bytes a read's record of this type has (il_rec_read_get()). */
+static inline size_t il_rec_read_min(unsigned int type)
+{
+	return type == IOLAYERS_REC_BRIEF ? sizeof(struct iolayers_rec_brief) : IL_REC_READ_V6;
+}
 int il_flow_from_rec(const struct iolayers_rec_read *r, struct il_flow *f);
 
 /* `iolayers record` (record.c): the exit status. */

@@ -11,19 +11,70 @@
 #include "iolayers.h"
 
 
+/*
+ * A brief record (struct iolayers_rec_brief) as the full one it stands
+ * for: its block, device, socket and request parts not reached.
+ */
+static int rec_brief_get(const void *p, size_t size, struct iolayers_rec_read *r)
+{
+	struct iolayers_rec_brief b;
+
+	if (size < sizeof(b))
+		return -1;
+	memcpy(&b, p, sizeof(b));
+	memset(r, 0, sizeof(*r));
+	r->hdr = b.hdr;
+	r->seq = b.seq;
+	r->start_ns = b.start_ns;
+	r->pos = b.pos;
+	r->req = b.req;
+	r->ret = b.ret;
+	r->ino = b.ino;
+	r->ns[IOLAYERS_L_SYSCALL] = b.sys_ns;
+	r->ns[IOLAYERS_L_VFS] = b.vfs_ns;
+	r->ns[IOLAYERS_L_FS] = b.fs_ns;
+	r->ns[IOLAYERS_L_QUEUE] = r->ns[IOLAYERS_L_SERVICE] = r->ns[IOLAYERS_L_DEVICE] = -1;
+	r->vfs_off = b.vfs_off;
+	r->fs_off = b.fs_off;
+	r->queue_off = r->issue_off = r->device_off = r->done_off = -1;
+	r->ra_bytes = b.ra_bytes;
+	r->tid = b.tid;
+	r->tgid = b.tgid;
+	r->fd = b.fd;
+	r->fs_major = b.fs_major;
+	r->fs_minor = b.fs_minor;
+	r->syscall = b.syscall;
+	r->cache = b.cache;
+	r->missed = b.missed;
+	r->via = b.via;
+	memcpy(r->comm, b.comm, sizeof(r->comm));
+	r->sock_ns = r->tcp_ns = r->wait_ns = r->sock_off = r->tcp_off = -1;
+	r->ur_issue_off = r->ur_issue_ns = -1;
+	return 0;
+}
+
 /**
  * il_rec_read_get() - A read record as this reader's struct.
+ * @type: its header's type, IOLAYERS_REC_READ or IOLAYERS_REC_BRIEF
  * @p: the record, @size bytes (its header's size)
- * @size: at least its format 6 part
+ * @size: at least its format 6 part (a brief one: all of it)
  * @r: filled: a shorter record's missing part (a format 6 module's had no
- *	socket part, a format 7 one's no request part) not reached, or a
- *	syscall's; a longer one's (a newer module's) end left out
+ *	socket part, a format 7 one's no request part; a brief one's all but
+ *	its syscall, VFS and FS part) not reached, or a syscall's; a longer
+ *	one's (a newer module's) end left out
  *
- * Return: 0, or -1 when @size is too small for a read's record.
+ * Return: 0, or -1 when @size is too small for a read's record, or @type
+ * is none.
  */
-int il_rec_read_get(const void *p, size_t size, struct iolayers_rec_read *r)
+int il_rec_read_get(unsigned int type, const void *p, size_t size, struct iolayers_rec_read *r)
 {
-	if (size < IL_REC_READ_V6)
+	if (type == IOLAYERS_REC_BRIEF) {
+		if (rec_brief_get(p, size, r))
+			return -1;
+		r->via = il_via(r->via);
+		return 0;
+	}
+	if (type != IOLAYERS_REC_READ || size < IL_REC_READ_V6)
 		return -1;
 	if (size >= sizeof(*r)) {
 		memcpy(r, p, sizeof(*r));

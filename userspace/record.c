@@ -399,11 +399,15 @@ static long rec_records(FILE *out, const char *buf, size_t len, uint64_t *lost,
 		memcpy(&h, buf + off, sizeof(h));
 		if (h.size < sizeof(h) || off + h.size > len)
 			return -1;
-		if (h.type == IOLAYERS_REC_READ && h.size >= IL_REC_READ_V6) {
+		if (il_rec_is_read(h.type)) {
 			struct iolayers_rec_read r;
 
+			if (h.size < il_rec_read_min(h.type))
+				return -1;
 			/* A binary recording's are counted only: written as they came. */
-			if ((rec_csv || rec_json) && !il_rec_read_get(buf + off, h.size, &r)) {
+			if (rec_csv || rec_json) {
+				if (il_rec_read_get(h.type, buf + off, h.size, &r))
+					return -1;
 				if (rec_csv)
 					rec_read_csv(out, &r);
 				else
@@ -762,8 +766,9 @@ int il_record_main(int argc, char **argv)
 		rec_cancel_child(child, gate);
 		return 1;
 	}
-	if (start.version != IOLAYERS_STREAM_VERSION) {
-		fprintf(stderr, "iolayers record: stream version %u, this reader knows %u\n",
+	/* Version 3's records are 4's but for brief ones, which it never writes. */
+	if (start.version < 3 || start.version > IOLAYERS_STREAM_VERSION) {
+		fprintf(stderr, "iolayers record: stream version %u, this reader knows 3 to %u\n",
 			start.version, IOLAYERS_STREAM_VERSION);
 		rec_discard(out, path, tmp);
 		rec_cancel_child(child, gate);
@@ -871,10 +876,10 @@ static ssize_t json_lines_records(FILE *out, const char *p, size_t len, long *re
 			return -1;
 		if (off + h.size > len)
 			break;
-		if (h.type == IOLAYERS_REC_READ) {
+		if (il_rec_is_read(h.type)) {
 			struct iolayers_rec_read r;
 
-			if (il_rec_read_get(p + off, h.size, &r))
+			if (il_rec_read_get(h.type, p + off, h.size, &r))
 				return -1;
 			rec_read(out, &r);
 			(*reads)++;

@@ -63,6 +63,16 @@ struct iolayers_ring {
 	u32 recent_mask;
 };
 
+/*
+ * A read with no bio and no request (every cached read) is recorded
+ * without its BLOCK/DEVICE part: the record is that much shorter in the
+ * ring (more reads kept in the same memory) and cheaper to write, and
+ * whoever reads it back takes that part as zero (stream.c,
+ * iolayers_rec_load()).
+ */
+#define IOLAYERS_REC_SHORT	ALIGN(offsetof(struct iolayers_flow_rec, blk), 8)
+#define IOLAYERS_REC_FULL	ALIGN(sizeof(struct iolayers_flow_rec), 8)
+
 /* Longest line of `flows`, `slow` and stream/events, with its newline. */
 #define IOLAYERS_FLOW_LINE_MAX	768
 
@@ -81,6 +91,7 @@ void iolayers_stream_reset(void);
 /* Static in the module; visible to the KUnit tests (compat.h). */
 void *iolayers_ring_reserve(struct iolayers_ring *rg, u32 len);
 const struct iolayers_ring_hdr *iolayers_ring_pop(struct iolayers_ring *rg);
+size_t iolayers_rec_put_raw(const struct iolayers_flow_rec *r, int cpu, void *buf);
 #endif
 
 extern unsigned int iolayers_flows_kept;

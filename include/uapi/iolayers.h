@@ -293,7 +293,7 @@ enum iolayers_sock_kind {
  * ever grow at their end, and the version changes when a field's meaning
  * does. Little-endian, naturally aligned; times are CLOCK_MONOTONIC ns.
  */
-#define IOLAYERS_STREAM_VERSION	3
+#define IOLAYERS_STREAM_VERSION	4
 
 /* Layers with a slot in struct iolayers_rec_read's ns (the file path's). */
 #define IOLAYERS_REC_LAYERS	6
@@ -302,6 +302,7 @@ enum iolayers_rec_type {
 	IOLAYERS_REC_START = 1,	/* struct iolayers_rec_start */
 	IOLAYERS_REC_READ = 2,	/* struct iolayers_rec_read */
 	IOLAYERS_REC_LOST = 3,	/* struct iolayers_rec_lost */
+	IOLAYERS_REC_BRIEF = 4,	/* struct iolayers_rec_brief (version 4 on) */
 };
 
 /**
@@ -447,6 +448,69 @@ struct iolayers_rec_read {
 	__u8 pad[4];
 	__s64 ur_issue_off;
 	__s64 ur_issue_ns;
+};
+
+/**
+ * struct iolayers_rec_brief - A read that reached no block layer, in brief.
+ * @hdr: IOLAYERS_REC_BRIEF
+ * @seq: as struct iolayers_rec_read's, and so every field up to @comm
+ * @start_ns: sys_enter
+ * @pos: file offset (-1: none)
+ * @req: bytes requested
+ * @ret: what the syscall returned
+ * @ino: the file's inode number (0: not seen)
+ * @sys_ns: its SYSCALL latency (@ns[0] of struct iolayers_rec_read)
+ * @vfs_ns: VFS latency (-1: not reached)
+ * @fs_ns: FS latency (-1: not reached)
+ * @vfs_off: VFS entry, ns after sys_enter (-1: not reached)
+ * @fs_off: FS entry (-1: not reached)
+ * @ra_bytes: readahead bytes added during the read
+ * @tid: thread id
+ * @tgid: process id
+ * @fd: file descriptor
+ * @fs_major: the file system's device, major
+ * @fs_minor: and minor
+ * @syscall: index in IOLAYERS_SYSCALL_NAMES
+ * @cache: enum iolayers_cache
+ * @missed: as in struct iolayers_rec_read
+ * @via: enum iolayers_via: a read-family syscall or a page fault, never
+ *	a request
+ * @comm: task name, NUL-terminated
+ *
+ * Stream version 4 on: a read with no bio and no request (every cached
+ * one), not a socket read and not an io_uring or AIO request, is this
+ * record, 144 bytes instead of struct iolayers_rec_read's 336: the same
+ * read, with its block, device, socket and request parts not reached
+ * (@ns[3..5], the *_off of the block layer, @sock_ns to @tcp_off,
+ * @ur_issue_off and @ur_issue_ns -1; the byte and request counts, the
+ * disk's numbers and name, @sock, @attempts and @where zero or empty).
+ * Every byte a reader copies and a recording keeps costs, and cached
+ * reads are most of what a recording holds.
+ */
+struct iolayers_rec_brief {
+	struct iolayers_rec_hdr hdr;
+	__u64 seq;
+	__u64 start_ns;
+	__s64 pos;
+	__u64 req;
+	__s64 ret;
+	__u64 ino;
+	__s64 sys_ns;
+	__s64 vfs_ns;
+	__s64 fs_ns;
+	__s64 vfs_off;
+	__s64 fs_off;
+	__u64 ra_bytes;
+	__s32 tid;
+	__s32 tgid;
+	__s32 fd;
+	__u32 fs_major;
+	__u32 fs_minor;
+	__u8 syscall;
+	__u8 cache;
+	__u8 missed;
+	__u8 via;
+	char comm[16];
 };
 
 /*

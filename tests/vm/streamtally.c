@@ -54,25 +54,26 @@ static void on_term(int sig)
 	stop = 1;
 }
 
-static void count_read(const struct iolayers_rec_read *r)
+/* A read of process @pid (one record, full or brief) of the file @ino on @major:@minor. */
+static void count_read(int pid, uint64_t ino, unsigned int major, unsigned int minor)
 {
-	uint64_t h = (r->ino ^ ((uint64_t)r->fs_major << 40) ^ ((uint64_t)r->fs_minor << 20)) *
+	uint64_t h = (ino ^ ((uint64_t)major << 40) ^ ((uint64_t)minor << 20)) *
 		     0x9e3779b97f4a7c15ull;
 	unsigned int i, n;
 
 	records++;
-	if (tgid >= 0 && r->tgid != tgid)
+	if (tgid >= 0 && pid != tgid)
 		foreign++;
 	for (n = 0, i = h >> 52; n < NR_FILES; n++, i = (i + 1) & (NR_FILES - 1)) {
 		struct tally *t = &files[i];
 
 		if (!t->used) {
 			t->used = 1;
-			t->major = r->fs_major;
-			t->minor = r->fs_minor;
-			t->ino = r->ino;
+			t->major = major;
+			t->minor = minor;
+			t->ino = ino;
 		}
-		if (t->major == r->fs_major && t->minor == r->fs_minor && t->ino == r->ino) {
+		if (t->major == major && t->minor == minor && t->ino == ino) {
 			t->count++;
 			return;
 		}
@@ -105,7 +106,14 @@ static int parse(const unsigned char *buf, size_t len)
 			if (h.size < offsetof(struct iolayers_rec_read, fs_minor) + sizeof(r.fs_minor))
 				return -1;
 			memcpy(&r, buf + off, h.size < sizeof(r) ? h.size : sizeof(r));
-			count_read(&r);
+			count_read(r.tgid, r.ino, r.fs_major, r.fs_minor);
+		} else if (h.type == IOLAYERS_REC_BRIEF) {
+			struct iolayers_rec_brief r;
+
+			if (h.size < sizeof(r))
+				return -1;
+			memcpy(&r, buf + off, sizeof(r));
+			count_read(r.tgid, r.ino, r.fs_major, r.fs_minor);
 		} else if (h.type == IOLAYERS_REC_LOST) {
 			struct iolayers_rec_lost l = { 0 };
 

@@ -4,13 +4,15 @@
  * `iolayers record` writes one: 8 threads reading FILES files (default
  * 1,000), a third each HIT, MISS (with a request on one of two disks) and
  * DIRECT, latencies spread over five decades, a loss every 100,000 reads,
- * each file's path, the trailer. For the scale test (check-scale.sh) and
+ * each file's path, the trailer. The HITs are brief records, as the
+ * module writes them. For the scale test (check-scale.sh) and
  * for timing --from on this machine.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../iolayers.h"
+#include "recput.h"
 
 static uint64_t rnd(uint64_t *x)
 {
@@ -23,7 +25,7 @@ static uint64_t rnd(uint64_t *x)
 int main(int argc, char **argv)
 {
 	static const char header[] =
-		"{\"iolayers_record\": 1, \"stream_version\": 3, \"format\": 9, "
+		"{\"iolayers_record\": 1, \"stream_version\": 4, \"format\": 9, "
 		"\"kernel\": \"synthetic\", \"module\": \"iolayers 0.1.0\", \"open_ns\": 1, "
 		"\"settings\": {\"pid\": \"0\", \"comm\": \"\", \"children\": \"0\", "
 		"\"slow_us\": \"10000\"}, \"command\": [\"genrec\"], "
@@ -32,12 +34,14 @@ int main(int argc, char **argv)
 	struct iolayers_rec_start st = { { IOLAYERS_REC_START, sizeof(st), 0 },
 					 IOLAYERS_STREAM_VERSION, IOLAYERS_FORMAT_VERSION, 1 };
 	struct il_rec_end end = { .hdr = { IL_REC_END, sizeof(end), 0 } };
-	static struct iolayers_rec_read buf[4096];
+	static char buf[4096 * sizeof(struct iolayers_rec_read)];
+	struct iolayers_rec_read rr, *r = &rr;
+	size_t used = 0;
 	long long n = argc > 1 ? atoll(argv[1]) : 0, files = argc > 2 ? atoll(argv[2]) : 1000;
 	uint64_t x = 0x9e3779b97f4a7c15ULL, t = 1000000, lost = 0;
 	static const char zeros[8];
 	long long i;
-	int k = 0, l;
+	int l;
 
 	if (n <= 0 || files <= 0) {
 		fprintf(stderr, "usage: genrec N [FILES]\n");
@@ -50,7 +54,6 @@ int main(int argc, char **argv)
 	fwrite(zeros, 1, (8 - head.json_len % 8) % 8, stdout);
 	fwrite(&st, sizeof(st), 1, stdout);
 	for (i = 0; i < n; i++) {
-		struct iolayers_rec_read *r = &buf[k++];
 		uint64_t v = rnd(&x);
 		int64_t lat = (int64_t)(1000 * (1 + (v >> 40) % 1000) * (1 + (v >> 20) % 100));
 
@@ -98,17 +101,18 @@ int main(int argc, char **argv)
 			r->dev_minor = (uint32_t)(v >> 7) % 2;
 			strcpy(r->disk, r->dev_minor ? "nvme1n1" : "nvme0n1");
 		}
-		if (k == (int)(sizeof(buf) / sizeof(buf[0])) || i == n - 1) {
-			fwrite(buf, sizeof(buf[0]), (size_t)k, stdout);
-			k = 0;
-		}
+		used += rec_put(buf + used, r);
 		if ((i + 1) % 100000 == 0) {
 			struct iolayers_rec_lost lo = { { IOLAYERS_REC_LOST, sizeof(lo), 0 }, 1 };
 
-			fwrite(buf, sizeof(buf[0]), (size_t)k, stdout);
-			k = 0;
-			fwrite(&lo, sizeof(lo), 1, stdout);
+			memcpy(buf + used, &lo, sizeof(lo));
+			used += sizeof(lo);
 			lost++;
+		}
+		if (used + sizeof(*r) + sizeof(struct iolayers_rec_lost) > sizeof(buf) ||
+		    i == n - 1) {
+			fwrite(buf, 1, used, stdout);
+			used = 0;
 		}
 	}
 	for (i = 0; i < files; i++) {

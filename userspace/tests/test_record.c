@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <inttypes.h>
 #include <math.h>
+#include "recput.h"
 
 static int failures;
 
@@ -616,16 +617,48 @@ static size_t binary_reads(struct iolayers_rec_read *r)
 }
 
 /*
+ * A brief record reads as the whole one it stands for, field by field;
+ * one cut short, or of a type that is no read's, is refused.
+ */
+static void test_brief(void)
+{
+	struct iolayers_rec_read r[2], got;
+	char buf[sizeof(r[0])];
+	size_t n;
+	int i;
+
+	rec_init_faults(r, 2);		/* r[1]: a failed fault, no request */
+	rec_init(&r[0], 1);
+	r[0].vfs_off = 4;
+	r[0].ns[IOLAYERS_L_VFS] = 499000;
+	r[0].ra_bytes = 65536;
+	r[0].missed = 2;
+	r[0].cache = IOLAYERS_C_HIT;
+	for (i = 0; i < 2; i++) {
+		n = rec_put(buf, &r[i]);
+		EXPECT(n == sizeof(struct iolayers_rec_brief) && n == 144);
+		EXPECT(!il_rec_read_get(IOLAYERS_REC_BRIEF, buf, n, &got));
+		got.hdr = r[i].hdr;
+		EXPECT(!memcmp(&got, &r[i], sizeof(got)));
+		EXPECT(il_rec_read_get(IOLAYERS_REC_BRIEF, buf, n - 1, &got) == -1);
+		EXPECT(il_rec_read_get(IOLAYERS_REC_LOST, buf, n, &got) == -1);
+	}
+}
+
+/*
  * A binary recording and the JSON lines of the same records read the
  * same: every flow field for field, the histograms, and every view; -J
- * of the binary one is those JSON lines, read the same again. Cut at
+ * of the binary one is those JSON lines, read the same again. The
+ * binary one has its reads as a module of stream version 4 writes them
+ * (brief where it can), the JSON lines came from whole ones. Cut at
  * every byte, it is read up to the cut with a warning.
  */
 static void test_binary(void)
 {
 	struct iolayers_rec_read r[7];
 	struct iolayers_rec_lost lo = { { IOLAYERS_REC_LOST, sizeof(lo), 2 }, 5 };
-	char raw[sizeof(r) + sizeof(lo)], *bin, *json, *lines = NULL, err[256];
+	char raw[sizeof(r) + sizeof(lo)], mixed[sizeof(raw)], *bin, *json, *lines = NULL, err[256];
+	size_t sizes[8], mlen = 0;
 	void (*const views[])(FILE *, const struct il_snapshot *) = {
 		view_table, view_hist, view_files, view_disks, il_view_json, il_view_prometheus,
 	};
@@ -638,11 +671,29 @@ static void test_binary(void)
 	memcpy(raw, r, 4 * sizeof(r[0]));
 	memcpy(raw + 4 * sizeof(r[0]), &lo, sizeof(lo));
 	memcpy(raw + 4 * sizeof(r[0]) + sizeof(lo), &r[4], (n - 4) * sizeof(r[0]));
+	for (i = 0; i < 8; i++) {
+		if (i == 4) {
+			memcpy(mixed + mlen, &lo, sizeof(lo));
+			sizes[i] = sizeof(lo);
+		} else {
+			sizes[i] = rec_put(mixed + mlen, &r[i - (i > 4)]);
+		}
+		mlen += sizes[i];
+	}
+	/* Two of them brief: the first (a read that reached FS) and the failed fault. */
+	EXPECT(sizes[0] == sizeof(struct iolayers_rec_brief) &&
+	       sizes[5] == sizeof(struct iolayers_rec_brief) &&
+	       mlen == sizeof(raw) - 2 * (sizeof(r[0]) - sizeof(struct iolayers_rec_brief)));
 	/* The recorder's count of a binary recording: frames only. */
 	rec_json = 0;
 	EXPECT(rec_records(NULL, raw, sizeof(raw), &lost, &(struct iolayers_rec_start){ 0 }) == 7);
+	EXPECT(rec_records(NULL, mixed, mlen, &lost, &(struct iolayers_rec_start){ 0 }) == 7);
+	/* A brief record cut short is no record the recorder passes on. */
+	((struct iolayers_rec_hdr *)mixed)->size -= 8;
+	EXPECT(rec_records(NULL, mixed, mlen, &lost, &(struct iolayers_rec_start){ 0 }) == -1);
+	((struct iolayers_rec_hdr *)mixed)->size += 8;
 	rec_json = 1;
-	bin = binary_of(raw, sizeof(raw), 7, 5, &blen);
+	bin = binary_of(mixed, mlen, 7, 5, &blen);
 	json = convert(raw, sizeof(raw), &reads, &lost);
 	EXPECT(reads == 7 && lost == 5);
 	EXPECT(parse_mem(&a, bin, blen, IL_KEEP_ALL) == 0);
@@ -745,12 +796,10 @@ static void test_binary(void)
 			/* Reads whose every byte is before the cut. */
 			whole = 0;
 			for (i = 0; i < 8; i++) {
-				size_t sz = i == 4 ? sizeof(lo) : sizeof(r[0]);
-
-				if (at + sz > cut)
+				if (at + sizes[i] > cut)
 					break;
 				whole += i != 4;
-				at += sz;
+				at += sizes[i];
 			}
 			if (cut < head ? ret != -1 : ret != 1 || (size_t)a.flows.n != whole)
 				bad++;
@@ -837,34 +886,44 @@ static void test_exact_percentiles(void)
 }
 
 /*
- * recordings/kinds.rec, a binary recording of binary_reads() (the fuzzer's
- * seed, and a file of an earlier reader that this one must read): written
- * with --write-kinds FILE, read here.
+ * recordings/kinds.rec and kinds4.rec, binary recordings of binary_reads()
+ * (the fuzzer's seeds, and files of earlier readers that this one must
+ * read): the first of stream version 3 (every read whole), the second of
+ * version 4 (brief ones where the module writes them); written with
+ * --write-kinds FILE and --write-kinds4 FILE, read here, each read as
+ * binary_reads() are.
  */
-static void test_kinds_fixture(const char *write)
+static void test_kinds_fixture(const char *write, int brief)
 {
+	static const char *const files[] = { "recordings/kinds.rec", "recordings/kinds4.rec" };
 	struct iolayers_rec_read r[7];
 	struct il_snapshot a, b;
-	size_t n = binary_reads(r), blen, i;
-	char *bin = binary_of(r, n * sizeof(r[0]), (long)n, 0, &blen);
+	size_t n = binary_reads(r), blen, i, k, len = 0;
+	char raw[sizeof(r)], *bin;
 	FILE *f;
 
+	for (i = 0; i < n; i++)
+		len += brief ? rec_put(raw + len, &r[i]) : (memcpy(raw + len, &r[i], sizeof(r[i])),
+							    sizeof(r[i]));
+	bin = binary_of(raw, len, (long)n, 0, &blen);
 	if (write) {
 		f = fopen(write, "w");
 		if (!f || fwrite(bin, 1, blen, f) != blen || fclose(f))
 			abort();
 	}
 	EXPECT(parse_mem(&a, bin, blen, IL_KEEP_ALL) == 0);
-	f = fopen("recordings/kinds.rec", "r");
-	memset(&b, 0, sizeof(b));
-	EXPECT(f && !il_parse_recording(f, &b, (char[64]){ 0 }, 64) && !b.warning[0]);
-	if (f)
-		fclose(f);
-	EXPECT(a.flows.n == 7 && b.flows.n == 7 && b.files.n == 1);
-	for (i = 0; i < 7 && a.flows.n == 7 && b.flows.n == 7; i++)
-		EXPECT(!memcmp(&a.flows.v[i], &b.flows.v[i], sizeof(a.flows.v[i])));
+	for (k = 0; k < 2 && !write; k++) {
+		f = fopen(files[k], "r");
+		memset(&b, 0, sizeof(b));
+		EXPECT(f && !il_parse_recording(f, &b, (char[64]){ 0 }, 64) && !b.warning[0]);
+		if (f)
+			fclose(f);
+		EXPECT(a.flows.n == 7 && b.flows.n == 7 && b.files.n == 1);
+		for (i = 0; i < 7 && a.flows.n == 7 && b.flows.n == 7; i++)
+			EXPECT(!memcmp(&a.flows.v[i], &b.flows.v[i], sizeof(a.flows.v[i])));
+		il_snapshot_free(&b);
+	}
 	il_snapshot_free(&a);
-	il_snapshot_free(&b);
 	free(bin);
 }
 
@@ -1005,8 +1064,9 @@ static void test_heatmap_fold(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "--write-kinds")) {
-		test_kinds_fixture(argv[2]);
+	if (argc == 3 && (!strcmp(argv[1], "--write-kinds") ||
+			  !strcmp(argv[1], "--write-kinds4"))) {
+		test_kinds_fixture(argv[2], !strcmp(argv[1], "--write-kinds4"));
 		return failures ? 1 : 0;
 	}
 	rec_json = 1;	/* record --json; the binary recording's tests set it apart */
@@ -1014,9 +1074,11 @@ int main(int argc, char **argv)
 	test_sizes();
 	test_csv();
 	test_fault();
+	test_brief();
 	test_binary();
 	test_exact_percentiles();
-	test_kinds_fixture(NULL);
+	test_kinds_fixture(NULL, 0);
+	test_kinds_fixture(NULL, 1);
 	test_intervals();
 	test_heatmap_fold();
 	printf("test_record: %s\n", failures ? "FAILED" : "ok");
