@@ -6,10 +6,12 @@
  */
 
 #include <kunit/test.h>
+#include <linux/kdev_t.h>
 #include <linux/slab.h>
 #include <linux/random.h>
 #include <iolayers/flow.h>
 #include <iolayers/stream.h>
+#include <uapi/iolayers.h>
 
 /* A test record: its header, its number and bytes that say it. */
 struct ring_test_rec {
