@@ -463,153 +463,88 @@ out:
 	return ret;
 }
 
-/* Bytes read of a binary recording at a time: its records are at most 64 KiB. */
-#define FROM_BUF	(1 << 20)
+/* A walk of a binary recording into the model (il_rec_walk()'s callbacks). */
+struct from_walk {
+	struct il_rec_walk w;
+	struct il_snapshot *s;
+	struct from_state *st;
+};
 
-/* A binary recording's file record: its path into @s->files. 1: damaged. */
-static int from_bin_file(struct il_snapshot *s, const char *p, size_t size)
+static int from_bin_read(struct il_rec_walk *w, const struct iolayers_rec_read *r)
 {
-	char dev[IL_NAME_LEN], path[IL_PATH_LEN];
-	struct il_rec_file fr;
+	struct from_walk *fw = (void *)w;
+	struct il_flow f;
 
-	if (size < sizeof(fr))
-		return 1;
-	memcpy(&fr, p, sizeof(fr));
-	if (fr.path_len > size - sizeof(fr))
-		return 1;
-	if (fr.ino > INT64_MAX)
-		return 0;	/* its reads have no file (il_flow_from_rec()) */
-	/* A path as `files` cuts it; one with a NUL is no path. */
-	if (fr.path_len >= sizeof(path) || memchr(p + sizeof(fr), '\0', fr.path_len))
-		return 1;
-	memcpy(path, p + sizeof(fr), fr.path_len);
-	path[fr.path_len] = '\0';
-	snprintf(dev, sizeof(dev), "%u:%u", fr.fs_major, fr.fs_minor);
-	return il_add_file(&s->files, dev, (int64_t)fr.ino, path) ? -1 : 0;
-}
-
-/* A record of at least @size bytes into @dst; 1, and the damage said, when shorter. */
-static int rec_copy(void *dst, size_t size, const char *p, size_t have, struct from_state *st,
-		    const char *what)
-{
-	static char damage[48];
-
-	if (have < size) {
-		snprintf(damage, sizeof(damage), "%s record too short", what);
-		st->damage = damage;
+	if (il_flow_from_rec(r, &f)) {
+		w->damage = "a read with numbers no kernel writes";
 		return 1;
 	}
-	memcpy(dst, p, size);
+	return from_flow(fw->s, fw->st, &f);
+}
+
+static int from_bin_lost(struct il_rec_walk *w, uint32_t cpu, uint64_t count)
+{
+	struct from_walk *fw = (void *)w;
+
+	(void)cpu;
+	/* The walk checked the count is plausible. */
+	return from_lost(fw->s, fw->st, (int64_t)count) ? -1 : 0;
+}
+
+static int from_bin_start(struct il_rec_walk *w, const struct iolayers_rec_start *rs)
+{
+	struct from_walk *fw = (void *)w;
+
+	if (rs->version > IOLAYERS_STREAM_VERSION)
+		warn(fw->s, "stream version %u, this reader knows %u: what a newer module adds "
+		     "to its records is left out", rs->version, IOLAYERS_STREAM_VERSION);
 	return 0;
 }
 
-/*
- * The records of a binary recording in @p..@p+@len, whole ones; returns
- * the bytes used, or -1 when out of memory; sets @st->damage on a record
- * that makes no sense.
- */
-static ssize_t from_bin_records(struct il_snapshot *s, struct from_state *st, const char *p,
-				size_t len, int64_t base)
+/* A file's record: its path into @s->files. 1: damaged. */
+static int from_bin_file(struct il_rec_walk *w, const struct il_rec_file *fr, const char *p)
 {
-	size_t off = 0;
+	struct from_walk *fw = (void *)w;
+	char dev[IL_NAME_LEN], path[IL_PATH_LEN];
 
-	while (off + sizeof(struct iolayers_rec_hdr) <= len) {
-		struct iolayers_rec_hdr h;
-		struct iolayers_rec_read r;
-		struct il_flow fw;
-		int bad = 0;
-
-		memcpy(&h, p + off, sizeof(h));
-		snprintf(st->where, sizeof(st->where), "byte %lld", (long long)(base + off));
-		if (h.size < sizeof(h)) {
-			st->damage = "a record shorter than its header";
-			break;
-		}
-		if (off + h.size > len)
-			break;	/* the rest in the next read */
-		if (st->ended) {
-			st->damage = "a record after the trailer";
-			break;
-		}
-		switch (h.type) {
-		case IOLAYERS_REC_READ:
-		case IOLAYERS_REC_BRIEF:
-			if (il_rec_read_get(h.type, p + off, h.size, &r)) {
-				st->damage = "a read's record too short";
-				bad = 1;
-				break;
-			}
-			if (il_flow_from_rec(&r, &fw)) {
-				st->damage = "a read with numbers no kernel writes";
-				bad = 1;
-				break;
-			}
-			if (from_flow(s, st, &fw))
-				return -1;
-			break;
-		case IOLAYERS_REC_LOST: {
-			struct iolayers_rec_lost l;
-
-			bad = rec_copy(&l, sizeof(l), p + off, h.size, st, "a loss's");
-			if (!bad && (l.count > INT64_MAX || from_lost(s, st, (int64_t)l.count))) {
-				st->damage = "a count of lost records no kernel writes";
-				bad = 1;
-			}
-			break;
-		}
-		case IOLAYERS_REC_START: {
-			struct iolayers_rec_start rs;
-
-			bad = rec_copy(&rs, sizeof(rs), p + off, h.size, st, "a start");
-			if (!bad && rs.version > IOLAYERS_STREAM_VERSION)
-				warn(s, "stream version %u, this reader knows %u: what a newer "
-				     "module adds to its records is left out", rs.version,
-				     IOLAYERS_STREAM_VERSION);
-			break;
-		}
-		case IL_REC_FILE:
-			bad = from_bin_file(s, p + off, h.size);
-			if (bad < 0)
-				return -1;
-			if (bad)
-				st->damage = "not a file's record";
-			break;
-		case IL_REC_END: {
-			struct il_rec_end e;
-
-			bad = rec_copy(&e, sizeof(e), p + off, h.size, st, "a trailer's");
-			if (bad)
-				break;
-			if (e.reads != (uint64_t)st->reads || e.lost != (uint64_t)st->lost)
-				warn(s, "its trailer (%s) counts %llu reads and %llu lost, the "
-				     "records before it %lld and %lld", st->where,
-				     (unsigned long long)e.reads, (unsigned long long)e.lost,
-				     (long long)st->reads, (long long)st->lost);
-			st->ended = 1;
-			break;
-		}
-		default:
-			st->unknown++;
-			break;
-		}
-		if (bad)
-			break;
-		off += h.size;
+	if (fr->ino > INT64_MAX)
+		return 0;	/* its reads have no file (il_flow_from_rec()) */
+	/* A path as `files` cuts it; one with a NUL is no path. */
+	if (fr->path_len >= sizeof(path) || memchr(p, '\0', fr->path_len)) {
+		w->damage = "not a file's record";
+		return 1;
 	}
-	return (ssize_t)off;
+	memcpy(path, p, fr->path_len);
+	path[fr->path_len] = '\0';
+	snprintf(dev, sizeof(dev), "%u:%u", fr->fs_major, fr->fs_minor);
+	return il_add_file(&fw->s->files, dev, (int64_t)fr->ino, path) ? -1 : 0;
+}
+
+static int from_bin_end(struct il_rec_walk *w, const struct il_rec_end *e)
+{
+	struct from_walk *fw = (void *)w;
+
+	if (e->reads != (uint64_t)w->reads || e->lost != (uint64_t)w->nlost)
+		warn(fw->s, "its trailer (byte %lld) counts %llu reads and %llu lost, the records "
+		     "before it %lld and %lld", (long long)w->where, (unsigned long long)e->reads,
+		     (unsigned long long)e->lost, (long long)w->reads, (long long)w->nlost);
+	return 0;
 }
 
 /* A binary recording, its magic peeked. */
 static int from_binary(FILE *f, struct il_snapshot *s, struct from_state *st, char *err,
 		       size_t errlen)
 {
+	struct from_walk fw = {
+		.w = { .read = from_bin_read, .lost = from_bin_lost, .start = from_bin_start,
+		       .file = from_bin_file, .end = from_bin_end },
+		.s = s,
+		.st = st,
+	};
 	struct il_recfile_head head;
-	size_t have = 0;
-	int64_t base;
-	char *buf = NULL, *json;
+	char *json;
 	json_error_t jerr;
 	json_t *o;
-	ssize_t used;
 	int ret = -1;
 
 	if (fread(&head, 1, sizeof(head), f) != sizeof(head) ||
@@ -618,11 +553,6 @@ static int from_binary(FILE *f, struct il_snapshot *s, struct from_state *st, ch
 	json = il_recfile_json(f, &head, err, errlen);
 	if (!json)
 		return -1;
-	buf = malloc(FROM_BUF);
-	if (!buf) {
-		il_fail(err, errlen, "out of memory");
-		goto out;
-	}
 	o = json_loadb(json, head.json_len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!json_is_object(o)) {
 		json_decref(o);
@@ -633,37 +563,17 @@ static int from_binary(FILE *f, struct il_snapshot *s, struct from_state *st, ch
 	json_decref(o);
 	if (ret)
 		goto out;
-	ret = -1;
 	s->binary = 1;
-	base = (int64_t)(sizeof(head) + (head.json_len + 7) / 8 * 8);
-	for (;;) {
-		size_t n = fread(buf + have, 1, FROM_BUF - have, f);
-
-		have += n;
-		used = from_bin_records(s, st, buf, have, base);
-		if (used < 0) {
-			il_fail(err, errlen, "out of memory");
-			goto out;
-		}
-		if (st->damage)
-			break;
-		memmove(buf, buf + used, have - (size_t)used);
-		have -= (size_t)used;
-		base += used;
-		if (!n) {
-			if (have) {
-				snprintf(st->where, sizeof(st->where), "byte %lld",
-					 (long long)base);
-				st->damage = "cut short (a record's end is missing)";
-			}
-			break;
-		}
+	ret = il_rec_walk(f, (int64_t)(sizeof(head) + (head.json_len + 7) / 8 * 8), &fw.w);
+	if (ret) {
+		il_fail(err, errlen, "out of memory");
+		goto out;
 	}
-	if (!st->damage && !st->ended)
-		snprintf(st->where, sizeof(st->where), "byte %lld", (long long)base);
-	ret = 0;
+	st->damage = fw.w.damage;
+	st->ended = fw.w.ended;
+	st->unknown = fw.w.unknown;
+	snprintf(st->where, sizeof(st->where), "byte %lld", (long long)fw.w.where);
 out:
-	free(buf);
 	free(json);
 	return ret;
 }

@@ -559,6 +559,40 @@ static inline size_t il_rec_read_min(unsigned int type)
 }
 int il_flow_from_rec(const struct iolayers_rec_read *r, struct il_flow *f);
 
+/**
+ * struct il_rec_walk - A walk over a binary recording's records, after
+ *	its header (il_rec_walk()): what each kind of record goes to, and
+ *	what the walk found.
+ * @ctx: the callbacks' own
+ * @read: a read's record, as the full one (il_rec_read_get())
+ * @lost: a loss's record: @count records of CPU @cpu lost
+ * @start: the module's start record (NULL, as @end: nothing to do)
+ * @file: a file's record, its path @fr->path_len bytes at @path (not
+ *	NUL-terminated)
+ * @end: the trailer
+ *	Each callback returns 0, 1 when the record makes no sense (its
+ *	words in @damage: the walk stops there), -1 when out of memory.
+ * @reads: the reads walked (each read's record the walk checked)
+ * @nlost: the records they say were lost
+ * @unknown: records of types this reader does not know, skipped
+ * @ended: the trailer was walked
+ * @damage: NULL, or what is wrong at byte @where (the walk stopped)
+ * @where: that byte of the file, or, with no damage, where the walk ended
+ */
+struct il_rec_walk {
+	void *ctx;
+	int (*read)(struct il_rec_walk *w, const struct iolayers_rec_read *r);
+	int (*lost)(struct il_rec_walk *w, uint32_t cpu, uint64_t count);
+	int (*start)(struct il_rec_walk *w, const struct iolayers_rec_start *st);
+	int (*file)(struct il_rec_walk *w, const struct il_rec_file *fr, const char *path);
+	int (*end)(struct il_rec_walk *w, const struct il_rec_end *e);
+	int64_t reads, nlost, where;
+	int unknown, ended;
+	const char *damage;
+};
+
+int il_rec_walk(FILE *f, int64_t base, struct il_rec_walk *w);
+
 /* `iolayers record` (record.c): the exit status. */
 int il_record_main(int argc, char **argv);
 int il_recording_json_lines(FILE *in, FILE *out, char *err, size_t errlen);

@@ -331,3 +331,132 @@ uint64_t il_fine_mid(int i)
 	lo = ((uint64_t)1 << e) + (uint64_t)sub * width;
 	return lo + width / 2;
 }
+
+/* A binary recording is read this many bytes at a time. */
+#define WALK_BUF	(1 << 20)
+
+/* A record's first @size bytes into @dst; 1 and @w->damage when it has fewer. */
+static int walk_copy(struct il_rec_walk *w, void *dst, size_t size, const char *p, size_t have,
+		     const char *damage)
+{
+	if (have < size) {
+		w->damage = damage;
+		return 1;
+	}
+	memcpy(dst, p, size);
+	return 0;
+}
+
+/* One whole record, its header @h: 0, 1 on damage, -1 out of memory. */
+static int walk_one(struct il_rec_walk *w, const struct iolayers_rec_hdr *h, const char *p)
+{
+	union {
+		struct iolayers_rec_read r;
+		struct iolayers_rec_lost l;
+		struct iolayers_rec_start st;
+		struct il_rec_file fr;
+		struct il_rec_end e;
+	} u;
+
+	if (w->ended) {
+		w->damage = "a record after the trailer";
+		return 1;
+	}
+	switch (h->type) {
+	case IOLAYERS_REC_READ:
+	case IOLAYERS_REC_BRIEF:
+		if (il_rec_read_get(h->type, p, h->size, &u.r)) {
+			w->damage = "a read's record too short";
+			return 1;
+		}
+		w->reads++;
+		return w->read(w, &u.r);
+	case IOLAYERS_REC_LOST:
+		if (walk_copy(w, &u.l, sizeof(u.l), p, h->size, "a loss's record too short"))
+			return 1;
+		if (u.l.count >= (uint64_t)(IL_MAX_PLAUSIBLE - w->nlost)) {
+			w->damage = "a count of lost records no kernel writes";
+			return 1;
+		}
+		w->nlost += (int64_t)u.l.count;
+		return w->lost(w, u.l.hdr.cpu, u.l.count);
+	case IOLAYERS_REC_START:
+		if (walk_copy(w, &u.st, sizeof(u.st), p, h->size, "a start record too short"))
+			return 1;
+		return w->start ? w->start(w, &u.st) : 0;
+	case IL_REC_FILE:
+		if (walk_copy(w, &u.fr, sizeof(u.fr), p, h->size, "not a file's record") ||
+		    u.fr.path_len > h->size - sizeof(u.fr)) {
+			w->damage = "not a file's record";
+			return 1;
+		}
+		return w->file(w, &u.fr, p + sizeof(u.fr));
+	case IL_REC_END:
+		if (walk_copy(w, &u.e, sizeof(u.e), p, h->size, "a trailer's record too short"))
+			return 1;
+		w->ended = 1;
+		return w->end ? w->end(w, &u.e) : 0;
+	default:
+		w->unknown++;
+		return 0;
+	}
+}
+
+/**
+ * il_rec_walk() - Walk a binary recording's records, each to its callback.
+ * @f: the recording, at its first record (after its header object)
+ * @base: that record's byte in the file
+ * @w: the callbacks set, the rest zero; filled
+ *
+ * The one reader of binary records for every use (--from's model, -J):
+ * each record framed by its header's size, checked (long enough for its
+ * type, nothing after the trailer, a plausible count of lost records) and
+ * handed on; types this reader does not know (a newer recorder's) are
+ * skipped and counted. The walk stops at the first damage (a record that
+ * makes no sense, the file cut short in a record), which @w->damage and
+ * @w->where say.
+ *
+ * Return: 0 (damage or not), -1 when out of memory or a callback said so.
+ */
+int il_rec_walk(FILE *f, int64_t base, struct il_rec_walk *w)
+{
+	size_t have = 0, off, n;
+	char *buf = malloc(WALK_BUF);
+	int ret = 0;
+
+	if (!buf)
+		return -1;
+	w->where = base;
+	do {
+		n = fread(buf + have, 1, WALK_BUF - have, f);
+		have += n;
+		for (off = 0; off + sizeof(struct iolayers_rec_hdr) <= have; ) {
+			struct iolayers_rec_hdr h;
+
+			memcpy(&h, buf + off, sizeof(h));
+			w->where = base + (int64_t)off;
+			if (h.size < sizeof(h)) {
+				w->damage = "a record shorter than its header";
+				break;
+			}
+			if (off + h.size > have)
+				break;	/* the rest in the next read */
+			ret = walk_one(w, &h, buf + off);
+			if (ret)
+				break;
+			off += h.size;
+		}
+		if (ret || w->damage)
+			break;
+		memmove(buf, buf + off, have - off);
+		have -= off;
+		base += (int64_t)off;
+		w->where = base;
+	} while (n);
+	if (!ret && !w->damage && have)
+		w->damage = "cut short (a record's end is missing)";
+	free(buf);
+	if (ret > 0 && !w->damage)
+		w->damage = "a record that makes no sense";
+	return ret < 0 ? -1 : 0;
+}

@@ -862,57 +862,29 @@ int il_record_main(int argc, char **argv)
 	return ret;
 }
 
-/* -J of a binary recording's records in @p (whole ones); bytes used, or -1 on damage. */
-static ssize_t json_lines_records(FILE *out, const char *p, size_t len, long *reads,
-				  uint64_t *lost, int *ended)
+/* -J of a binary recording: il_rec_walk()'s callbacks, @w->ctx the output. */
+static int json_lines_read(struct il_rec_walk *w, const struct iolayers_rec_read *r)
 {
-	size_t off = 0;
+	rec_read(w->ctx, r);
+	return 0;
+}
 
-	while (off + sizeof(struct iolayers_rec_hdr) <= len) {
-		struct iolayers_rec_hdr h;
+static int json_lines_lost(struct il_rec_walk *w, uint32_t cpu, uint64_t count)
+{
+	fprintf(w->ctx, "{\"lost\": %llu, \"cpu\": %u}\n", (unsigned long long)count, cpu);
+	return 0;
+}
 
-		memcpy(&h, p + off, sizeof(h));
-		if (h.size < sizeof(h) || *ended)
-			return -1;
-		if (off + h.size > len)
-			break;
-		if (il_rec_is_read(h.type)) {
-			struct iolayers_rec_read r;
-
-			if (il_rec_read_get(h.type, p + off, h.size, &r))
-				return -1;
-			rec_read(out, &r);
-			(*reads)++;
-		} else if (h.type == IOLAYERS_REC_LOST) {
-			struct iolayers_rec_lost l;
-
-			if (h.size < sizeof(l))
-				return -1;
-			memcpy(&l, p + off, sizeof(l));
-			fprintf(out, "{\"lost\": %llu, \"cpu\": %u}\n", (unsigned long long)l.count,
-				l.hdr.cpu);
-			*lost += l.count;
-		} else if (h.type == IL_REC_FILE) {
-			struct il_rec_file fr;
-
-			if (h.size < sizeof(fr))
-				return -1;
-			memcpy(&fr, p + off, sizeof(fr));
-			if (fr.path_len > h.size - sizeof(fr))
-				return -1;
-			if (fr.ino <= INT64_MAX) {
-				fprintf(out, "{\"file\": {\"fs_dev\": \"%u:%u\", \"ino\": %llu, "
-					"\"path\": ", fr.fs_major, fr.fs_minor,
-					(unsigned long long)fr.ino);
-				il_json_str(out, p + off + sizeof(fr), fr.path_len);
-				fprintf(out, "}}\n");
-			}
-		} else if (h.type == IL_REC_END) {
-			*ended = 1;
-		}
-		off += h.size;
+static int json_lines_file(struct il_rec_walk *w, const struct il_rec_file *fr, const char *path)
+{
+	/* An inode number past 2^63 is no file (il_flow_from_rec()). */
+	if (fr->ino <= INT64_MAX) {
+		fprintf(w->ctx, "{\"file\": {\"fs_dev\": \"%u:%u\", \"ino\": %llu, \"path\": ",
+			fr->fs_major, fr->fs_minor, (unsigned long long)fr->ino);
+		il_json_str(w->ctx, path, fr->path_len);
+		fprintf(w->ctx, "}}\n");
 	}
-	return (ssize_t)off;
+	return 0;
 }
 
 /**
@@ -933,13 +905,14 @@ static ssize_t json_lines_records(FILE *out, const char *p, size_t len, long *re
  */
 int il_recording_json_lines(FILE *in, FILE *out, char *err, size_t errlen)
 {
+	struct il_rec_walk w = {
+		.ctx = out, .read = json_lines_read, .lost = json_lines_lost,
+		.file = json_lines_file,
+	};
 	struct il_recfile_head head;
-	size_t have = 0, n;
-	uint64_t lost = 0;
-	long reads = 0;
-	int ended = 0, ret = -1;
-	ssize_t used;
-	char *buf = NULL, *json;
+	size_t n;
+	int ret = -1;
+	char *json;
 
 	n = fread(&head, 1, sizeof(head), in);
 	if (n < sizeof(head) || memcmp(head.magic, IL_RECFILE_MAGIC, sizeof(head.magic))) {
@@ -959,40 +932,26 @@ int il_recording_json_lines(FILE *in, FILE *out, char *err, size_t errlen)
 		il_fail(err, errlen, "a binary recording whose header holds a newline");
 		goto out;
 	}
-	buf = malloc(1 << 20);
-	if (!buf) {
+	fwrite(json, 1, head.json_len, out);
+	fputc('\n', out);
+	if (il_rec_walk(in, (int64_t)(sizeof(head) + (head.json_len + 7) / 8 * 8), &w)) {
 		il_fail(err, errlen, "out of memory");
 		goto out;
 	}
-	fwrite(json, 1, head.json_len, out);
-	fputc('\n', out);
-	for (;;) {
-		n = fread(buf + have, 1, (1 << 20) - have, in);
-		have += n;
-		used = json_lines_records(out, buf, have, &reads, &lost, &ended);
-		if (used < 0) {
-			il_fail(err, errlen, "a damaged record after %ld reads", reads);
-			goto out;
-		}
-		memmove(buf, buf + used, have - (size_t)used);
-		have -= (size_t)used;
-		if (!n)
-			break;
-	}
-	if (have) {
-		il_fail(err, errlen, "cut short after %ld reads", reads);
+	if (w.damage) {
+		il_fail(err, errlen, "byte %lld, after %lld reads: %s", (long long)w.where,
+			(long long)w.reads, w.damage);
 		goto out;
 	}
-	if (!ended) {
-		il_fail(err, errlen, "no trailer after %ld reads: the recording was not ended",
-			reads);
+	if (!w.ended) {
+		il_fail(err, errlen, "no trailer after %lld reads: the recording was not ended",
+			(long long)w.reads);
 		goto out;
 	}
-	fprintf(out, "{\"end\": true, \"reads\": %ld, \"lost\": %llu}\n", reads,
-		(unsigned long long)lost);
+	fprintf(out, "{\"end\": true, \"reads\": %lld, \"lost\": %lld}\n", (long long)w.reads,
+		(long long)w.nlost);
 	ret = 0;
 out:
-	free(buf);
 	free(json);
 	return ret;
 }
