@@ -451,12 +451,17 @@ int il_bucket(uint64_t ns);
 uint64_t il_bucket_lo(int i);
 uint64_t il_bucket_hi(int i);
 
-/* output.c: the views. */
-const char *il_fmt_ns(char *buf, size_t len, double ns);
+/* snapshot.c: a snapshot's sums the views print, a flow to draw, interval deltas. */
 void il_layer_hist(const struct il_snapshot *s, int layer, unsigned int mask,
 		   struct il_hist *out);
 void il_reads_hist(const struct il_snapshot *s, unsigned int mask, struct il_hist *out);
 uint64_t il_cache_reads(const struct il_snapshot *s, int cache);
+const struct il_flow *il_pick_flow(const struct il_flows *fl, uint64_t seq, int cache);
+void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
+		       const struct il_snapshot *before);
+
+/* views/: the views, a file each; one time formatter (common.c) for all. */
+const char *il_fmt_ns(char *buf, size_t len, double ns);
 void il_view_probes(FILE *out, const struct il_snapshot *s);
 void il_view_cache_line(FILE *out, const struct il_snapshot *s);
 void il_view_table(FILE *out, const struct il_snapshot *s, unsigned int mask);
@@ -464,7 +469,6 @@ void il_view_table(FILE *out, const struct il_snapshot *s, unsigned int mask);
 enum { IL_UNIT_NS, IL_UNIT_US, IL_UNIT_MS };
 void il_print_log2_hist(FILE *out, const struct il_hist *h, const char *label, int unit);
 void il_view_hist(FILE *out, const struct il_snapshot *s, unsigned int mask, int unit);
-const struct il_flow *il_pick_flow(const struct il_flows *fl, uint64_t seq, int cache);
 void il_view_timeline(FILE *out, const struct il_flow *f);
 void il_view_slow(FILE *out, const struct il_flows *fl);
 void il_view_files(FILE *out, const struct il_snapshot *s, int rows);
@@ -473,8 +477,6 @@ void il_view_json(FILE *out, const struct il_snapshot *s);
 void il_view_prometheus(FILE *out, const struct il_snapshot *s);
 void il_view_openmetrics(FILE *out, const struct il_snapshot *s);
 int il_view_svg(FILE *out, const struct il_snapshot *s, int max);
-void il_snapshot_delta(struct il_snapshot *d, const struct il_snapshot *now,
-		       const struct il_snapshot *before);
 
 /* A recording read back (from.c). */
 int il_parse_recording(FILE *f, struct il_snapshot *s, char *err, size_t errlen);

@@ -2,7 +2,7 @@
 /*
  * iolayers reader: what it computes from parsed snapshots (merged
  * histograms, percentiles, interval deltas, picking a flow), apart from
- * parsing (parse.c) and printing (output.c).
+ * parsing (parse.c) and printing (the views).
  */
 
 #include <stdio.h>

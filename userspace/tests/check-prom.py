@@ -23,7 +23,7 @@ prom_file, om_file, tree = sys.argv[1:4]
 prom = open(prom_file).read()
 om = open(om_file).read()
 
-# The layers a read in each state can spend time in (output.c's table,
+# The layers a read in each state can spend time in (prometheus.c's table,
 # restated: a change there must be made here on purpose).
 # A HIT's block layers: the async readahead requests it issued that
 # completed before it returned. A file read's top layer is its syscall's,

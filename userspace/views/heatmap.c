@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "iolayers.h"
+#include "../iolayers.h"
 
 /**
  * il_heat_row() - A latency's row: two per power of two.

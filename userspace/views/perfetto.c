@@ -15,7 +15,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "iolayers.h"
+#include "../iolayers.h"
 
 /* Disks with tracks, and lanes (tracks) per disk. */
 #define PF_DISKS	64
