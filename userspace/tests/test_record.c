@@ -807,6 +807,50 @@ static void test_binary(void)
 		}
 		EXPECT(bad == 0);
 	}
+	/*
+	 * -J of a damaged recording fails, saying where, after the lines of
+	 * the records before the damage: cut in its third read (the loss is
+	 * the fifth record), or a loss count no kernel writes.
+	 */
+	{
+		size_t head = sizeof(struct il_recfile_head), first = 0, cut;
+		char *out = NULL;
+		size_t olen = 0;
+		FILE *bf;
+
+		memcpy(&first, bin + offsetof(struct il_recfile_head, json_len), 4);
+		head += (first + 7) / 8 * 8;
+		cut = head + sizeof(struct iolayers_rec_start) + sizes[0] + sizes[1] + 8;
+		bf = fmemopen(bin, cut, "r");
+		m = open_memstream(&out, &olen);
+		EXPECT(bf && m && il_recording_json_lines(bf, m, err, sizeof(err)) == -1);
+		fclose(bf);
+		fclose(m);
+		EXPECT(strstr(err, "cut short") && strstr(err, "after 2 reads"));
+		/* The header's line and the two reads', no trailer. */
+		for (i = 0, cut = 0; out && out[i]; i++)
+			cut += out[i] == '\n';
+		EXPECT(out && cut == 3 && !strstr(out, "\"end\"") && strstr(out, "\"seq\": 8,") &&
+		       !strstr(out, "\"seq\": 9,"));
+		free(out);
+		out = NULL;
+		{
+			struct iolayers_rec_lost *l = (void *)(bin + head + sizeof(struct iolayers_rec_start) +
+							       sizes[0] + sizes[1] + sizes[2] + sizes[3]);
+			uint64_t was = l->count;
+
+			EXPECT(l->hdr.type == IOLAYERS_REC_LOST);
+			l->count = UINT64_MAX;
+			bf = fmemopen(bin, blen, "r");
+			m = open_memstream(&out, &olen);
+			EXPECT(bf && m && il_recording_json_lines(bf, m, err, sizeof(err)) == -1);
+			fclose(bf);
+			fclose(m);
+			EXPECT(strstr(err, "lost records no kernel writes") && strstr(err, "after 4 reads"));
+			free(out);
+			l->count = was;
+		}
+	}
 	/* A damaged frame: a record shorter than its header, then reading stops. */
 	{
 		struct iolayers_rec_hdr *h = (void *)(bin + blen - sizeof(struct il_rec_end) -
