@@ -3,7 +3,8 @@
 # In-guest part of `make demo`: fio's 4 KiB and 128 MiB random reads (randread,
 # ioengine=sync, direct=0, bs=4k and bs=128m, on a 256 MiB file after
 # drop_caches), each under iolayers.ko pid=<fio>: the summary, the flow
-# of one MISS read through all five layers, the reader's table.
+# of one MISS read through all five layers, the reader's table; then an
+# incident recorded (iolayers record), its heatmap and Perfetto trace.
 # vm-files: testfile:256
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
@@ -65,7 +66,61 @@ scenario() {
 	rmmod iolayers || rc=1
 }
 
+# An incident, recorded: fio's 4 KiB random reads of a file in the page
+# cache, which is dropped halfway; the recording's per-second tables, its
+# heatmap (taken out as the waterfalls are) and its Perfetto trace (the
+# first MISS read's events).
+incident() {
+	local reader=$IOLAYERS_REPO/userspace/iolayers pid
+	echo
+	echo "=== an incident: fio --rw=randread --bs=4k on a cached file, the cache dropped after 2 s ==="
+	cat /mnt/testfile >/dev/null
+	# Some target to load with; record -- sets the command's pid.
+	echo "\$ insmod iolayers.ko pid=1"
+	insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid=1 || { rc=1; return; }
+	echo "\$ iolayers record -o /tmp/incident.rec -- fio --name=incident --filename=/mnt/testfile \\"
+	echo "      --rw=randread --bs=4k --ioengine=sync --time_based --runtime=4 --thinktime=20"
+	"$reader" record -o /tmp/incident.rec -- fio --name=incident --filename=/mnt/testfile \
+		--size=256m --rw=randread --bs=4k --ioengine=sync --direct=0 --invalidate=0 \
+		--time_based --runtime=4 --thinktime=20 >/tmp/incident.fio &
+	pid=$!
+	sleep 2
+	echo 3 >/proc/sys/vm/drop_caches
+	wait $pid || rc=1
+	echo
+	echo "\$ iolayers --from /tmp/incident.rec 1"
+	"$reader" --from /tmp/incident.rec 1 || rc=1
+	echo
+	echo "\$ iolayers --from /tmp/incident.rec --heatmap incident-heatmap.svg"
+	"$reader" --from /tmp/incident.rec --heatmap /tmp/incident-heatmap.svg || rc=1
+	echo "IOLAYERS_SVG incident-heatmap.svg"
+	cat /tmp/incident-heatmap.svg
+	echo "IOLAYERS_SVG_END"
+	echo
+	echo "\$ iolayers --from /tmp/incident.rec --perfetto incident.trace.json"
+	"$reader" --from /tmp/incident.rec --perfetto /tmp/incident.trace.json || rc=1
+	python3 - /tmp/incident.trace.json <<'PY' || rc=1
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+print("%d events: %s" % (len(ev), ", ".join("%d %s" % (sum(e["ph"] == p for e in ev), p)
+	for p in sorted({e["ph"] for e in ev}))))
+# The first MISS read: its slice, the layers nested in it (its thread's
+# slices within it), the arrow to its disk and the disk's slice.
+miss = next(e for e in ev if e["ph"] == "X" and e.get("args", {}).get("cache") == "MISS")
+t0, t1 = miss["ts"], miss["ts"] + miss["dur"]
+def within(e):
+	return e["ph"] in ("X", "s", "f") and t0 <= e["ts"] <= t1 and (e["tid"] == miss["tid"] or
+		e["pid"] != miss["pid"])
+mine = [e for e in ev if within(e)]
+print("the first MISS read's events:")
+for e in mine[:12]:
+	print(json.dumps(e, sort_keys=True))
+PY
+	rmmod iolayers || rc=1
+}
+
 scenario 4k 12m
 scenario 128m 512m
+incident
 echo IOLAYERS_DEMO_END
 exit $rc
