@@ -159,7 +159,10 @@ static void iolayers_stream_test_ring_reader(struct kunit *test)
 /*
  * A read with no block part, as stream/raw gives it in brief and as its
  * full record would be: every field the same, and every field the brief
- * one lacks "not reached" (-1) or zero in the full one.
+ * one lacks "not reached" (-1) or zero in the full one. The brief one is
+ * made from a record whose block part holds garbage, as a stage slot
+ * copied only as far as the ring's short record does, into garbage: it
+ * must read the one and write every byte of the other.
  */
 static void stream_test_brief_one(struct kunit *test, struct iolayers_flow_rec *r)
 {
@@ -169,14 +172,17 @@ static void stream_test_brief_one(struct kunit *test, struct iolayers_flow_rec *
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	KUNIT_ASSERT_NOT_NULL(test, b);
-	memset(&r->blk, 0, sizeof(r->blk));
+	memset(&r->blk, 0xa5, sizeof(r->blk));
+	memset(b, 0xa5, sizeof(*b));
 	r->len = IOLAYERS_REC_SHORT;
 	KUNIT_ASSERT_EQ(test, iolayers_rec_put_raw(r, 3, b), sizeof(*b));
+	memset(&r->blk, 0, sizeof(r->blk));
 	r->len = IOLAYERS_REC_FULL;	/* kept whole: its full record */
 	KUNIT_ASSERT_EQ(test, iolayers_rec_put_raw(r, 3, f), sizeof(*f));
 	KUNIT_EXPECT_EQ(test, b->hdr.type, IOLAYERS_REC_BRIEF);
 	KUNIT_EXPECT_EQ(test, b->hdr.size, sizeof(*b));
 	KUNIT_EXPECT_EQ(test, f->hdr.type, IOLAYERS_REC_READ);
+	KUNIT_EXPECT_EQ(test, f->hdr.size, sizeof(*f));
 	KUNIT_EXPECT_EQ(test, b->hdr.cpu, 3);
 	KUNIT_EXPECT_EQ(test, f->hdr.cpu, 3);
 	KUNIT_EXPECT_EQ(test, b->seq, f->seq);

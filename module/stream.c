@@ -1130,7 +1130,6 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 	lost += iolayers_stream_gap(rd, best, r->wseq, lost);
 	if (lost)
 		atomic64_add(lost, &iolayers_stream_lost);
-	atomic64_inc(&iolayers_stream_delivered);
 	if (rd->raw) {
 		char *p = rd->buf + rd->len;
 
@@ -1140,6 +1139,8 @@ static bool iolayers_stream_next(struct iolayers_stream_reader *rd)
 		rd->len = p - rd->buf;
 		return true;
 	}
+	/* Delivered: a text reader takes a record's line whatever its size. */
+	atomic64_inc(&iolayers_stream_delivered);
 	if (lost)
 		n = scnprintf(rd->line, sizeof(rd->line), "# lost %lu cpu %d\n", lost, best);
 	n += iolayers_flow_format(rd->line + n, sizeof(rd->line) - n, r);
@@ -1256,17 +1257,23 @@ static int iolayers_stream_none(struct iolayers_stream_reader *rd, bool block)
 	return 0;
 }
 
-/* Bytes of the whole binary records from @rd->off on that fit in @room. */
-static size_t iolayers_raw_whole(const struct iolayers_stream_reader *rd, size_t room)
+/*
+ * Bytes of the whole binary records from @rd->off on that fit in @room;
+ * @reads: how many of them are reads.
+ */
+static size_t iolayers_raw_whole(const struct iolayers_stream_reader *rd, size_t room,
+				 unsigned int *reads)
 {
 	size_t n = 0;
 
+	*reads = 0;
 	while (rd->off + n < rd->len) {
 		const struct iolayers_rec_hdr *h = (const void *)(rd->buf + rd->off + n);
 
 		if (n + h->size > room)
 			break;
 		n += h->size;
+		*reads += h->type != IOLAYERS_REC_LOST && h->type != IOLAYERS_REC_START;
 	}
 	return n;
 }
@@ -1284,6 +1291,7 @@ static ssize_t raw_read(struct iolayers_stream_reader *rd, char __user *ubuf, si
 
 	while (count - done >= IOLAYERS_RAW_MAX) {
 		size_t room = count - done;
+		unsigned int reads;
 		bool more = true;
 		size_t n;
 
@@ -1295,7 +1303,7 @@ static ssize_t raw_read(struct iolayers_stream_reader *rd, char __user *ubuf, si
 		       rd->len - rd->off + IOLAYERS_RAW_MAX <= room &&
 		       (more = iolayers_stream_next(rd)))
 			;
-		n = iolayers_raw_whole(rd, room);
+		n = iolayers_raw_whole(rd, room, &reads);
 		if (!n) {
 			if (done) {
 				/* All taken: the next read waits for a batch. */
@@ -1311,6 +1319,8 @@ static ssize_t raw_read(struct iolayers_stream_reader *rd, char __user *ubuf, si
 			ret = -EFAULT;
 			break;
 		}
+		/* Delivered once copied out (a faulted read's wait for the next). */
+		atomic64_add(reads, &iolayers_stream_delivered);
 		rd->off += n;
 		done += n;
 		if (!more) {
@@ -1435,6 +1445,7 @@ static int iolayers_stream_open(struct inode *inode, struct file *file, bool raw
 	if (raw) {
 		struct iolayers_rec_start *st = (void *)rd->buf;
 
+		memset(st, 0, sizeof(*st));	/* rd->buf is not zeroed */
 		st->hdr.type = IOLAYERS_REC_START;
 		st->hdr.size = sizeof(*st);
 		st->version = IOLAYERS_STREAM_VERSION;

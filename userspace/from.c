@@ -487,8 +487,11 @@ static int from_bin_lost(struct il_rec_walk *w, uint32_t cpu, uint64_t count)
 	struct from_walk *fw = (void *)w;
 
 	(void)cpu;
-	/* The walk checked the count is plausible. */
-	return from_lost(fw->s, fw->st, (int64_t)count) ? -1 : 0;
+	if (from_lost(fw->s, fw->st, (int64_t)count)) {
+		w->damage = "a count of lost records no kernel writes";
+		return 1;
+	}
+	return 0;
 }
 
 static int from_bin_start(struct il_rec_walk *w, const struct iolayers_rec_start *rs)
@@ -501,7 +504,7 @@ static int from_bin_start(struct il_rec_walk *w, const struct iolayers_rec_start
 	return 0;
 }
 
-/* A file's record: its path into @s->files. 1: damaged. */
+/* A file's record: its path into @s->files. */
 static int from_bin_file(struct il_rec_walk *w, const struct il_rec_file *fr, const char *p)
 {
 	struct from_walk *fw = (void *)w;
@@ -509,12 +512,7 @@ static int from_bin_file(struct il_rec_walk *w, const struct il_rec_file *fr, co
 
 	if (fr->ino > INT64_MAX)
 		return 0;	/* its reads have no file (il_flow_from_rec()) */
-	/* A path as `files` cuts it; one with a NUL is no path. */
-	if (fr->path_len >= sizeof(path) || memchr(p, '\0', fr->path_len)) {
-		w->damage = "not a file's record";
-		return 1;
-	}
-	memcpy(path, p, fr->path_len);
+	memcpy(path, p, fr->path_len);	/* shorter than IL_PATH_LEN: il_rec_walk() */
 	path[fr->path_len] = '\0';
 	snprintf(dev, sizeof(dev), "%u:%u", fr->fs_major, fr->fs_minor);
 	return il_add_file(&fw->s->files, dev, (int64_t)fr->ino, path) ? -1 : 0;

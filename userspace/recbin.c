@@ -385,8 +385,10 @@ static int walk_one(struct il_rec_walk *w, const struct iolayers_rec_hdr *h, con
 			return 1;
 		return w->start ? w->start(w, &u.st) : 0;
 	case IL_REC_FILE:
+		/* A path as `files` cuts it; one with a NUL is no path. */
 		if (walk_copy(w, &u.fr, sizeof(u.fr), p, h->size, "not a file's record") ||
-		    u.fr.path_len > h->size - sizeof(u.fr)) {
+		    u.fr.path_len > h->size - sizeof(u.fr) || u.fr.path_len >= IL_PATH_LEN ||
+		    memchr(p + sizeof(u.fr), '\0', u.fr.path_len)) {
 			w->damage = "not a file's record";
 			return 1;
 		}

@@ -79,7 +79,8 @@ incident() {
 	echo "\$ insmod iolayers.ko pid=1"
 	insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid=1 || { rc=1; return; }
 	echo "\$ iolayers record -o /tmp/incident.rec -- fio --name=incident --filename=/mnt/testfile \\"
-	echo "      --rw=randread --bs=4k --ioengine=sync --time_based --runtime=4 --thinktime=20"
+	echo "      --size=256m --rw=randread --bs=4k --ioengine=sync --direct=0 --invalidate=0 \\"
+	echo "      --time_based --runtime=4 --thinktime=20"
 	"$reader" record -o /tmp/incident.rec -- fio --name=incident --filename=/mnt/testfile \
 		--size=256m --rw=randread --bs=4k --ioengine=sync --direct=0 --invalidate=0 \
 		--time_based --runtime=4 --thinktime=20 >/tmp/incident.fio &
@@ -106,7 +107,9 @@ print("%d events: %s" % (len(ev), ", ".join("%d %s" % (sum(e["ph"] == p for e in
 	for p in sorted({e["ph"] for e in ev}))))
 # The first MISS read: its slice, the layers nested in it (its thread's
 # slices within it), the arrow to its disk and the disk's slice.
-miss = next(e for e in ev if e["ph"] == "X" and e.get("args", {}).get("cache") == "MISS")
+miss = next((e for e in ev if e["ph"] == "X" and e.get("args", {}).get("cache") == "MISS"), None)
+if miss is None:
+	sys.exit("no MISS read in the trace")
 t0, t1 = miss["ts"], miss["ts"] + miss["dur"]
 def within(e):
 	return e["ph"] in ("X", "s", "f") and t0 <= e["ts"] <= t1 and (e["tid"] == miss["tid"] or

@@ -98,7 +98,8 @@ static int parse(const unsigned char *buf, size_t len)
 			struct iolayers_rec_start s = { 0 };
 
 			memcpy(&s, buf + off, h.size < sizeof(s) ? h.size : sizeof(s));
-			if (s.version != IOLAYERS_STREAM_VERSION)
+			/* Its CPU is no CPU's: 0, not what the buffer held before. */
+			if (s.version != IOLAYERS_STREAM_VERSION || s.hdr.cpu != 0)
 				return -1;
 		} else if (h.type == IOLAYERS_REC_READ) {
 			struct iolayers_rec_read r = { 0 };

@@ -851,6 +851,27 @@ static void test_binary(void)
 			l->count = was;
 		}
 	}
+	/* A file's path with a NUL in it: --from and -J stop there alike. */
+	{
+		char *path = bin + blen - sizeof(struct il_rec_end) - 16;
+		char *out = NULL;
+		size_t olen = 0;
+		FILE *bf;
+
+		EXPECT(!memcmp(path, "/mnt/a file \xe9", 13));
+		path[4] = '\0';
+		EXPECT(parse_mem(&a, bin, blen, IL_KEEP_ALL) == 1 && a.flows.n == 7 &&
+		       strstr(a.warning, "not a file's record"));
+		il_snapshot_free(&a);
+		bf = fmemopen(bin, blen, "r");
+		m = open_memstream(&out, &olen);
+		EXPECT(bf && m && il_recording_json_lines(bf, m, err, sizeof(err)) == -1 &&
+		       strstr(err, "not a file's record"));
+		fclose(bf);
+		fclose(m);
+		free(out);
+		path[4] = '/';
+	}
 	/* A damaged frame: a record shorter than its header, then reading stops. */
 	{
 		struct iolayers_rec_hdr *h = (void *)(bin + blen - sizeof(struct il_rec_end) -
