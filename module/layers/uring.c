@@ -236,10 +236,18 @@ struct iolayers_uring_att {
 	u64 seq;
 };
 
-/* Where an attempt runs, from io_read()'s issue flags. */
-static u8 iolayers_uring_where(const struct iolayers_task_flow *f, unsigned int issue_flags)
+/*
+ * Where an attempt runs (from the task, not from io_read()'s issue
+ * flags). An io-wq worker is an io thread with its worker
+ * in @worker_private (the kernel's own io_wq_current_is_worker(), whose
+ * header is io_uring's private one); the SQPOLL thread is an io thread
+ * without one. Not io_read()'s IO_URING_F_IOWQ: that flag came to 6.1.y
+ * in a stable update (6.1.191 or 192: Debian's 6.1.170 to 6.1.190 lack
+ * it) and its value differs between kernels (64 on 6.1, 8 on 7.2).
+ */
+static u8 iolayers_uring_where(const struct iolayers_task_flow *f)
 {
-	if (issue_flags & IO_URING_F_IOWQ)
+	if ((current->flags & PF_IO_WORKER) && current->worker_private)
 		return IOLAYERS_UR_IOWQ;
 	if (current->flags & PF_IO_WORKER)
 		return IOLAYERS_UR_SQPOLL;
@@ -258,7 +266,6 @@ static __always_inline int iolayers_uring_att_entry(struct kretprobe_instance *r
 	IOLAYERS_COST_SCOPE(pcpu);
 	struct iolayers_uring_att *a = (struct iolayers_uring_att *)ri->data;
 	unsigned long req = regs_get_kernel_argument(regs, 0);
-	unsigned int issue_flags = regs_get_kernel_argument(regs, 1);
 	struct iolayers_task_flow *f;
 
 	if (iolayers_empty || iolayers_table_empty(IOLAYERS_T_UREQ))
@@ -271,7 +278,7 @@ static __always_inline int iolayers_uring_att_entry(struct kretprobe_instance *r
 	    f->rd.ur.opcode != ((struct io_kiocb *)req)->opcode)
 		return 1;
 	iolayers_hit(pcpu);
-	if (!iolayers_flow_att_begin(f, iolayers_uring_where(f, issue_flags)))
+	if (!iolayers_flow_att_begin(f, iolayers_uring_where(f)))
 		return 1;
 	a->req = req;
 	a->seq = f->seq;
