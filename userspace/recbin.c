@@ -10,19 +10,28 @@
 #include <string.h>
 #include "iolayers.h"
 
+/*
+ * @r with nothing reached: what a record lacks (a shorter one's end, a
+ * brief one's block, socket and request parts) reads as a syscall's read
+ * that did not get there.
+ */
+static void rec_read_none(struct iolayers_rec_read *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->sock_ns = r->tcp_ns = r->wait_ns = r->sock_off = r->tcp_off = -1;
+	r->ur_issue_off = r->ur_issue_ns = -1;
+}
 
 /*
- * A brief record (struct iolayers_rec_brief) as the full one it stands
- * for: its block, device, socket and request parts not reached.
+ * A brief record (struct iolayers_rec_brief, whole) as the full one it
+ * stands for: its block, device, socket and request parts not reached.
  */
-static int rec_brief_get(const void *p, size_t size, struct iolayers_rec_read *r)
+static void rec_brief_get(const void *p, struct iolayers_rec_read *r)
 {
 	struct iolayers_rec_brief b;
 
-	if (size < sizeof(b))
-		return -1;
 	memcpy(&b, p, sizeof(b));
-	memset(r, 0, sizeof(*r));
+	rec_read_none(r);
 	r->hdr = b.hdr;
 	r->seq = b.seq;
 	r->start_ns = b.start_ns;
@@ -48,16 +57,14 @@ static int rec_brief_get(const void *p, size_t size, struct iolayers_rec_read *r
 	r->missed = b.missed;
 	r->via = b.via;
 	memcpy(r->comm, b.comm, sizeof(r->comm));
-	r->sock_ns = r->tcp_ns = r->wait_ns = r->sock_off = r->tcp_off = -1;
-	r->ur_issue_off = r->ur_issue_ns = -1;
-	return 0;
 }
 
 /**
  * il_rec_read_get() - A read record as this reader's struct.
  * @type: its header's type, IOLAYERS_REC_READ or IOLAYERS_REC_BRIEF
  * @p: the record, @size bytes (its header's size)
- * @size: at least its format 6 part (a brief one: all of it)
+ * @size: at least il_rec_read_min() of @type (a full one's format 6
+ *	part, a brief one whole)
  * @r: filled: a shorter record's missing part (a format 6 module's had no
  *	socket part, a format 7 one's no request part; a brief one's all but
  *	its syscall, VFS and FS part) not reached, or a syscall's; a longer
@@ -68,20 +75,14 @@ static int rec_brief_get(const void *p, size_t size, struct iolayers_rec_read *r
  */
 int il_rec_read_get(unsigned int type, const void *p, size_t size, struct iolayers_rec_read *r)
 {
-	if (type == IOLAYERS_REC_BRIEF) {
-		if (rec_brief_get(p, size, r))
-			return -1;
-		r->via = il_via(r->via);
-		return 0;
-	}
-	if (type != IOLAYERS_REC_READ || size < IL_REC_READ_V6)
+	if (!il_rec_is_read(type) || size < il_rec_read_min(type))
 		return -1;
-	if (size >= sizeof(*r)) {
+	if (type == IOLAYERS_REC_BRIEF) {
+		rec_brief_get(p, r);
+	} else if (size >= sizeof(*r)) {
 		memcpy(r, p, sizeof(*r));
 	} else {
-		memset(r, 0, sizeof(*r));
-		r->sock_ns = r->tcp_ns = r->wait_ns = r->sock_off = r->tcp_off = -1;
-		r->ur_issue_off = r->ur_issue_ns = -1;
+		rec_read_none(r);
 		memcpy(r, p, size);
 	}
 	r->via = il_via(r->via);

@@ -116,7 +116,6 @@ static char *rec_i64(char *p, const char *key, int64_t v)
 	return v < 0 ? il_put(p, "null") : il_put_i64(p, v);
 }
 
-
 /*
  * A read's latency at layer @l (-1: not reached). A request's or a
  * fault's whole latency (@ns[0], submission to its completion, an
