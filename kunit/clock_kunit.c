@@ -17,9 +17,9 @@
 
 /*
  * How far an anchored time may lie outside the two ktime_get_ns() reads
- * around it: half the anchor's bracket (8192 cycles, 4 µs at 1 GHz) and
- * the slew over an anchor's span (none in a guest without NTP), with a
- * µs to spare.
+ * around it: the slew over an anchor's span (none in a guest without
+ * NTP), and a read that found no anchor (its ktime and TSC reads not of
+ * one moment), with µs to spare.
  */
 #define CLOCK_TEST_SLACK_NS	5000
 
@@ -168,6 +168,84 @@ static void iolayers_clock_test_uses_anchor(struct kunit *test)
 	KUNIT_EXPECT_GE(test, t + 1000, want);
 	KUNIT_EXPECT_LE(test, t, want + 1000);
 }
+
+/*
+ * One anchor taken as a read's end takes it (none on this CPU), compared
+ * with a snapshot of the kernel's clock right after: the snapshot's time
+ * converted back to the anchor's TSC must be the anchor's time. The
+ * error is the distance between the moments of the anchor's two values;
+ * an anchor of ktime_get_ns() between two TSC reads had up to half their
+ * distance (KASAN and lockdep under emulation: over 2048 cycles every
+ * time; a host that stopped the vCPU there, tens of µs). Returns false if
+ * the wall clock was set meanwhile (before 7.2 the snapshot's time is
+ * the wall's) or no anchor was kept (counted in @gaps).
+ */
+static bool clock_test_anchor_error(struct kunit *test, s64 *err, int *gaps)
+{
+	struct iolayers_clock_anchor *a;
+	struct system_time_snapshot s;
+	u64 t, tsc, off, at, ns;
+	unsigned long flags;
+	bool same;
+
+	local_irq_save(flags);
+	clock_test_forget_irqs_off();
+	off = iolayers_snapshot_off();
+	t = iolayers_clock_now(&tsc);
+	a = this_cpu_ptr(&iolayers_clock_anchor);
+	at = READ_ONCE(a->tsc);
+	ns = READ_ONCE(a->ns);
+	iolayers_ktime_snapshot(&s);
+	same = iolayers_snapshot_off() == off;
+	clock_test_forget_irqs_off();
+	local_irq_restore(flags);
+	if (!at) {
+		(*gaps)++;
+		return false;
+	}
+	/* The read's end is the anchor's moment. */
+	KUNIT_EXPECT_EQ(test, tsc, at);
+	KUNIT_EXPECT_EQ(test, t, ns);
+	if (!same || s.cycles < at)
+		return false;
+	*err = (s64)(iolayers_snapshot_ns(&s) - off -
+		     (ns + iolayers_stamp_ns(true, at, s.cycles)));
+	return true;
+}
+
+/*
+ * Anchors are of one moment: 1000 of them, each within 20 ns of a
+ * snapshot taken after it (the rest is the two conversions' rounding,
+ * and NTP's slew over a few µs), and every one kept (clock_gaps).
+ */
+static void iolayers_clock_test_anchor_exact(struct kunit *test)
+{
+	s64 err, worst = 0;
+	u64 worst_ns;
+	int i, gaps = 0, compared = 0;
+	u64 gaps0;
+
+	clock_test_need_tsc(test);
+	gaps0 = iolayers_clock_gaps();
+	for (i = 0; i < 1000; i++) {
+		preempt_disable();
+		if (clock_test_anchor_error(test, &err, &gaps)) {
+			compared++;
+			if (abs(err) > abs(worst))
+				worst = err;
+		}
+		preempt_enable();
+		if (!(i % 64))
+			cond_resched();
+	}
+	kunit_info(test, "%d anchors compared, worst %lld ns, %d not kept", compared, worst,
+		   gaps);
+	KUNIT_EXPECT_EQ(test, gaps, 0);
+	KUNIT_EXPECT_EQ(test, iolayers_clock_gaps(), gaps0);
+	KUNIT_EXPECT_GE(test, compared, 990);
+	worst_ns = abs(worst);
+	KUNIT_EXPECT_LE(test, worst_ns, 20);
+}
 #else
 static void iolayers_clock_test_brackets(struct kunit *test)
 {
@@ -183,12 +261,18 @@ static void iolayers_clock_test_uses_anchor(struct kunit *test)
 {
 	kunit_skip(test, "no TSC");
 }
+
+static void iolayers_clock_test_anchor_exact(struct kunit *test)
+{
+	kunit_skip(test, "no TSC");
+}
 #endif
 
 static struct kunit_case iolayers_clock_cases[] = {
 	KUNIT_CASE(iolayers_clock_test_brackets),
 	KUNIT_CASE(iolayers_clock_test_renewal),
 	KUNIT_CASE(iolayers_clock_test_uses_anchor),
+	KUNIT_CASE(iolayers_clock_test_anchor_exact),
 	{}
 };
 

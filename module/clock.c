@@ -26,7 +26,7 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_tsc_mult);
 u32 iolayers_tsc_shift __read_mostly;
 EXPORT_SYMBOL_IF_KUNIT(iolayers_tsc_shift);
 
-/* Anchors that could not read the TSC and ktime close together. */
+/* Reads that found no anchor (iolayers_clock_gap()). */
 static DEFINE_PER_CPU(u64, iolayers_clock_gap_n);
 
 DEFINE_PER_CPU(struct iolayers_clock_anchor, iolayers_clock_anchor);
@@ -35,36 +35,51 @@ DEFINE_PER_CPU(struct iolayers_clock_anchor, iolayers_clock_anchor);
 EXPORT_PER_CPU_SYMBOL_GPL(iolayers_clock_anchor);
 #endif
 
+/* Tries at an anchor before its read takes ktime_get_ns() instead. */
+#define IOLAYERS_ANCHOR_TRIES		3
+
+#ifdef CONFIG_X86_TSC
 /*
- * How far apart the two TSC reads around ktime_get_ns() may lie, in TSC
- * cycles: a pair at most 2048 apart is taken at once (its midpoint within
- * 1024 cycles, 0.4 µs at 2.6 GHz, of ktime's moment; ktime_get_ns() takes
- * about 100 on hardware); otherwise the closest of three, if at most 8192
- * apart (a kernel with KASAN and lockdep under emulation takes more than
- * 2048 every time), and beyond that none (counted in clock_gaps).
+ * The TSC and CLOCK_MONOTONIC of one moment, from one timekeeper
+ * snapshot: the counter value the kernel converted is the TSC read, so
+ * the two are exact whatever happens around them. Before 7.2 the
+ * snapshot has CLOCK_REALTIME, monotonic plus an offset that moves only
+ * when the wall clock is set; the offset read before and after must
+ * agree (iolayers_snapshot_off()). The counter must lie between TSC
+ * reads around the snapshot (another clocksource's would not: the HPET's
+ * 32 bits, ACPI PM's 24, kvm-clock's ns). Context: not NMI.
  */
-#define IOLAYERS_ANCHOR_BRACKET		2048
-#define IOLAYERS_BRACKET_CYCLES		8192
-#define IOLAYERS_BRACKET_TRIES		3
+static bool iolayers_clock_snapshot(u64 *tsc, u64 *ns)
+{
+	struct system_time_snapshot snap;
+	u64 off = iolayers_snapshot_off();
+	u64 t0, t1;
+
+	t0 = rdtsc_ordered();
+	iolayers_ktime_snapshot(&snap);
+	t1 = rdtsc_ordered();
+	if (!iolayers_snapshot_valid(&snap) || snap.cycles < t0 || snap.cycles > t1 ||
+	    iolayers_snapshot_off() != off)
+		return false;
+	*tsc = snap.cycles;
+	*ns = iolayers_snapshot_ns(&snap) - off;
+	return true;
+}
+#endif
 
 /*
- * Is the kernel's monotonic clock the TSC? Its snapshot's counter value
- * then lies between two TSC reads around it; another clocksource's (the
- * HPET's 32 bits, ACPI PM's 24, kvm-clock's ns) does not. 6.1 has no
- * clocksource id for the TSC to ask instead (6.12 and 7.2 have).
+ * Is the kernel's monotonic clock the TSC? Then its snapshot is one
+ * (iolayers_clock_snapshot()). 6.1 has no clocksource id for the TSC to
+ * ask instead (6.12 and 7.2 have).
  */
 static bool iolayers_ktime_is_tsc(void)
 {
 #ifdef CONFIG_X86_TSC
-	struct system_time_snapshot snap;
-	u64 before, after;
+	u64 tsc, ns;
 
 	if (!boot_cpu_has(X86_FEATURE_TSC) || !tsc_khz || check_tsc_unstable())
 		return false;
-	before = rdtsc_ordered();
-	iolayers_ktime_snapshot(&snap);
-	after = rdtsc_ordered();
-	return snap.cycles >= before && snap.cycles <= after;
+	return iolayers_clock_snapshot(&tsc, &ns);
 #else
 	return false;
 #endif
@@ -97,16 +112,16 @@ void iolayers_clock_init(void)
  *	ktime_get_ns() of one moment.
  * @tsc: where that moment's TSC stamp goes
  *
- * Interrupts off is not enough for the two to be of one moment: a
- * hypervisor may stop the vCPU between two instructions (seen under QEMU,
- * 400 µs between the two reads, which moved a flow's start after its
- * request's completion). So ktime is read between two TSC reads, and
- * read again when they lie too far apart; the anchor's TSC is the pair's
- * midpoint, within half their distance of ktime's moment. The closest
- * of three pairs is kept if at most IOLAYERS_BRACKET_CYCLES apart;
- * beyond, it is returned for this one read, not kept (an anchor off by
- * half such a gap would move the starts of every read of its span; the
- * next read tries again, what every read did before anchors) and counted
+ * Two clock reads, however close, are not of one moment: a hypervisor may
+ * stop the vCPU between two instructions (seen under QEMU: 400 µs between
+ * two reads, which moved a flow's start after its request's completion;
+ * and 30 µs with interrupts off inside a bracket of two TSC reads around
+ * ktime_get_ns(), which put a read's start 15 µs early). So the anchor is
+ * the timekeeper's own snapshot, the TSC value it converted and the
+ * time it made of it (iolayers_clock_snapshot()). Where none is had in
+ * IOLAYERS_ANCHOR_TRIES (the wall clock set at that instant each time,
+ * or the kernel's clock is no longer the TSC), the read takes
+ * ktime_get_ns() and a TSC read after it, keeps no anchor, and is counted
  * in clock_gaps. Also where the TSC's stability is checked
  * (iolayers_clock_check()), once an anchor's span at most.
  *
@@ -116,37 +131,29 @@ void iolayers_clock_init(void)
 u64 iolayers_clock_anchor_set(u64 *tsc)
 {
 #ifdef CONFIG_X86_TSC
-	u64 t0, t1, now, best = U64_MAX, best_now = 0, best_tsc = 0;
 	struct iolayers_clock_anchor *a;
 	unsigned long flags;
+	u64 t, ns;
 	int i;
 
 	iolayers_clock_check();
-	for (i = 0; i < IOLAYERS_BRACKET_TRIES; i++) {
-		local_irq_save(flags);
-		t0 = rdtsc_ordered();
-		now = ktime_get_ns();
-		t1 = rdtsc_ordered();
-		local_irq_restore(flags);
-		if (t1 - t0 < best) {
-			best = t1 - t0;
-			best_tsc = t0 + (t1 - t0) / 2;
-			best_now = now;
-		}
-		if (likely(best <= IOLAYERS_ANCHOR_BRACKET))
+	for (i = 0; i < IOLAYERS_ANCHOR_TRIES; i++) {
+		if (likely(iolayers_clock_snapshot(&t, &ns)))
 			break;
 	}
-	*tsc = best_tsc;
-	if (unlikely(best > IOLAYERS_BRACKET_CYCLES)) {
+	if (unlikely(i == IOLAYERS_ANCHOR_TRIES)) {
 		iolayers_clock_gap();
-		return best_now;
+		ns = ktime_get_ns();
+		*tsc = rdtsc_ordered();
+		return ns;
 	}
+	*tsc = t;
 	local_irq_save(flags);
 	a = this_cpu_ptr(&iolayers_clock_anchor);
-	WRITE_ONCE(a->tsc, best_tsc);
-	WRITE_ONCE(a->ns, best_now);
+	WRITE_ONCE(a->tsc, t);
+	WRITE_ONCE(a->ns, ns);
 	local_irq_restore(flags);
-	return best_now;
+	return ns;
 #else
 	*tsc = ktime_get_ns();
 	return *tsc;
@@ -173,11 +180,12 @@ void iolayers_clock_check(void)
 }
 
 /**
- * iolayers_clock_gap() - Count a read whose end's TSC and ktime reads
- *	lay far apart (no anchor could be taken).
+ * iolayers_clock_gap() - Count a read whose end found no anchor.
  *
- * Its start (ktime at sys_exit less its TSC syscall time) may be off by up
- * to half the gap; its layer times, TSC differences, are not affected.
+ * Its end is ktime_get_ns() and a TSC read after it, not of one moment,
+ * so its start (that end less its TSC syscall time) may be off by as much
+ * as a vCPU was stopped between the two; its layer times, TSC
+ * differences, are not affected.
  *
  * Context: any.
  */

@@ -74,8 +74,8 @@ static __always_inline u64 iolayers_stamp_ns(bool tsc, u64 from, u64 to)
  * struct iolayers_clock_anchor - A CPU's TSC and ktime_get_ns() of one
  *	recent moment, from which the CPU's later ktime is the TSC's
  *	distance.
- * @tsc: the TSC then (the midpoint of two reads around @ns's)
- * @ns: ktime_get_ns() then
+ * @tsc: the TSC then (the counter value of a snapshot of the kernel's clock)
+ * @ns: ktime_get_ns() then (that snapshot's time)
  *
  * Written with interrupts off by the CPU itself, read by it only (a
  * read's sys_exit).

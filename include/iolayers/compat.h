@@ -292,9 +292,14 @@
 #define iolayers_ktime_snapshot(snap) ktime_get_snapshot(snap)
 /* A snapshot's time in ns (CLOCK_REALTIME before: the same rate). */
 #define iolayers_snapshot_ns(snap) ktime_to_ns((snap)->real)
+/* Its offset from CLOCK_MONOTONIC (the wall clock's), and whether valid. */
+#define iolayers_snapshot_off() ktime_to_ns(ktime_mono_to_real(0))
+#define iolayers_snapshot_valid(snap) ((void)(snap), true)
 #else
 #define iolayers_ktime_snapshot(snap) ktime_get_snapshot_id(CLOCK_MONOTONIC, snap)
 #define iolayers_snapshot_ns(snap) ktime_to_ns((snap)->systime)
+#define iolayers_snapshot_off() 0
+#define iolayers_snapshot_valid(snap) ((snap)->valid)
 #endif
 
 /*
