@@ -100,7 +100,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "%-20s %12d\n", "cost", READ_ONCE(iolayers_cost));
 	/* 1: new reads' layer times are TSC differences (clock.h). */
 	seq_printf(m, "%-20s %12d\n", "clock_tsc", READ_ONCE(iolayers_clock_tsc));
-	/* Reads whose TSC and ktime exit stamps lay over 8192 cycles apart. */
+	/* Reads whose end found no anchor (clock.c). */
 	seq_printf(m, "%-20s %12llu\n", "clock_gaps", iolayers_clock_gaps());
 	for (i = 0; iolayers_blk_counter_name(i); i++)
 		seq_printf(m, "%-20s %12llu\n", iolayers_blk_counter_name(i),

@@ -237,10 +237,10 @@ static noinline void iolayers_flow_att_stale(struct iolayers_task_flow *t)
 	unsigned long flags;
 
 	if (f) {
-		spin_lock_irqsave(&f->lock, flags);
+		raw_spin_lock_irqsave(&f->lock, flags);
 		if (f->rd.ur.open && f->task == current)
 			iolayers_flow_att_close(f);
-		spin_unlock_irqrestore(&f->lock, flags);
+		raw_spin_unlock_irqrestore(&f->lock, flags);
 	}
 	iolayers_flow_att_drop(t);
 }
@@ -282,9 +282,9 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 		 * folding into it.
 		 */
 		iolayers_table_drop(IOLAYERS_T_TASK, IOLAYERS_DROP_STALE);
-		spin_lock_irqsave(&f->lock, flags);
+		raw_spin_lock_irqsave(&f->lock, flags);
 		iolayers_flow_renew(f, seq);
-		spin_unlock_irqrestore(&f->lock, flags);
+		raw_spin_unlock_irqrestore(&f->lock, flags);
 	} else if (f) {
 		/*
 		 * Idle: nothing folds into it (a completion checks @state
@@ -310,7 +310,7 @@ struct iolayers_task_flow *iolayers_flow_start(pid_t tid)
 		f = iolayers_table_alloc(IOLAYERS_T_TASK);
 		if (!f)
 			return NULL;
-		spin_lock_init(&f->lock);
+		raw_spin_lock_init(&f->lock);
 		f->tid = tid;
 		f->task = current;
 		f->seq = seq;
@@ -360,10 +360,10 @@ static void iolayers_flow_end(struct iolayers_task_flow *f)
 		smp_store_release(&f->state, IOLAYERS_FLOW_ENDED);
 		return;
 	}
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	/* As above (iolayers_flow_forget() does not take the lock). */
 	smp_store_release(&f->state, IOLAYERS_FLOW_ENDED);
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 
 /*
@@ -408,14 +408,14 @@ void iolayers_flow_add_bio(struct iolayers_task_flow *f, u64 seq, u32 bytes, u64
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	if (iolayers_flow_is(f, seq)) {
 		f->blk.nr_bios++;
 		f->blk.bio_bytes += bytes;
 		if (!f->blk.queue_at || queue_ns < f->blk.queue_at)
 			f->blk.queue_at = queue_ns;
 	}
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 
 /**
@@ -476,12 +476,12 @@ bool iolayers_flow_fold_rq(const struct iolayers_rq *r, unsigned int i, u64 now,
 
 	if (!f)
 		return false;
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	if (iolayers_flow_is(f, r->flows[i].seq)) {
 		iolayers_blk_fold(&f->blk, r, i, now, error);
 		folded = true;
 	}
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 	return folded;
 }
 
@@ -623,10 +623,10 @@ void iolayers_flow_lost_blk(const struct iolayers_flow_ref *ref)
 
 	if (!f)
 		return;
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	if (iolayers_flow_is(f, ref->seq))
 		f->blk_lost = true;
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 
 /**
@@ -881,7 +881,7 @@ struct iolayers_task_flow *iolayers_flow_req_start(unsigned long req, u8 via, u8
 	f = iolayers_table_alloc(IOLAYERS_T_UREQ);	/* zeroed: in flight */
 	if (!f)
 		return NULL;
-	spin_lock_init(&f->lock);
+	raw_spin_lock_init(&f->lock);
 	f->seq = iolayers_flow_seq();
 	f->rd.sys.nr = opcode;
 	f->rd.sys.fd = fd;
@@ -927,7 +927,7 @@ static struct iolayers_task_flow *iolayers_flow_att_mark(struct iolayers_task_fl
 	t = iolayers_table_alloc(IOLAYERS_T_TASK);
 	if (!t)
 		return NULL;
-	spin_lock_init(&t->lock);
+	raw_spin_lock_init(&t->lock);
 	t->tid = tid;
 	t->task = current;
 	t->att = f;
@@ -958,9 +958,9 @@ bool iolayers_flow_att_begin(struct iolayers_task_flow *f, u8 where)
 	unsigned long flags;
 	u64 now;
 
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	if (READ_ONCE(f->state) || (f->rd.ur.open && f->task == current)) {
-		spin_unlock_irqrestore(&f->lock, flags);
+		raw_spin_unlock_irqrestore(&f->lock, flags);
 		return false;
 	}
 	if (unlikely(f->rd.ur.open))
@@ -968,7 +968,7 @@ bool iolayers_flow_att_begin(struct iolayers_task_flow *f, u8 where)
 	t = iolayers_flow_att_mark(f);
 	if (!t) {
 		f->rd.missed |= IOLAYERS_MISSED_FS;
-		spin_unlock_irqrestore(&f->lock, flags);
+		raw_spin_unlock_irqrestore(&f->lock, flags);
 		return false;
 	}
 	now = iolayers_stamp(f->rd.sys.tsc);
@@ -985,7 +985,7 @@ bool iolayers_flow_att_begin(struct iolayers_task_flow *f, u8 where)
 	WRITE_ONCE(f->tid, current->pid);
 	WRITE_ONCE(f->task, current);
 	iolayers_flow_hand(f);
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_att_begin);
@@ -1025,16 +1025,16 @@ void iolayers_flow_att_end(struct iolayers_task_flow *f, bool again)
 	 */
 	if (f->slot.bio && f->task == current)
 		iolayers_bio_slot_flush(f);
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	if (READ_ONCE(f->state) || !ur->open || f->task != current) {
-		spin_unlock_irqrestore(&f->lock, flags);
+		raw_spin_unlock_irqrestore(&f->lock, flags);
 		return;
 	}
 	iolayers_flow_att_time(f);
 	if (again && f->rd.fs.entries != ur->fs_entries && !f->rd.fs.direct)
 		ur->waited = true;
 	iolayers_flow_att_close(f);
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_att_end);
 
@@ -1175,7 +1175,7 @@ static bool iolayers_flow_req_end(struct iolayers_task_flow *f)
 	unsigned long flags;
 	bool ended, own;
 
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	/* The slot is the open attempt's task's, or nobody's. */
 	own = !f->rd.ur.open || f->task == current;
 	ended = !READ_ONCE(f->state);
@@ -1192,7 +1192,7 @@ static bool iolayers_flow_req_end(struct iolayers_task_flow *f)
 			iolayers_flow_att_close(f);
 		}
 	}
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 	/*
 	 * A bio left in the slot by an attempt whose end was not seen: its
 	 * request, made later, is late (the flow ended). After the lock, as

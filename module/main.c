@@ -81,15 +81,6 @@ static int __init iolayers_init(void)
 {
 	int ret;
 
-	/*
-	 * On PREEMPT_RT a spinlock_t sleeps, and the probes take the tables'
-	 * locks and allocate with GFP_ATOMIC inside tracepoints and ftrace
-	 * callbacks, where preemption is off: neither is allowed there.
-	 */
-	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		pr_err("PREEMPT_RT kernels are not supported: the probes take spinlocks and allocate where an RT kernel cannot sleep\n");
-		return -EOPNOTSUPP;
-	}
 	iolayers_settings_starting();
 	ret = iolayers_check_target();
 	if (ret)

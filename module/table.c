@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Bounded RCU hash tables: readers (probes in any context, hard interrupt
- * included) walk a bucket under RCU; writers take the spinlock of the
- * bucket's group with interrupts off. Nothing here sleeps; entries are
- * allocated with GFP_NOWAIT (no reserves).
+ * included) walk a bucket under RCU; writers take the raw spinlock of the
+ * bucket's group with interrupts off (a spinlock_t sleeps on PREEMPT_RT).
+ * Nothing here sleeps; entries are allocated with GFP_NOWAIT (no
+ * reserves), or on PREEMPT_RT taken from lists filled in process context
+ * (iolayers_free_fill()).
  *
  * A removed entry is reused, not freed: after a grace period it is zeroed
  * and joins its CPU's short list for its table, and the next
@@ -59,6 +61,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include <iolayers/compat.h>
 #include <iolayers/percpu.h>
 #include <iolayers/request.h>
@@ -81,7 +84,7 @@ struct iolayers_table {
 	unsigned int free_max;		/* entries kept to reuse, per CPU */
 	atomic_t *nr;			/* &iolayers_table_nr[this table].nr */
 	atomic_t high;
-	spinlock_t locks[IOLAYERS_TABLE_LOCKS];	/* writers, per bucket group */
+	raw_spinlock_t locks[IOLAYERS_TABLE_LOCKS];	/* writers, per bucket group */
 };
 
 /*
@@ -103,7 +106,7 @@ struct iolayers_table_count iolayers_table_nr[IOLAYERS_NR_TABLES];
 	.nr = &iolayers_table_nr[_id].nr,				\
 	.high = ATOMIC_INIT(0),						\
 	.locks = { [0 ... IOLAYERS_TABLE_LOCKS - 1] =			\
-		   __SPIN_LOCK_UNLOCKED(iolayers_table.locks) },		\
+		   __RAW_SPIN_LOCK_UNLOCKED(iolayers_table.locks) },		\
 }
 
 static struct iolayers_table iolayers_tables[IOLAYERS_NR_TABLES] = {
@@ -251,6 +254,73 @@ static struct iolayers_entry *iolayers_entry_reuse(enum iolayers_table_id t)
 	return e;
 }
 
+/*
+ * PREEMPT_RT: the slab allocator's locks sleep there, so a probe, which
+ * runs with preemption off, allocates nothing; it takes entries from its
+ * CPU's lists only. Each online CPU's lists are filled to their bound at
+ * load, and a CPU's list that falls below half of it is filled again by a
+ * work item on that CPU (a CPU brought online later is filled at its
+ * first allocation); a probe that finds its list empty drops, counted as
+ * nomem.
+ */
+struct iolayers_refill {
+	struct work_struct work;
+	int cpu;
+};
+
+static DEFINE_PER_CPU(struct iolayers_refill, iolayers_refill);
+
+/*
+ * Fill @cpu's list of every table up to its bound, where nobody else
+ * touches it: on @cpu with interrupts off (a probe there), or before the
+ * probes are attached (@direct). Context: process context, may sleep.
+ */
+static void iolayers_free_fill(int cpu, bool direct)
+{
+	struct iolayers_free_list *fl;
+	struct iolayers_entry *e;
+	unsigned long flags;
+	unsigned int t;
+	bool kept;
+
+	for (t = 0; t < IOLAYERS_NR_TABLES; t++) {
+		while (READ_ONCE(per_cpu_ptr(&iolayers_free[t], cpu)->n) <
+		       iolayers_tables[t].free_max) {
+			e = kzalloc(iolayers_tables[t].entry_size, GFP_KERNEL | __GFP_NOWARN);
+			if (!e)
+				return;
+			local_irq_save(flags);
+			kept = direct || smp_processor_id() == cpu;
+			if (kept) {
+				fl = per_cpu_ptr(&iolayers_free[t], cpu);
+				e->free_next = fl->head;
+				fl->head = e;
+				fl->n++;
+			}
+			local_irq_restore(flags);
+			if (!kept) {
+				/* The CPU went offline: its worker runs elsewhere. */
+				kfree(e);
+				return;
+			}
+		}
+	}
+}
+
+static void iolayers_refill_fn(struct work_struct *work)
+{
+	struct iolayers_refill *r = container_of(work, struct iolayers_refill, work);
+
+	iolayers_free_fill(r->cpu, false);
+}
+
+/* Context: any but NMI (a probe), on PREEMPT_RT. */
+static void iolayers_free_low(struct iolayers_table *tb, enum iolayers_table_id t)
+{
+	if (this_cpu_read(iolayers_free[t].n) < tb->free_max / 2)
+		queue_work_on(smp_processor_id(), system_wq, this_cpu_ptr(&iolayers_refill.work));
+}
+
 /* Every CPU's lists emptied (unload, after rcu_barrier()). */
 static void iolayers_free_lists_empty(void)
 {
@@ -282,7 +352,7 @@ static struct hlist_head *iolayers_bucket(struct iolayers_table *tb, unsigned lo
 	return &tb->buckets[hash_long(key, tb->bits)];
 }
 
-static spinlock_t *iolayers_table_lock(struct iolayers_table *tb, unsigned long key)
+static raw_spinlock_t *iolayers_table_lock(struct iolayers_table *tb, unsigned long key)
 {
 	return &tb->locks[hash_long(key, tb->bits) % IOLAYERS_TABLE_LOCKS];
 }
@@ -299,7 +369,12 @@ int iolayers_tables_init(void)
 {
 	unsigned int t, i, bits;
 	u64 bound;
+	int cpu;
 
+	for_each_possible_cpu(cpu) {
+		per_cpu_ptr(&iolayers_refill, cpu)->cpu = cpu;
+		INIT_WORK(&per_cpu_ptr(&iolayers_refill, cpu)->work, iolayers_refill_fn);
+	}
 	for (t = 0; t < IOLAYERS_NR_TABLES; t++) {
 		struct iolayers_table *tb = &iolayers_tables[t];
 
@@ -316,6 +391,11 @@ int iolayers_tables_init(void)
 		}
 		for (i = 0; i < (1U << tb->bits); i++)
 			INIT_HLIST_HEAD(&tb->buckets[i]);
+	}
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		/* No probe is attached yet. */
+		for_each_online_cpu(cpu)
+			iolayers_free_fill(cpu, true);
 	}
 	return 0;
 }
@@ -336,6 +416,12 @@ void iolayers_tables_exit(void)
 		iolayers_table_free_all(t);
 		kvfree(iolayers_tables[t].buckets);
 		iolayers_tables[t].buckets = NULL;
+	}
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		int cpu;
+
+		for_each_possible_cpu(cpu)
+			cancel_work_sync(&per_cpu_ptr(&iolayers_refill, cpu)->work);
 	}
 	/*
 	 * The batches still filling are sent off, then every recycling
@@ -393,7 +479,11 @@ void *iolayers_table_alloc(enum iolayers_table_id t)
 		iolayers_table_drop(t, IOLAYERS_DROP_TABLE_FULL);
 		return NULL;
 	}
-	e = iolayers_entry_reuse(t) ?: kzalloc(tb->entry_size, GFP_NOWAIT | __GFP_NOWARN);
+	e = iolayers_entry_reuse(t);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		iolayers_free_low(tb, t);
+	else if (!e)
+		e = kzalloc(tb->entry_size, GFP_NOWAIT | __GFP_NOWARN);
 	if (!e) {
 		atomic_dec(tb->nr);
 		iolayers_table_drop(t, IOLAYERS_DROP_NOMEM);
@@ -419,14 +509,14 @@ void *iolayers_table_alloc(enum iolayers_table_id t)
 void iolayers_table_insert(enum iolayers_table_id t, void *entry, unsigned long key)
 {
 	struct iolayers_table *tb = &iolayers_tables[t];
-	spinlock_t *lock = iolayers_table_lock(tb, key);	/* the bucket group's */
+	raw_spinlock_t *lock = iolayers_table_lock(tb, key);	/* the bucket group's */
 	struct iolayers_entry *e = entry;
 	unsigned long flags;
 
 	e->key = key;
-	spin_lock_irqsave(lock, flags);
+	raw_spin_lock_irqsave(lock, flags);
 	hlist_add_head_rcu(&e->node, iolayers_bucket(tb, key));
-	spin_unlock_irqrestore(lock, flags);
+	raw_spin_unlock_irqrestore(lock, flags);
 }
 
 /**
@@ -446,16 +536,16 @@ bool iolayers_table_unlink(enum iolayers_table_id t, void *entry)
 {
 	struct iolayers_table *tb = &iolayers_tables[t];
 	struct iolayers_entry *e = entry;
-	spinlock_t *lock = iolayers_table_lock(tb, e->key);	/* the bucket group's */
+	raw_spinlock_t *lock = iolayers_table_lock(tb, e->key);	/* the bucket group's */
 	unsigned long flags;
 	bool removed = false;
 
-	spin_lock_irqsave(lock, flags);
+	raw_spin_lock_irqsave(lock, flags);
 	if (!hlist_unhashed(&e->node)) {
 		hlist_del_init_rcu(&e->node);
 		removed = true;
 	}
-	spin_unlock_irqrestore(lock, flags);
+	raw_spin_unlock_irqrestore(lock, flags);
 	if (removed)
 		atomic_dec(tb->nr);
 	return removed;

@@ -56,7 +56,8 @@ rm_tree() {
 }
 
 # suite_apt SUITE: the configuration (for APT_CONFIG) under which the
-# host's apt sees SUITE's archive (bullseye with its security suite) with
+# host's apt sees SUITE's archive (bullseye and trixie with their
+# security suites) with
 # sources, lists, a status and preferences of its own under the cache,
 # never the host's; the lists fetched again after a day, or when the
 # configuration changed. It resolves and downloads only: no root of the
@@ -70,8 +71,10 @@ suite_apt() {
 		flock 8
 		{
 			echo "deb [signed-by=$keys] $mirror/debian $s main"
-			[ "$s" != bullseye ] ||
-				echo "deb [signed-by=$keys] $mirror/debian-security $s-security main"
+			case $s in
+			bullseye | trixie)
+				echo "deb [signed-by=$keys] $mirror/debian-security $s-security main" ;;
+			esac
 		} >"$d/sources.list.new"
 		# sid's Release may be past its Valid-Until in the archive. The
 		# host's apt.conf.d is still read after this file: what it must

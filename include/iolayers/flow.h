@@ -382,7 +382,7 @@ struct iolayers_bio_slot {
  */
 struct iolayers_task_flow {
 	struct iolayers_entry e;
-	spinlock_t lock;	/* @blk and @blk_lost, against other CPUs */
+	raw_spinlock_t lock;	/* @blk and @blk_lost, against other CPUs */
 	u64 seq;
 	u32 state;
 	bool blk_lost;
