@@ -206,7 +206,7 @@ static bool clock_test_anchor_error(struct kunit *test, s64 *err, int *gaps)
 	/* The read's end is the anchor's moment. */
 	KUNIT_EXPECT_EQ(test, tsc, at);
 	KUNIT_EXPECT_EQ(test, t, ns);
-	if (!same || s.cycles < at)
+	if (!same || !iolayers_snapshot_valid(&s) || s.cycles < at)
 		return false;
 	*err = (s64)(iolayers_snapshot_ns(&s) - off -
 		     (ns + iolayers_stamp_ns(true, at, s.cycles)));
@@ -240,6 +240,9 @@ static void iolayers_clock_test_anchor_exact(struct kunit *test)
 	}
 	kunit_info(test, "%d anchors compared, worst %lld ns, %d not kept", compared, worst,
 		   gaps);
+	/* The kernel left the TSC meanwhile (its watchdog): not the anchors' fault. */
+	if (!READ_ONCE(iolayers_clock_tsc))
+		kunit_skip(test, "the TSC was found unstable during the test");
 	KUNIT_EXPECT_EQ(test, gaps, 0);
 	KUNIT_EXPECT_EQ(test, iolayers_clock_gaps(), gaps0);
 	KUNIT_EXPECT_GE(test, compared, 990);

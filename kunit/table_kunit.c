@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* KUnit: expiry of table entries (module/table.c). */
+/* KUnit: expiry of table entries, and an entry given back (module/table.c). */
 
 #include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/preempt.h>
 #include <iolayers/table.h>
 
 static void iolayers_table_test_expired(struct kunit *test)
@@ -18,8 +20,45 @@ static void iolayers_table_test_expired(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, iolayers_expired(15 * sec, 15 * sec, 0));
 }
 
+/*
+ * An entry made and given back unseen (an io_uring attempt's spare task
+ * entry, made before a raw lock and not needed under it): the table's
+ * count as before, and the entry, zeroed, is the CPU's next of that
+ * table. The tgid table: only a fork's tracepoint, in task context,
+ * allocates from it, none on this CPU while preemption is off.
+ */
+static void iolayers_table_test_unalloc(struct kunit *test)
+{
+	struct iolayers_entry *e, *again;
+	unsigned long key = 1;
+	int n0, n1, n2;
+
+	preempt_disable();
+	n0 = atomic_read(&iolayers_table_nr[IOLAYERS_T_TGID].nr);
+	e = iolayers_table_alloc(IOLAYERS_T_TGID);
+	n1 = atomic_read(&iolayers_table_nr[IOLAYERS_T_TGID].nr);
+	if (e) {
+		e->key = 12345;
+		iolayers_table_unalloc(IOLAYERS_T_TGID, e);
+	}
+	n2 = atomic_read(&iolayers_table_nr[IOLAYERS_T_TGID].nr);
+	again = iolayers_table_alloc(IOLAYERS_T_TGID);
+	if (again)
+		key = again->key;
+	iolayers_table_unalloc(IOLAYERS_T_TGID, again);
+	iolayers_table_unalloc(IOLAYERS_T_TGID, NULL);	/* nothing to give back */
+	preempt_enable();
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_EXPECT_EQ(test, n1, n0 + 1);
+	KUNIT_EXPECT_EQ(test, n2, n0);
+	KUNIT_EXPECT_PTR_EQ(test, again, e);
+	KUNIT_EXPECT_EQ(test, key, 0UL);	/* zeroed when given back */
+	KUNIT_EXPECT_EQ(test, atomic_read(&iolayers_table_nr[IOLAYERS_T_TGID].nr), n0);
+}
+
 static struct kunit_case iolayers_table_cases[] = {
 	KUNIT_CASE(iolayers_table_test_expired),
+	KUNIT_CASE(iolayers_table_test_unalloc),
 	{}
 };
 

@@ -76,10 +76,15 @@ static bool iolayers_ktime_is_tsc(void)
 {
 #ifdef CONFIG_X86_TSC
 	u64 tsc, ns;
+	int i;
 
 	if (!boot_cpu_has(X86_FEATURE_TSC) || !tsc_khz || check_tsc_unstable())
 		return false;
-	return iolayers_clock_snapshot(&tsc, &ns);
+	/* More than once: the wall clock may be set during one. */
+	for (i = 0; i < IOLAYERS_ANCHOR_TRIES; i++)
+		if (iolayers_clock_snapshot(&tsc, &ns))
+			return true;
+	return false;
 #else
 	return false;
 #endif

@@ -70,9 +70,19 @@ void iolayers_file_note(const struct file *file)
 		return;	/* counted (table_full, nomem): its reads have no path */
 	e->ino = inode->i_ino;
 	e->dev = inode->i_sb->s_dev;
-	buf = this_cpu_ptr(iolayers_path_buf);
-	p = d_path(&file->f_path, buf, PATH_MAX);
-	iolayers_path_copy(e->path, IS_ERR(p) ? "?" : p);
+	/*
+	 * d_path() reads mount_lock and rename_lock as seqlocks, and takes
+	 * them when a writer is at work: on PREEMPT_RT they are sleeping
+	 * locks, which this callback (preemption off) may not take. There
+	 * the path is not known ("?").
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		iolayers_path_copy(e->path, "?");
+	} else {
+		buf = this_cpu_ptr(iolayers_path_buf);
+		p = d_path(&file->f_path, buf, PATH_MAX);
+		iolayers_path_copy(e->path, IS_ERR(p) ? "?" : p);
+	}
 	iolayers_table_insert(IOLAYERS_T_FILE, e, key);
 }
 

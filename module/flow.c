@@ -901,11 +901,14 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_req_start);
 
 /*
  * Current's own entry, idle, marked as running an attempt of @f; a new
- * one if it has none, or if a sweep just took it (GONE). NULL when it
- * cannot be made (counted) or the task has a read in flight (never: an
- * attempt runs in io_uring's code, inside no read()).
+ * one (*@spare, taken) if it has none, or if a sweep just took it (GONE).
+ * NULL when it cannot be made (no spare: counted when its allocation
+ * failed) or the task has a read in flight (never: an attempt runs in
+ * io_uring's code, inside no read()). Under @f's raw lock, where nothing
+ * may be allocated (the slab allocator's locks are not raw).
  */
-static struct iolayers_task_flow *iolayers_flow_att_mark(struct iolayers_task_flow *f)
+static struct iolayers_task_flow *iolayers_flow_att_mark(struct iolayers_task_flow *f,
+							 struct iolayers_task_flow **spare)
 {
 	pid_t tid = current->pid;
 	struct iolayers_task_flow *t = iolayers_table_find(IOLAYERS_T_TASK, tid);
@@ -924,9 +927,10 @@ static struct iolayers_task_flow *iolayers_flow_att_mark(struct iolayers_task_fl
 			return NULL;
 		iolayers_flow_unhand(t);
 	}
-	t = iolayers_table_alloc(IOLAYERS_T_TASK);
+	t = *spare;
 	if (!t)
 		return NULL;
+	*spare = NULL;
 	raw_spin_lock_init(&t->lock);
 	t->tid = tid;
 	t->task = current;
@@ -954,21 +958,31 @@ static struct iolayers_task_flow *iolayers_flow_att_mark(struct iolayers_task_fl
  */
 bool iolayers_flow_att_begin(struct iolayers_task_flow *f, u8 where)
 {
-	struct iolayers_task_flow *t;
+	struct iolayers_task_flow *t, *spare = NULL;
 	unsigned long flags;
 	u64 now;
 
+	/*
+	 * A new entry for current, if it may need one, made before @f's
+	 * lock: the slab allocator takes a spinlock_t, which may not nest
+	 * in a raw one (lockdep says so; on PREEMPT_RT it sleeps).
+	 */
+	t = iolayers_table_find(IOLAYERS_T_TASK, current->pid);
+	if (!t || (READ_ONCE(t->state) & IOLAYERS_FLOW_GONE))
+		spare = iolayers_table_alloc(IOLAYERS_T_TASK);
 	raw_spin_lock_irqsave(&f->lock, flags);
 	if (READ_ONCE(f->state) || (f->rd.ur.open && f->task == current)) {
 		raw_spin_unlock_irqrestore(&f->lock, flags);
+		iolayers_table_unalloc(IOLAYERS_T_TASK, spare);
 		return false;
 	}
 	if (unlikely(f->rd.ur.open))
 		iolayers_flow_att_close(f);
-	t = iolayers_flow_att_mark(f);
+	t = iolayers_flow_att_mark(f, &spare);
 	if (!t) {
 		f->rd.missed |= IOLAYERS_MISSED_FS;
 		raw_spin_unlock_irqrestore(&f->lock, flags);
+		iolayers_table_unalloc(IOLAYERS_T_TASK, spare);
 		return false;
 	}
 	now = iolayers_stamp(f->rd.sys.tsc);
@@ -986,6 +1000,7 @@ bool iolayers_flow_att_begin(struct iolayers_task_flow *f, u8 where)
 	WRITE_ONCE(f->task, current);
 	iolayers_flow_hand(f);
 	raw_spin_unlock_irqrestore(&f->lock, flags);
+	iolayers_table_unalloc(IOLAYERS_T_TASK, spare);
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_flow_att_begin);

@@ -98,6 +98,7 @@ struct iolayers_table {
 
 /* Entries per table, apart so that probes test emptiness inline. */
 struct iolayers_table_count iolayers_table_nr[IOLAYERS_NR_TABLES];
+EXPORT_SYMBOL_IF_KUNIT(iolayers_table_nr);
 
 #define IOLAYERS_TABLE(_id, _name, _type, _mult) {			\
 	.name = _name,							\
@@ -496,6 +497,39 @@ void *iolayers_table_alloc(enum iolayers_table_id t)
 	e->table = t;
 	return e;
 }
+EXPORT_SYMBOL_IF_KUNIT(iolayers_table_alloc);
+
+/**
+ * iolayers_table_unalloc() - Give back an entry iolayers_table_alloc()
+ *	made and nobody saw.
+ * @t: its table
+ * @entry: the entry, never inserted (NULL: nothing to give back)
+ *
+ * It is zeroed and joins this CPU's list, which this CPU took it from (or
+ * found empty), so the list passes its bound by no more than what was
+ * recycled on the CPU meanwhile; nothing is freed here (on PREEMPT_RT a
+ * probe may not).
+ *
+ * Context: any, preemption disabled since the allocation.
+ */
+void iolayers_table_unalloc(enum iolayers_table_id t, void *entry)
+{
+	struct iolayers_entry *e = entry;
+	struct iolayers_free_list *fl;
+	unsigned long flags;
+
+	if (!e)
+		return;
+	atomic_dec(iolayers_tables[t].nr);
+	memset(e, 0, iolayers_tables[t].entry_size);
+	local_irq_save(flags);
+	fl = this_cpu_ptr(&iolayers_free[t]);
+	e->free_next = fl->head;
+	fl->head = e;
+	fl->n++;
+	local_irq_restore(flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(iolayers_table_unalloc);
 
 /**
  * iolayers_table_insert() - Publish an initialised entry under its key.

@@ -432,7 +432,8 @@ int il_preflight(const char *root, FILE *out)
 	v = pf_line(&p, "/sys/kernel/realtime", buf, sizeof(buf));
 	if (v && !strcmp(v, "1"))
 		pf_say(&p, "ok", "PREEMPT_RT kernel: the probes take entries from per-CPU lists "
-		       "filled beforehand (a burst past them is dropped, counted as nomem)");
+		       "filled beforehand (a burst past them is dropped, counted as nomem); "
+		       "files shows no paths (\"?\": d_path() may sleep there)");
 	v = pf_line(&p, "/sys/kernel/security/lockdown", buf, sizeof(buf));
 	if (v && strchr(v, '[') && strchr(v, ']') && !strstr(v, "[none]")) {
 		char *mode = strchr(v, '[');

@@ -99,6 +99,7 @@ enum iolayers_drop {
 
 void *iolayers_table_find(enum iolayers_table_id t, unsigned long key);
 void *iolayers_table_alloc(enum iolayers_table_id t);
+void iolayers_table_unalloc(enum iolayers_table_id t, void *entry);
 void iolayers_table_insert(enum iolayers_table_id t, void *entry, unsigned long key);
 bool iolayers_table_del(enum iolayers_table_id t, void *entry);
 bool iolayers_table_unlink(enum iolayers_table_id t, void *entry);
