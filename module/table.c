@@ -146,6 +146,14 @@ struct iolayers_free_list {
 
 static DEFINE_PER_CPU(struct iolayers_free_list [IOLAYERS_NR_TABLES], iolayers_free);
 
+/* @e on @fl, by its CPU with interrupts off (or before any probe runs). */
+static void iolayers_free_push(struct iolayers_free_list *fl, struct iolayers_entry *e)
+{
+	e->free_next = fl->head;
+	fl->head = e;
+	fl->n++;
+}
+
 /*
  * An entry past its grace period joins this CPU's list, zeroed here (off
  * the probes' path; nothing of its last life survives to be mistaken for
@@ -168,9 +176,7 @@ static void iolayers_entry_recycle(struct rcu_head *rcu)
 	local_irq_save(flags);
 	fl = this_cpu_ptr(&iolayers_free[t]);
 	if (fl->n < max) {
-		e->free_next = fl->head;
-		fl->head = e;
-		fl->n++;
+		iolayers_free_push(fl, e);
 		e = NULL;
 	}
 	local_irq_restore(flags);
@@ -278,7 +284,6 @@ static DEFINE_PER_CPU(struct iolayers_refill, iolayers_refill);
  */
 static void iolayers_free_fill(int cpu, bool direct)
 {
-	struct iolayers_free_list *fl;
 	struct iolayers_entry *e;
 	unsigned long flags;
 	unsigned int t;
@@ -292,12 +297,8 @@ static void iolayers_free_fill(int cpu, bool direct)
 				return;
 			local_irq_save(flags);
 			kept = direct || smp_processor_id() == cpu;
-			if (kept) {
-				fl = per_cpu_ptr(&iolayers_free[t], cpu);
-				e->free_next = fl->head;
-				fl->head = e;
-				fl->n++;
-			}
+			if (kept)
+				iolayers_free_push(per_cpu_ptr(&iolayers_free[t], cpu), e);
 			local_irq_restore(flags);
 			if (!kept) {
 				/* The CPU went offline: its worker runs elsewhere. */
@@ -372,9 +373,12 @@ int iolayers_tables_init(void)
 	u64 bound;
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		per_cpu_ptr(&iolayers_refill, cpu)->cpu = cpu;
-		INIT_WORK(&per_cpu_ptr(&iolayers_refill, cpu)->work, iolayers_refill_fn);
+	/* Before anything that fails: iolayers_tables_exit() cancels them. */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		for_each_possible_cpu(cpu) {
+			per_cpu_ptr(&iolayers_refill, cpu)->cpu = cpu;
+			INIT_WORK(&per_cpu_ptr(&iolayers_refill, cpu)->work, iolayers_refill_fn);
+		}
 	}
 	for (t = 0; t < IOLAYERS_NR_TABLES; t++) {
 		struct iolayers_table *tb = &iolayers_tables[t];
@@ -515,7 +519,6 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_table_alloc);
 void iolayers_table_unalloc(enum iolayers_table_id t, void *entry)
 {
 	struct iolayers_entry *e = entry;
-	struct iolayers_free_list *fl;
 	unsigned long flags;
 
 	if (!e)
@@ -523,10 +526,7 @@ void iolayers_table_unalloc(enum iolayers_table_id t, void *entry)
 	atomic_dec(iolayers_tables[t].nr);
 	memset(e, 0, iolayers_tables[t].entry_size);
 	local_irq_save(flags);
-	fl = this_cpu_ptr(&iolayers_free[t]);
-	e->free_next = fl->head;
-	fl->head = e;
-	fl->n++;
+	iolayers_free_push(this_cpu_ptr(&iolayers_free[t]), e);
 	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(iolayers_table_unalloc);
