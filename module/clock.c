@@ -67,6 +67,7 @@ static bool iolayers_clock_snapshot(u64 *tsc, u64 *ns)
 }
 #endif
 
+#ifdef CONFIG_X86_TSC
 /*
  * Is the kernel's monotonic clock the TSC? Then its snapshot is one
  * (iolayers_clock_snapshot()). 6.1 has no clocksource id for the TSC to
@@ -74,7 +75,6 @@ static bool iolayers_clock_snapshot(u64 *tsc, u64 *ns)
  */
 static bool iolayers_ktime_is_tsc(void)
 {
-#ifdef CONFIG_X86_TSC
 	u64 tsc, ns;
 	int i;
 
@@ -85,10 +85,8 @@ static bool iolayers_ktime_is_tsc(void)
 		if (iolayers_clock_snapshot(&tsc, &ns))
 			return true;
 	return false;
-#else
-	return false;
-#endif
 }
+#endif
 
 /**
  * iolayers_clock_init() - Choose the clock of the reads, at load.

@@ -36,6 +36,22 @@ ensure_pkgs() {
 		die "apt-get install ${missing[*]} failed"
 }
 
+# ensure_binfmt_arm64: arm64 programs run on this host through
+# qemu-user (an arm64 root's maintainer scripts, its compiler): the
+# interpreter registered with binfmt_misc, fixed (F) so that it works in
+# a chroot.
+ensure_binfmt_arm64() {
+	ensure_pkgs qemu-user-static binfmt-support arch-test
+	[ -e /proc/sys/fs/binfmt_misc/register ] ||
+		_sudo mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc ||
+		die "cannot mount binfmt_misc"
+	[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] ||
+		_sudo update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 ||
+		die "cannot register qemu-aarch64 with binfmt_misc"
+	grep -qx enabled /proc/sys/fs/binfmt_misc/qemu-aarch64 ||
+		die "qemu-aarch64's binfmt_misc entry is disabled"
+}
+
 # rm_tree DIR: remove DIR, a root that chroots ran in, after unmounting
 # whatever is still mounted under it (a chroot whose script was killed
 # keeps /proc, the host's /dev and the cache bound there: rm -rf would go
@@ -55,16 +71,18 @@ rm_tree() {
 	rm -rf --one-file-system "$d"
 }
 
-# suite_apt SUITE: the configuration (for APT_CONFIG) under which the
-# host's apt sees SUITE's archive (bullseye and trixie with their
-# security suites) with
+# suite_apt SUITE[:ARCH]: the configuration (for APT_CONFIG) under which
+# the host's apt sees SUITE's archive (bookworm, bullseye and trixie with
+# their security suites) for ARCH (amd64 unless given: arm64 for the
+# arm64 kernels' headers) with
 # sources, lists, a status and preferences of its own under the cache,
 # never the host's; the lists fetched again after a day, or when the
 # configuration changed. It resolves and downloads only: no root of the
 # suite is needed for that, so a kernel or a source package can be
 # fetched before (or without) one.
 suite_apt() {
-	local s=$1 d=$IOLAYERS_CACHE/apt/$1 mirror=http://deb.debian.org
+	local s=${1%:*} arch=amd64 d=$IOLAYERS_CACHE/apt/${1/:/-} mirror=http://deb.debian.org
+	[[ "$1" != *:* ]] || arch=${1#*:}
 	local keys=/usr/share/keyrings/debian-archive-keyring.gpg
 	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/empty"
 	(
@@ -72,6 +90,9 @@ suite_apt() {
 		{
 			echo "deb [signed-by=$keys] $mirror/debian $s main"
 			case $s in
+			bookworm)
+				echo "deb [signed-by=$keys] $mirror/debian $s-updates main"
+				echo "deb [signed-by=$keys] $mirror/debian-security $s-security main" ;;
 			bullseye | trixie)
 				echo "deb [signed-by=$keys] $mirror/debian-security $s-security main" ;;
 			esac
@@ -89,7 +110,8 @@ Dir::State::status "$d/status";
 Dir::Cache "$d/cache";
 Acquire::Check-Valid-Until "false";
 Acquire::Languages "none";
-APT::Architectures { "amd64"; };
+APT::Architecture "$arch";
+APT::Architectures { "$arch"; };
 APT::Sandbox::User "root";
 APT::Update::Error-Mode "any";
 CONF

@@ -129,7 +129,10 @@ static int add_counter(struct il_snapshot *s, const char *prefix, const char *na
 {
 	char full[IL_NAME_LEN * 2 + 2];
 
-	snprintf(full, sizeof(full), "%s%s%s", prefix, *prefix ? "_" : "", name);
+	int n = snprintf(full, sizeof(full), "%s%s%s", prefix, *prefix ? "_" : "", name);
+
+	if (n < 0 || (size_t)n >= sizeof(full))
+		return il_fail(err, errlen, "stats: a counter's name is too long: %.64s", full);
 	if (il_add_counter(s, full, value))
 		return il_fail(err, errlen, "stats: more than %d counters, or out of memory",
 			       IL_MAX_COUNTERS);

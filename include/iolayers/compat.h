@@ -4,6 +4,8 @@
 #define _IOLAYERS_COMPAT_H
 
 #include <linux/version.h>
+/* The feature tests' results (Kbuild, module/conftest/). */
+#include <iolayers_conftest.h>
 
 /*
  * Functions only KUnit tests call from outside their file: static in the
@@ -58,12 +60,14 @@
  *
  * ftrace_regs_get_argument() came in 6.2 with the ftrace_regs accessors
  * ("ftrace: abstract DYNAMIC_FTRACE_WITH_ARGS accesses"); up to 6.1 the
- * x86 struct ftrace_regs wraps a struct pt_regs and has no accessor yet,
- * and 5.10 passes the struct pt_regs itself.
+ * struct ftrace_regs wraps a struct pt_regs and has no accessor yet,
+ * and 5.10 passes the struct pt_regs itself. A feature test, not
+ * `defined()`: x86 makes it a macro, arm64 an inline function
+ * (module/conftest/ftrace_regs_get_argument.c).
  */
 #if KERNEL_VERSION(5, 11, 0) > LINUX_VERSION_CODE
 #define iolayers_fregs_arg(fregs, n) regs_get_kernel_argument(fregs, n)
-#elif defined(ftrace_regs_get_argument)
+#elif defined(IOLAYERS_HAVE_FTRACE_REGS_GET_ARGUMENT)
 #define iolayers_fregs_arg(fregs, n) ftrace_regs_get_argument(fregs, n)
 #else
 #define iolayers_fregs_arg(fregs, n) regs_get_kernel_argument(&(fregs)->regs, n)

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Feature test (Kbuild) of the feature tests: compiles on every kernel.
+ * Where it does not, the tests' compiler or flags are wrong and every
+ * other test's "not in this kernel" would be false: the build stops.
+ */
+#include <linux/module.h>
+
+int iolayers_conftest(void);
+int iolayers_conftest(void)
+{
+	return THIS_MODULE != NULL;
+}
