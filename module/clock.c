@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The layers' clock (include/iolayers/clock.h): the TSC where ktime is. */
+/*
+ * The layers' clock (include/iolayers/clock.h): the CPU's counter (the
+ * TSC, arm64's architecture timer) where ktime is.
+ */
 
 #define pr_fmt(fmt) "iolayers: " fmt
 
 #include <linux/clocksource.h>
+#include <linux/delay.h>
 #include <linux/export.h>
 #include <linux/percpu.h>
 #include <linux/printk.h>
@@ -26,6 +30,12 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_tsc_mult);
 u32 iolayers_tsc_shift __read_mostly;
 EXPORT_SYMBOL_IF_KUNIT(iolayers_tsc_shift);
 
+#ifndef CONFIG_X86_TSC
+/** iolayers_anchor_cycles - The counter's cycles in an anchor's span. */
+u64 iolayers_anchor_cycles __read_mostly = U64_MAX;
+EXPORT_SYMBOL_IF_KUNIT(iolayers_anchor_cycles);
+#endif
+
 /* Reads that found no anchor (iolayers_clock_gap()). */
 static DEFINE_PER_CPU(u64, iolayers_clock_gap_n);
 
@@ -38,7 +48,7 @@ EXPORT_PER_CPU_SYMBOL_GPL(iolayers_clock_anchor);
 /* Tries at an anchor before its read takes ktime_get_ns() instead. */
 #define IOLAYERS_ANCHOR_TRIES		3
 
-#ifdef CONFIG_X86_TSC
+#ifdef IOLAYERS_COUNTER
 /*
  * The TSC and CLOCK_MONOTONIC of one moment, from one timekeeper
  * snapshot: the counter value the kernel converted is the TSC read, so
@@ -55,9 +65,9 @@ static bool iolayers_clock_snapshot(u64 *tsc, u64 *ns)
 	u64 off = iolayers_snapshot_off();
 	u64 t0, t1;
 
-	t0 = rdtsc_ordered();
+	t0 = iolayers_counter();
 	iolayers_ktime_snapshot(&snap);
-	t1 = rdtsc_ordered();
+	t1 = iolayers_counter();
 	if (!iolayers_snapshot_valid(&snap) || snap.cycles < t0 || snap.cycles > t1 ||
 	    iolayers_snapshot_off() != off)
 		return false;
@@ -67,24 +77,60 @@ static bool iolayers_clock_snapshot(u64 *tsc, u64 *ns)
 }
 #endif
 
-#ifdef CONFIG_X86_TSC
-/*
- * Is the kernel's monotonic clock the TSC? Then its snapshot is one
- * (iolayers_clock_snapshot()). 6.1 has no clocksource id for the TSC to
- * ask instead (6.12 and 7.2 have).
- */
-static bool iolayers_ktime_is_tsc(void)
+#ifdef IOLAYERS_COUNTER
+/* ktime's clock is the counter: its snapshot is one of the counter. */
+static bool iolayers_ktime_is_counter(void)
 {
 	u64 tsc, ns;
 	int i;
 
-	if (!boot_cpu_has(X86_FEATURE_TSC) || !tsc_khz || check_tsc_unstable())
-		return false;
 	/* More than once: the wall clock may be set during one. */
 	for (i = 0; i < IOLAYERS_ANCHOR_TRIES; i++)
 		if (iolayers_clock_snapshot(&tsc, &ns))
 			return true;
 	return false;
+}
+#endif
+
+#ifdef CONFIG_X86_TSC
+/*
+ * Is the kernel's monotonic clock the TSC? Then its snapshot is one
+ * (iolayers_clock_snapshot()). 6.1 has no clocksource id for the TSC to
+ * ask instead (6.12 and 7.2 have). Return: the TSC's kHz, or 0.
+ */
+static u32 iolayers_counter_khz(void)
+{
+	if (!boot_cpu_has(X86_FEATURE_TSC) || !tsc_khz || check_tsc_unstable() ||
+	    !iolayers_ktime_is_counter())
+		return 0;
+	return tsc_khz;
+}
+#elif defined(IOLAYERS_COUNTER)
+/*
+ * arm64: is the kernel's monotonic clock the architecture timer, and at
+ * the frequency CNTFRQ_EL0 says? The kernel takes a devicetree's
+ * clock-frequency over the register (firmware that never set it), which
+ * a module cannot read: the register is checked against two snapshots
+ * of the kernel's clock 2 ms apart, each an exact pair of counter and
+ * time, and must agree with them within 0.1 %. Return: kHz, or 0.
+ */
+static u32 iolayers_counter_khz(void)
+{
+	u64 c0, n0, c1, n1, hz = arch_timer_get_cntfrq(), measured;
+
+	if (!hz || hz % 1000 || !iolayers_ktime_is_counter())
+		return 0;
+	if (!iolayers_clock_snapshot(&c0, &n0))
+		return 0;
+	usleep_range(2000, 3000);
+	if (!iolayers_clock_snapshot(&c1, &n1) || n1 <= n0 || c1 <= c0)
+		return 0;
+	measured = div64_u64((c1 - c0) * NSEC_PER_SEC, n1 - n0);
+	if (measured > hz + hz / 1000 || measured < hz - hz / 1000) {
+		pr_info("CNTFRQ_EL0 says %llu Hz, the kernel's clock %llu Hz\n", hz, measured);
+		return 0;
+	}
+	return div_u64(hz, 1000);
 }
 #endif
 
@@ -98,16 +144,25 @@ static bool iolayers_ktime_is_tsc(void)
  */
 void iolayers_clock_init(void)
 {
+#ifdef IOLAYERS_COUNTER
+	u32 khz = iolayers_counter_khz();
+#endif
+
 	iolayers_clock_tsc = false;
-#ifdef CONFIG_X86_TSC
-	if (iolayers_ktime_is_tsc()) {
+#ifdef IOLAYERS_COUNTER
+	if (khz) {
 		/* 3600 s: the longest read converted at full precision. */
-		clocks_calc_mult_shift(&iolayers_tsc_mult, &iolayers_tsc_shift, tsc_khz,
+		clocks_calc_mult_shift(&iolayers_tsc_mult, &iolayers_tsc_shift, khz,
 				       NSEC_PER_MSEC, 3600 * MSEC_PER_SEC);
+#ifndef CONFIG_X86_TSC
+		/* 0.35 ms of the counter, as 2^20 cycles are of a 3 GHz TSC. */
+		iolayers_anchor_cycles = div_u64((u64)khz * 35, 100);
+#endif
 		iolayers_clock_tsc = true;
 	}
 #endif
-	pr_info("layer times from %s\n", iolayers_clock_tsc ? "the TSC" : "ktime_get_ns()");
+	pr_info("layer times from %s\n", !iolayers_clock_tsc ? "ktime_get_ns()" :
+		IS_ENABLED(CONFIG_X86_TSC) ? "the TSC" : "the architecture timer");
 }
 
 /**
@@ -133,7 +188,7 @@ void iolayers_clock_init(void)
  */
 u64 iolayers_clock_anchor_set(u64 *tsc)
 {
-#ifdef CONFIG_X86_TSC
+#ifdef IOLAYERS_COUNTER
 	struct iolayers_clock_anchor *a;
 	unsigned long flags;
 	u64 t, ns;
@@ -147,7 +202,7 @@ u64 iolayers_clock_anchor_set(u64 *tsc)
 	if (unlikely(i == IOLAYERS_ANCHOR_TRIES)) {
 		iolayers_clock_gap();
 		ns = ktime_get_ns();
-		*tsc = rdtsc_ordered();
+		*tsc = iolayers_counter();
 		return ns;
 	}
 	*tsc = t;

@@ -52,6 +52,13 @@ ensure_binfmt_arm64() {
 		die "qemu-aarch64's binfmt_misc entry is disabled"
 }
 
+# What bookworm's arm64 root holds (scripts/suite-root bookworm:arm64):
+# the arm64 guests' programs (run-vm) and the libraries the helpers and
+# the reader are built against (build-module), asked for together so
+# that a fresh root is made in one run.
+arm64_root_pkgs=(bash coreutils findutils gawk procps kmod util-linux e2fsprogs iproute2 fio
+	python3 bpftrace busybox-static libc6-dev liburing-dev libaio-dev libjansson-dev)
+
 # rm_tree DIR: remove DIR, a root that chroots ran in, after unmounting
 # whatever is still mounted under it (a chroot whose script was killed
 # keeps /proc, the host's /dev and the cache bound there: rm -rf would go

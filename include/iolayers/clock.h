@@ -2,13 +2,15 @@
 /*
  * The layers' clock. A read's SYSCALL, VFS and FS times are differences of
  * stamps its own task takes (sys_enter, the VFS and FS entries, sys_exit).
- * Where the kernel's monotonic clock is the TSC, the stamps are the TSC
+ * Where the kernel's monotonic clock is the CPU's counter (x86's TSC,
+ * arm64's architecture timer, CNTVCT_EL0), the stamps are the counter
  * itself and only the differences are converted to ns, at sys_exit, with
- * the clocksource's own frequency: ktime_get() reads the same counter and
+ * the counter's frequency: ktime_get() reads the same counter and
  * converts it on every call, about 40 instructions each. Elsewhere (other
  * clocksources, other architectures) the stamps are ktime_get_ns(). Each
  * read keeps the clock it started with, so a switch between its stamps
- * cannot mix the two.
+ * cannot mix the two. The names say "tsc" for the counter on either
+ * architecture (the `clock_tsc` counter of `stats` among them).
  */
 #ifndef _IOLAYERS_CLOCK_H
 #define _IOLAYERS_CLOCK_H
@@ -22,8 +24,20 @@
 #include <linux/percpu-defs.h>
 #include <linux/timekeeping.h>
 #include <linux/types.h>
-#ifdef CONFIG_X86_TSC
+#if defined(CONFIG_X86_TSC)
 #include <asm/msr.h>
+/* The CPU's counter the stamps are taken from, where ktime's may be it. */
+#define IOLAYERS_COUNTER 1
+#define iolayers_counter() rdtsc_ordered()
+#elif defined(CONFIG_ARM64) && defined(CONFIG_ARM_ARCH_TIMER)
+#include <clocksource/arm_arch_timer.h>
+#define IOLAYERS_COUNTER 1
+/*
+ * The kernel's own read of the architecture timer (the clocksource's):
+ * an ISB before the counter's read, and on a CPU with a timer erratum
+ * the workaround's read.
+ */
+#define iolayers_counter() arch_timer_read_counter()
 #endif
 
 extern bool iolayers_clock_tsc;
@@ -39,9 +53,9 @@ extern u32 iolayers_tsc_shift;
  */
 static __always_inline u64 iolayers_stamp(bool tsc)
 {
-#ifdef CONFIG_X86_TSC
+#ifdef IOLAYERS_COUNTER
 	if (tsc)
-		return rdtsc_ordered();
+		return iolayers_counter();
 #endif
 	return ktime_get_ns();
 }
@@ -95,7 +109,17 @@ DECLARE_PER_CPU(struct iolayers_clock_anchor, iolayers_clock_anchor);
  * clock slewed faster (chrony corrects a large offset at up to 8.3 %)
  * by as much more.
  */
+#ifdef CONFIG_X86_TSC
 #define IOLAYERS_ANCHOR_CYCLES	BIT_ULL(20)
+#else
+/*
+ * The architecture timer runs at 1 GHz on Armv8.6 and later and from
+ * under 20 MHz up on older CPUs: the same span is the frequency's
+ * 0.35 ms, set at load (iolayers_clock_init()).
+ */
+extern u64 iolayers_anchor_cycles;
+#define IOLAYERS_ANCHOR_CYCLES	iolayers_anchor_cycles
+#endif
 
 u64 iolayers_clock_anchor_set(u64 *tsc);
 
@@ -117,9 +141,9 @@ u64 iolayers_clock_anchor_set(u64 *tsc);
  */
 static __always_inline u64 iolayers_clock_now(u64 *tsc)
 {
-#ifdef CONFIG_X86_TSC
+#ifdef IOLAYERS_COUNTER
 	const struct iolayers_clock_anchor *a = this_cpu_ptr(&iolayers_clock_anchor);
-	u64 t = rdtsc_ordered();
+	u64 t = iolayers_counter();
 	u64 at = READ_ONCE(a->tsc);
 	u64 ns = READ_ONCE(a->ns);
 

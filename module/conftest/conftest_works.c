@@ -7,7 +7,13 @@
 #include <linux/module.h>
 
 int iolayers_conftest(void);
+
+/**
+ * iolayers_conftest() - Uses what every module build has.
+ *
+ * Return: whether this is a module.
+ */
 int iolayers_conftest(void)
 {
-	return THIS_MODULE != NULL;
+	return !!THIS_MODULE;
 }

@@ -10,6 +10,13 @@
 #include <linux/ftrace.h>
 
 unsigned long iolayers_conftest(struct ftrace_regs *fregs);
+
+/**
+ * iolayers_conftest() - Uses ftrace_regs_get_argument().
+ * @fregs: an ftrace callback's registers
+ *
+ * Return: the first argument.
+ */
 unsigned long iolayers_conftest(struct ftrace_regs *fregs)
 {
 	return ftrace_regs_get_argument(fregs, 0);
