@@ -80,7 +80,8 @@ static void iolayers_clock_test_brackets(struct kunit *test)
  */
 static void iolayers_clock_test_renewal(struct kunit *test)
 {
-	static const u64 ages[] = { IOLAYERS_ANCHOR_CYCLES + 1, 1ULL << 40, -(1ULL << 20) };
+	/* Not static: the span is a variable where the counter is not the TSC. */
+	const u64 ages[] = { IOLAYERS_ANCHOR_CYCLES + 1, 1ULL << 40, -(1ULL << 20) };
 	struct iolayers_clock_anchor *a;
 	u64 before, t, after, tsc;
 	unsigned long flags;

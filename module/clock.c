@@ -107,25 +107,46 @@ static u32 iolayers_counter_khz(void)
 }
 #elif defined(IOLAYERS_COUNTER)
 /*
+ * One snapshot's counter and CLOCK_MONOTONIC_RAW, the counter between
+ * reads around it. Context: process context.
+ */
+static bool iolayers_raw_snapshot(u64 *cycles, u64 *raw)
+{
+	struct system_time_snapshot snap;
+	u64 t0, t1;
+
+	t0 = iolayers_counter();
+	iolayers_ktime_snapshot(&snap);
+	t1 = iolayers_counter();
+	if (!iolayers_snapshot_valid(&snap) || snap.cycles < t0 || snap.cycles > t1)
+		return false;
+	*cycles = snap.cycles;
+	*raw = iolayers_snapshot_raw(&snap);
+	return true;
+}
+
+/*
  * arm64: is the kernel's monotonic clock the architecture timer, and at
  * the frequency CNTFRQ_EL0 says? The kernel takes a devicetree's
  * clock-frequency over the register (firmware that never set it), which
  * a module cannot read: the register is checked against two snapshots
- * of the kernel's clock 2 ms apart, each an exact pair of counter and
- * time, and must agree with them within 0.1 %. Return: kHz, or 0.
+ * 2 ms apart, each an exact pair of counter and CLOCK_MONOTONIC_RAW
+ * (the kernel's nominal rate for the counter: NTP's slew, up to 8 % with
+ * chrony, is not in it), and must agree with them within 0.1 %.
+ * Return: kHz, or 0.
  */
 static u32 iolayers_counter_khz(void)
 {
-	u64 c0, n0, c1, n1, hz = arch_timer_get_cntfrq(), measured;
+	u64 c0, r0, c1, r1, hz = arch_timer_get_cntfrq(), measured;
 
 	if (!hz || hz % 1000 || !iolayers_ktime_is_counter())
 		return 0;
-	if (!iolayers_clock_snapshot(&c0, &n0))
+	if (!iolayers_raw_snapshot(&c0, &r0))
 		return 0;
 	usleep_range(2000, 3000);
-	if (!iolayers_clock_snapshot(&c1, &n1) || n1 <= n0 || c1 <= c0)
+	if (!iolayers_raw_snapshot(&c1, &r1) || r1 <= r0 || c1 <= c0)
 		return 0;
-	measured = div64_u64((c1 - c0) * NSEC_PER_SEC, n1 - n0);
+	measured = mul_u64_u64_div_u64(c1 - c0, NSEC_PER_SEC, r1 - r0);
 	if (measured > hz + hz / 1000 || measured < hz - hz / 1000) {
 		pr_info("CNTFRQ_EL0 says %llu Hz, the kernel's clock %llu Hz\n", hz, measured);
 		return 0;

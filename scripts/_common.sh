@@ -50,6 +50,8 @@ ensure_binfmt_arm64() {
 		die "cannot register qemu-aarch64 with binfmt_misc"
 	grep -qx enabled /proc/sys/fs/binfmt_misc/qemu-aarch64 ||
 		die "qemu-aarch64's binfmt_misc entry is disabled"
+	grep -q '^flags:.*F' /proc/sys/fs/binfmt_misc/qemu-aarch64 ||
+		die "qemu-aarch64's binfmt_misc entry has no F flag: programs in a chroot cannot find it (install qemu-user-static)"
 }
 
 # What bookworm's arm64 root holds (scripts/suite-root bookworm:arm64):

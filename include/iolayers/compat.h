@@ -299,11 +299,14 @@
 /* Its offset from CLOCK_MONOTONIC (the wall clock's), and whether valid. */
 #define iolayers_snapshot_off() ktime_to_ns(ktime_mono_to_real(0))
 #define iolayers_snapshot_valid(snap) ((void)(snap), true)
+/* Its CLOCK_MONOTONIC_RAW in ns (not slewed: the counter's nominal rate). */
+#define iolayers_snapshot_raw(snap) ktime_to_ns((snap)->raw)
 #else
 #define iolayers_ktime_snapshot(snap) ktime_get_snapshot_id(CLOCK_MONOTONIC, snap)
 #define iolayers_snapshot_ns(snap) ktime_to_ns((snap)->systime)
 #define iolayers_snapshot_off() 0
 #define iolayers_snapshot_valid(snap) ((snap)->valid)
+#define iolayers_snapshot_raw(snap) ktime_to_ns((snap)->monoraw)
 #endif
 
 /*
