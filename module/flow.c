@@ -960,6 +960,7 @@ bool iolayers_flow_att_begin(struct iolayers_task_flow *f, u8 where)
 {
 	struct iolayers_task_flow *t, *spare = NULL;
 	unsigned long flags;
+	bool made = false;
 	u64 now;
 
 	/*
@@ -968,8 +969,11 @@ bool iolayers_flow_att_begin(struct iolayers_task_flow *f, u8 where)
 	 * in a raw one (lockdep says so; on PREEMPT_RT it sleeps).
 	 */
 	t = iolayers_table_find(IOLAYERS_T_TASK, current->pid);
-	if (!t || (READ_ONCE(t->state) & IOLAYERS_FLOW_GONE))
+	if (!t || (READ_ONCE(t->state) & IOLAYERS_FLOW_GONE)) {
 		spare = iolayers_table_alloc(IOLAYERS_T_TASK);
+		made = true;
+	}
+again:
 	raw_spin_lock_irqsave(&f->lock, flags);
 	if (READ_ONCE(f->state) || (f->rd.ur.open && f->task == current)) {
 		raw_spin_unlock_irqrestore(&f->lock, flags);
@@ -979,6 +983,21 @@ bool iolayers_flow_att_begin(struct iolayers_task_flow *f, u8 where)
 	if (unlikely(f->rd.ur.open))
 		iolayers_flow_att_close(f);
 	t = iolayers_flow_att_mark(f, &spare);
+	if (!t && !made) {
+		/*
+		 * current's entry went (a sweep marked it gone) after the look
+		 * above: once more, with one made (a failure to make it is
+		 * counted by the table). Not when it is busy (a read of its own).
+		 */
+		t = iolayers_table_find(IOLAYERS_T_TASK, current->pid);
+		if (!t || (READ_ONCE(t->state) & IOLAYERS_FLOW_GONE)) {
+			raw_spin_unlock_irqrestore(&f->lock, flags);
+			spare = iolayers_table_alloc(IOLAYERS_T_TASK);
+			made = true;
+			goto again;
+		}
+		t = NULL;
+	}
 	if (!t) {
 		f->rd.missed |= IOLAYERS_MISSED_FS;
 		raw_spin_unlock_irqrestore(&f->lock, flags);

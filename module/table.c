@@ -49,6 +49,8 @@
 
 #include <linux/export.h>
 #include <linux/atomic.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/hash.h>
 #include <linux/rculist.h>
@@ -266,9 +268,9 @@ static struct iolayers_entry *iolayers_entry_reuse(enum iolayers_table_id t)
  * runs with preemption off, allocates nothing; it takes entries from its
  * CPU's lists only. Each online CPU's lists are filled to their bound at
  * load, and a CPU's list that falls below half of it is filled again by a
- * work item on that CPU (a CPU brought online later is filled at its
- * first allocation); a probe that finds its list empty drops, counted as
- * nomem.
+ * work item on that CPU; a CPU brought online later is filled as it comes
+ * up (a CPU hotplug state's callback, on that CPU); a probe that finds
+ * its list empty drops, counted as nomem.
  */
 struct iolayers_refill {
 	struct work_struct work;
@@ -276,6 +278,8 @@ struct iolayers_refill {
 };
 
 static DEFINE_PER_CPU(struct iolayers_refill, iolayers_refill);
+/* The CPU hotplug state that fills a CPU's lists as it comes online. */
+static int iolayers_free_hp;
 
 /*
  * Fill @cpu's list of every table up to its bound, where nobody else
@@ -320,7 +324,14 @@ static void iolayers_refill_fn(struct work_struct *work)
 static void iolayers_free_low(struct iolayers_table *tb, enum iolayers_table_id t)
 {
 	if (this_cpu_read(iolayers_free[t].n) < tb->free_max / 2)
-		queue_work_on(smp_processor_id(), system_wq, this_cpu_ptr(&iolayers_refill.work));
+		schedule_work_on(smp_processor_id(), this_cpu_ptr(&iolayers_refill.work));
+}
+
+/* A CPU comes online: on it, in its hotplug thread (may sleep). */
+static int iolayers_free_online(unsigned int cpu)
+{
+	iolayers_free_fill(cpu, false);
+	return 0;
 }
 
 /* Every CPU's lists emptied (unload, after rcu_barrier()). */
@@ -365,7 +376,8 @@ static void iolayers_table_free_all(enum iolayers_table_id t);
  * iolayers_tables_init() - Allocate every table's buckets for max_flows.
  *
  * Context: module load, process context (max_flows is a load parameter).
- * Return: 0, or -ENOMEM (everything allocated so far is freed).
+ * Return: 0, -ENOMEM, or the CPU hotplug state's error (everything
+ * allocated so far is freed).
  */
 int iolayers_tables_init(void)
 {
@@ -398,9 +410,26 @@ int iolayers_tables_init(void)
 			INIT_HLIST_HEAD(&tb->buckets[i]);
 	}
 	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		/* No probe is attached yet. */
-		for_each_online_cpu(cpu)
-			iolayers_free_fill(cpu, true);
+		int ret;
+
+		/*
+		 * No probe is attached yet. Under the hotplug lock: a CPU that
+		 * comes up after it is the callback's.
+		 */
+		cpus_read_lock();
+		ret = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_AP_ONLINE_DYN,
+							   "iolayers/table:online",
+							   iolayers_free_online, NULL);
+		if (ret > 0) {
+			iolayers_free_hp = ret;
+			for_each_online_cpu(cpu)
+				iolayers_free_fill(cpu, true);
+		}
+		cpus_read_unlock();
+		if (ret < 0) {
+			iolayers_tables_exit();
+			return ret;
+		}
 	}
 	return 0;
 }
@@ -425,6 +454,9 @@ void iolayers_tables_exit(void)
 	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
 		int cpu;
 
+		if (iolayers_free_hp > 0)
+			cpuhp_remove_state_nocalls(iolayers_free_hp);
+		iolayers_free_hp = 0;
 		for_each_possible_cpu(cpu)
 			cancel_work_sync(&per_cpu_ptr(&iolayers_refill, cpu)->work);
 	}

@@ -32,6 +32,33 @@ check "the lists are full at load ($reuse bytes of $want for $online of $possibl
 	test "$reuse" -ge $((want - want / 100)) -a "$reuse" -le "$want" -a "$want" -gt 0
 check "rmmod" rmmod iolayers
 
+# A CPU that comes online after the load has its lists filled as it comes
+# up, before anything on it allocates (before, its first allocation was
+# dropped): loaded with cpu1 offline, following a process that reads
+# nothing (no entry is taken, no refill runs), then cpu1 brought up.
+if [ "$online" -ge 2 ] && [ -w /sys/devices/system/cpu/cpu1/online ]; then
+	sleep 600 &
+	sl=$!
+	echo 0 >/sys/devices/system/cpu/cpu1/online
+	trap 'echo 1 >/sys/devices/system/cpu/cpu1/online' EXIT
+	check "insmod pid=$sl with cpu1 offline" insmod "$ko" pid=$sl
+	one=$(stats_value memory_reuse)
+	echo 1 >/sys/devices/system/cpu/cpu1/online
+	two=$(stats_value memory_reuse)
+	want1=$((max / possible))
+	want2=$((max / possible * 2))
+	check "cpu1 offline: one CPU's lists filled at load ($one of $want1)" \
+		test "$one" -ge $((want1 - want1 / 100)) -a "$one" -le "$want1"
+	check "cpu1 brought up: its lists filled as it came up ($two of $want2)" \
+		test "$two" -ge $((want2 - want2 / 100)) -a "$two" -le "$want2"
+	check "nothing dropped for want of memory ($(table_sum nomem))" test "$(table_sum nomem)" = 0
+	check "rmmod" rmmod iolayers
+	kill $sl
+	wait $sl 2>/dev/null
+else
+	echo "# one CPU online: the hotplug fill not checked"
+fi
+
 # 3000 threads, each reading a file once and then waiting: a task entry
 # each, live at once, more than the lists held at load (1024 a CPU with
 # 2 CPUs at max_flows=4096: the rest come from their refills), none
