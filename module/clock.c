@@ -50,26 +50,37 @@ EXPORT_PER_CPU_SYMBOL_GPL(iolayers_clock_anchor);
 
 #ifdef IOLAYERS_COUNTER
 /*
+ * A timekeeper snapshot whose counter lies between counter reads around
+ * it (another clocksource's would not: the HPET's 32 bits, ACPI PM's 24,
+ * kvm-clock's ns). Context: not NMI.
+ */
+static __always_inline bool iolayers_snapshot_counter(struct system_time_snapshot *snap)
+{
+	u64 t0, t1;
+
+	t0 = iolayers_counter();
+	iolayers_ktime_snapshot(snap);
+	t1 = iolayers_counter();
+	if (!iolayers_snapshot_valid(snap) || snap->cycles < t0 || snap->cycles > t1)
+		return false;
+	return true;
+}
+
+/*
  * The TSC and CLOCK_MONOTONIC of one moment, from one timekeeper
  * snapshot: the counter value the kernel converted is the TSC read, so
  * the two are exact whatever happens around them. Before 7.2 the
  * snapshot has CLOCK_REALTIME, monotonic plus an offset that moves only
  * when the wall clock is set; the offset read before and after must
- * agree (iolayers_snapshot_off()). The counter must lie between TSC
- * reads around the snapshot (another clocksource's would not: the HPET's
- * 32 bits, ACPI PM's 24, kvm-clock's ns). Context: not NMI.
+ * agree (iolayers_snapshot_off()); the counter is checked by
+ * iolayers_snapshot_counter(). Context: not NMI.
  */
 static bool iolayers_clock_snapshot(u64 *tsc, u64 *ns)
 {
 	struct system_time_snapshot snap;
 	u64 off = iolayers_snapshot_off();
-	u64 t0, t1;
 
-	t0 = iolayers_counter();
-	iolayers_ktime_snapshot(&snap);
-	t1 = iolayers_counter();
-	if (!iolayers_snapshot_valid(&snap) || snap.cycles < t0 || snap.cycles > t1 ||
-	    iolayers_snapshot_off() != off)
+	if (!iolayers_snapshot_counter(&snap) || iolayers_snapshot_off() != off)
 		return false;
 	*tsc = snap.cycles;
 	*ns = iolayers_snapshot_ns(&snap) - off;
@@ -107,18 +118,14 @@ static u32 iolayers_counter_khz(void)
 }
 #elif defined(IOLAYERS_COUNTER)
 /*
- * One snapshot's counter and CLOCK_MONOTONIC_RAW, the counter between
- * reads around it. Context: process context.
+ * One snapshot's counter and CLOCK_MONOTONIC_RAW (iolayers_snapshot_counter()).
+ * Context: process context.
  */
 static bool iolayers_raw_snapshot(u64 *cycles, u64 *raw)
 {
 	struct system_time_snapshot snap;
-	u64 t0, t1;
 
-	t0 = iolayers_counter();
-	iolayers_ktime_snapshot(&snap);
-	t1 = iolayers_counter();
-	if (!iolayers_snapshot_valid(&snap) || snap.cycles < t0 || snap.cycles > t1)
+	if (!iolayers_snapshot_counter(&snap))
 		return false;
 	*cycles = snap.cycles;
 	*raw = iolayers_snapshot_raw(&snap);
