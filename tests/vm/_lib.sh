@@ -81,14 +81,32 @@ cache_counts() {
 # it is gone. The command name must hold no blank or ')': the third
 # field of /proc/PID/stat follows it.
 task_state() {
-	awk '{ print $3 }' /proc/"$1"/stat 2>/dev/null
+	local s
+	{ read -r s <"/proc/$1/stat"; } 2>/dev/null || return 0
+	s=${s##*) }
+	echo "${s%% *}"
+}
+
+# poll_nap: the wait between two looks of a poll loop, a twentieth of a
+# second, without starting a process (sleep is an exec: tens of ms of
+# the emulated CPU a look, and its tenth of a second mostly idle; the
+# polls of a boot's tests added up to tens of seconds). A read that
+# times out on a FIFO nobody writes, made at the first call.
+poll_nap() {
+	if [ -z "${_POLL_FD:-}" ]; then
+		local f=/tmp/.poll-$BASHPID
+		rm -f "$f"
+		mkfifo "$f" && exec {_POLL_FD}<>"$f" || { sleep 0.05; return 0; }
+		rm -f "$f"
+	fi
+	read -r -t 0.05 -u "$_POLL_FD" _ || true
 }
 
 # wait_stopped PID: until PID is stopped (SIGSTOP, its own included) or gone.
 wait_stopped() {
 	while [ "$(task_state "$1")" != T ]; do
 		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.1
+		poll_nap
 	done
 }
 
@@ -113,7 +131,7 @@ run_pc() {
 	PC_PID=$p
 	while [ "$(task_state $p)" != T ]; do
 		kill -0 $p 2>/dev/null || { wait $p; echo "$name: preadcheck failed: $(cat /tmp/pc.out)"; return 1; }
-		sleep 0.1
+		poll_nap
 	done
 	[ -z "${PC_CGROUP:-}" ] || echo $p >"$PC_CGROUP/cgroup.procs"
 	insmod "$IOLAYERS_MODULE_DIR/iolayers.ko" pid=$p ${IL_INSMOD_ARGS:-} ${PC_ARGS:-} || return 1
@@ -376,9 +394,9 @@ stream_caught_up() {
 # wait_stream_reader: until a reader has the module's stream open (10 s).
 wait_stream_reader() {
 	local i
-	for i in $(seq 100); do
+	for i in $(seq 200); do
 		[ "$(stats_value stream_readers)" = 1 ] && return 0
-		sleep 0.1
+		poll_nap
 	done
 	return 1
 }
@@ -390,14 +408,14 @@ end_within() {
 	local i st
 	END_STATUS=
 	kill -"$3" "$2" 2>/dev/null
-	for i in $(seq $(($1 * 10))); do
+	for i in $(seq $(($1 * 20))); do
 		st=$(task_state "$2")
 		if [ -z "$st" ] || [ "$st" = Z ]; then
 			wait "$2" 2>/dev/null
 			END_STATUS=$?
 			return 0
 		fi
-		sleep 0.1
+		poll_nap
 	done
 	return 1
 }
@@ -420,10 +438,10 @@ print(s)' "$1" "$2" 2>/dev/null || echo -1
 # lost, N records (at most a minute).
 stream_accounted() {
 	local i
-	for i in $(seq 600); do
+	for i in $(seq 1200); do
 		[ $(($(stats_value stream_delivered) + $(stats_value stream_lost))) -ge "$1" ] &&
 			return 0
-		sleep 0.1
+		poll_nap
 	done
 	return 1
 }
@@ -437,7 +455,7 @@ stopped_pc() {
 	PC_PID=$!
 	while [ "$(task_state $PC_PID)" != T ]; do
 		kill -0 $PC_PID 2>/dev/null || return 1
-		sleep 0.1
+		poll_nap
 	done
 }
 
@@ -517,10 +535,10 @@ bpftrace_start() {
 # wait_ready FILE PATTERN PID TENTHS: until a line of FILE matches PATTERN
 # (0), PID ends or TENTHS tenths of a second pass (1).
 wait_ready() {
-	for _ in $(seq 1 "$4"); do
+	for _ in $(seq 1 $(($4 * 2))); do
 		grep -q "$2" "$1" && return 0
 		kill -0 "$3" 2>/dev/null || return 1
-		sleep 0.1
+		poll_nap
 	done
 	return 1
 }
@@ -615,7 +633,7 @@ stopped_workload() {
 		;;
 	esac
 	WL_PID=$!
-	while [ "$(awk '{ print $3 }' /proc/$WL_PID/stat 2>/dev/null)" != T ]; do sleep 0.05; done
+	while [ "$(task_state $WL_PID)" != T ]; do poll_nap; done
 }
 
 # workload_calls OUT: the reads a stopped_workload made (fio's total_ios,

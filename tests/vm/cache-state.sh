@@ -140,7 +140,7 @@ fio_run() {
 		--bs=4k --ioengine=sync --thread --invalidate=0 --number_ios=1000 --direct='"$1"' --output-format=json \
 		--output=/tmp/fio.json' &
 	local p=$!
-	while [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" != T ]; do sleep 0.1; done
+	while [ "$(task_state $p)" != T ]; do poll_nap; done
 	insmod "$ko" pid=$p $IL_INSMOD_ARGS || return 1
 	kill -CONT $p
 	wait $p

@@ -35,9 +35,9 @@ start_sc() {
 	[ "$2" = udp ] && mmsg=5
 	SC_MMSG=$mmsg PC_LOG=/tmp/$1.log "$sc" "$2" "$n" 1000 ${3:+"$3"} >/tmp/$1.out 2>&1 &
 	SC_PID=$!
-	while [ "$(awk '{ print $3 }' /proc/$SC_PID/stat 2>/dev/null)" != T ]; do
+	while [ "$(task_state $SC_PID)" != T ]; do
 		kill -0 $SC_PID 2>/dev/null || return 1
-		sleep 0.1
+		poll_nap
 	done
 }
 

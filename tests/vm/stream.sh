@@ -207,7 +207,7 @@ PY
 	prog=$!
 	while [ "$(task_state $prog)" != T ]; do
 		kill -0 $prog 2>/dev/null || return 1
-		sleep 0.1
+		poll_nap
 	done
 	insmod "$ko" pid=$prog batch_us="$1" || { kill -9 $prog; return 1; }
 	PYTHONPATH=$IOLAYERS_REPO/tests/vm python3 - "$ev" 40 <<'PY' >/tmp/spaced.out &
@@ -323,9 +323,9 @@ if [ "$(nproc)" -ge 2 ] && [ -w $cpu1 ]; then
 	cat_pid=$!
 	check "offline: the reader has the stream" wait_stream_reader
 	kill -STOP $cat_pid
-	for i in $(seq 100); do
+	for i in $(seq 200); do
 		[ "$(task_state $cat_pid)" = T ] && break
-		sleep 0.1
+		poll_nap
 	done
 	kill -CONT $PC_PID
 	wait $PC_PID
