@@ -89,17 +89,14 @@ task_state() {
 
 # poll_nap: the wait between two looks of a poll loop, a twentieth of a
 # second, without starting a process (sleep is an exec: tens of ms of
-# the emulated CPU a look, and its tenth of a second mostly idle; the
-# polls of a boot's tests added up to tens of seconds). A read that
-# times out on a FIFO nobody writes, made at the first call.
+# the emulated CPU a look, and its tenth of a second mostly idle): nap's,
+# its FIFO made at the first call; sleep's where no FIFO can be made.
 poll_nap() {
-	if [ -z "${_POLL_FD:-}" ]; then
-		local f=/tmp/.poll-$BASHPID
-		rm -f "$f"
-		mkfifo "$f" && exec {_POLL_FD}<>"$f" || { sleep 0.05; return 0; }
-		rm -f "$f"
+	if nap_init; then
+		nap 0.05
+	else
+		sleep 0.05
 	fi
-	read -r -t 0.05 -u "$_POLL_FD" _ || true
 }
 
 # wait_stopped PID: until PID is stopped (SIGSTOP, its own included) or gone.
@@ -332,10 +329,15 @@ insn_totals() {
 
 # nap SECONDS: sleep without starting a process (a read that times out on
 # a FIFO nobody writes), for loops inside a span whose instructions are
-# counted. nap_init (outside any span) makes the FIFO.
+# counted, and poll loops (poll_nap). nap_init (outside any span) makes
+# the FIFO, opens it and removes its name: one of this shell's own, so
+# that a subshell making its own (NAP_FD not set there yet) never opens
+# another's name, or a regular file where the name was just removed.
 nap_init() {
 	[ -n "${NAP_FD:-}" ] && return 0
-	rm -f /tmp/.nap && mkfifo /tmp/.nap && exec {NAP_FD}<>/tmp/.nap
+	local f=/tmp/.nap-$BASHPID
+	rm -f "$f" && mkfifo "$f" && exec {NAP_FD}<>"$f" || return 1
+	rm -f "$f"
 }
 nap() {
 	read -r -t "$1" -u "$NAP_FD" _ || true
