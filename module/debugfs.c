@@ -299,10 +299,16 @@ static const struct file_operations slow_fops = {
 static ssize_t setting_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
 {
 	const struct iolayers_setting *st = file->private_data;
-	char buf[32];
-	int len = iolayers_setting_show(st, buf, sizeof(buf));
+	char *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	ssize_t ret;
+	int len;
 
-	return simple_read_from_buffer(ubuf, count, ppos, buf, min_t(int, len, sizeof(buf) - 1));
+	if (!buf)
+		return -ENOMEM;
+	len = iolayers_setting_show(st, buf, PAGE_SIZE);
+	ret = simple_read_from_buffer(ubuf, count, ppos, buf, min_t(int, len, PAGE_SIZE - 1));
+	kfree(buf);
+	return ret;
 }
 
 static const struct file_operations setting_fops = {

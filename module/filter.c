@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) "iolayers: " fmt
 
 #include <linux/atomic.h>
+#include <linux/cgroup.h>
 #include <linux/export.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
@@ -46,6 +47,49 @@ static atomic64_t iolayers_target_exits = ATOMIC64_INIT(0);
 static u64 iolayers_comm[TASK_COMM_LEN / sizeof(u64)];
 static u64 iolayers_comm_mask[TASK_COMM_LEN / sizeof(u64)];
 static bool iolayers_children;
+#ifdef CONFIG_CGROUPS
+/*
+ * The cgroup= cgroup (v2, the default hierarchy), held by a reference;
+ * NULL when off. Replaced under the filter mutex, put a grace period
+ * after.
+ */
+static struct cgroup __rcu *iolayers_cgroup;
+
+/*
+ * Is @task in the cgroup= cgroup or under it? The task's cgroup on the
+ * default hierarchy keeps its ancestors by level, so this is one load and
+ * one comparison (cgroup_is_descendant()), not a walk.
+ */
+static bool iolayers_cgroup_match(struct task_struct *task)
+{
+	struct cgroup *want;
+	bool in = false;
+
+	if (!rcu_access_pointer(iolayers_cgroup))
+		return false;
+	rcu_read_lock();
+	want = rcu_dereference(iolayers_cgroup);
+	if (want)
+		in = cgroup_is_descendant(task_dfl_cgroup(task), want);
+	rcu_read_unlock();
+	return in;
+}
+
+static bool iolayers_cgroup_on(void)
+{
+	return rcu_access_pointer(iolayers_cgroup);
+}
+#else
+static bool iolayers_cgroup_match(struct task_struct *task)
+{
+	return false;
+}
+
+static bool iolayers_cgroup_on(void)
+{
+	return false;
+}
+#endif
 
 static bool iolayers_comm_match(struct task_struct *task)
 {
@@ -118,25 +162,27 @@ EXPORT_SYMBOL_IF_KUNIT(iolayers_parse_comm);
  * @task: the task
  *
  * Context: as iolayers_follows().
- * Return: true when its process has the comm= name, or was forked by a
- * followed one while children=1.
+ * Return: true when its process has the comm= name, it is in the cgroup=
+ * cgroup or under it, or its process was forked by a followed one while
+ * children=1.
  */
 bool iolayers_follows_other(struct task_struct *task)
 {
-	if (iolayers_comm_match(task))
+	if (iolayers_comm_match(task) || iolayers_cgroup_match(task))
 		return true;
 	return !iolayers_table_empty(IOLAYERS_T_TGID) &&
 	       iolayers_table_find(IOLAYERS_T_TGID, task->tgid);
 }
 
 /**
- * iolayers_filter_any() - Is any filter set (pid or comm)?
+ * iolayers_filter_any() - Is any filter set (pid, comm or cgroup)?
  *
  * Return: true when something can be followed.
  */
 bool iolayers_filter_any(void)
 {
-	return READ_ONCE(iolayers_target_tgid) || READ_ONCE(iolayers_comm[0]);
+	return READ_ONCE(iolayers_target_tgid) || READ_ONCE(iolayers_comm[0]) ||
+	       iolayers_cgroup_on();
 }
 
 /*
@@ -312,6 +358,142 @@ int iolayers_filter_set_children(const char *val)
 	mutex_unlock(&iolayers_filter_mutex);
 	return 0;
 }
+
+#ifdef CONFIG_CGROUPS
+/*
+ * The cgroup whose id is @id, on the default hierarchy under the cgroup
+ * namespace of the caller, with a reference; NULL when there is none. A
+ * walk, at the setting's write only (the kernel's cgroup_get_from_id() is
+ * not exported before 6.1).
+ */
+static struct cgroup *iolayers_cgroup_by_id(u64 id)
+{
+	struct cgroup_subsys_state *css;
+	struct cgroup *root, *found = NULL;
+
+	root = cgroup_get_from_path("/");
+	if (IS_ERR(root))
+		return NULL;
+	rcu_read_lock();
+	css_for_each_descendant_pre(css, &root->self) {
+		if (cgroup_id(css->cgroup) != id)
+			continue;
+		if (cgroup_tryget(css->cgroup))
+			found = css->cgroup;
+		break;
+	}
+	rcu_read_unlock();
+	cgroup_put(root);
+	return found;
+}
+
+/**
+ * iolayers_filter_set_cgroup() - Follow every task of a cgroup and of
+ *	the cgroups under it.
+ * @val: its path under the cgroup2 mount ("/system.slice/x.service"),
+ *	its id (the directory's inode number there), or "" for none
+ *
+ * Tasks are matched at each read by the cgroup they are in then: those
+ * there before the setting, forked or moved in after it. A cgroup
+ * removed while followed is held until the setting changes (it matches
+ * no task any more).
+ *
+ * Context: process context.
+ * Return: 0, or -EINVAL (with a pr_err naming @val) when @val is neither
+ * or names no cgroup.
+ */
+int iolayers_filter_set_cgroup(const char *val)
+{
+	struct cgroup *cg = NULL, *old;
+	u64 id;
+
+	if (!val) {
+		pr_err_ratelimited("invalid cgroup '': want a path under the cgroup2 mount or a cgroup id\n");
+		return -EINVAL;
+	}
+	if (val[0] == '/') {
+		cg = cgroup_get_from_path(val);
+		if (IS_ERR(cg)) {
+			pr_err_ratelimited("invalid cgroup '%s': no such cgroup under the cgroup2 root (error %ld; a host with cgroup v1 alone has none)\n",
+					   val, PTR_ERR(cg));
+			return -EINVAL;
+		}
+	} else if (val[0]) {
+		if (kstrtou64(val, 10, &id) || !id) {
+			pr_err_ratelimited("invalid cgroup '%s': want a path under the cgroup2 mount (/...) or a cgroup id\n",
+					   val);
+			return -EINVAL;
+		}
+		cg = iolayers_cgroup_by_id(id);
+		if (!cg) {
+			pr_err_ratelimited("invalid cgroup '%s': no cgroup has that id\n", val);
+			return -EINVAL;
+		}
+	}
+	mutex_lock(&iolayers_filter_mutex);
+	old = rcu_replace_pointer(iolayers_cgroup, cg, lockdep_is_held(&iolayers_filter_mutex));
+	iolayers_filter_changed(false);
+	mutex_unlock(&iolayers_filter_mutex);
+	if (old) {
+		/* No probe looks at it any more. */
+		synchronize_rcu();
+		cgroup_put(old);
+	}
+	return 0;
+}
+
+/**
+ * iolayers_filter_show_cgroup() - The cgroup filter as text (empty when
+ *	off): its path in the reader's cgroup namespace.
+ * @buf: where to write it, with a newline
+ * @size: bytes available at @buf
+ *
+ * A cgroup removed while followed shows " (removed)" after its path.
+ *
+ * Context: process context.
+ * Return: the length written (as snprintf()).
+ */
+int iolayers_filter_show_cgroup(char *buf, size_t size)
+{
+	struct cgroup *cg;
+	int n, len;
+
+	mutex_lock(&iolayers_filter_mutex);
+	cg = rcu_dereference_protected(iolayers_cgroup, lockdep_is_held(&iolayers_filter_mutex));
+	if (!cg) {
+		mutex_unlock(&iolayers_filter_mutex);
+		return snprintf(buf, size, "\n");
+	}
+	n = cgroup_path_ns(cg, buf, size, current->nsproxy->cgroup_ns);
+	if (n < 0 || n >= size)
+		len = scnprintf(buf, size, "?");
+	else
+		len = n;
+	len += scnprintf(buf + len, size - len, "%s\n",
+			 css_is_dying(&cg->self) ? " (removed)" : "");
+	mutex_unlock(&iolayers_filter_mutex);
+	return len;
+}
+
+/**
+ * iolayers_filter_exit() - Let go of the cgroup= cgroup.
+ *
+ * Context: process context, with no probe attached any more (unload, or
+ * a load that failed).
+ */
+void iolayers_filter_exit(void)
+{
+	struct cgroup *cg;
+
+	mutex_lock(&iolayers_filter_mutex);
+	cg = rcu_replace_pointer(iolayers_cgroup, NULL, lockdep_is_held(&iolayers_filter_mutex));
+	mutex_unlock(&iolayers_filter_mutex);
+	if (cg) {
+		synchronize_rcu();
+		cgroup_put(cg);
+	}
+}
+#endif
 
 /**
  * iolayers_filter_show_pid() - The pid filter as text.

@@ -71,7 +71,7 @@ static unsigned int iolayers_layers_wanted(void)
 static int iolayers_check_target(void)
 {
 	if (!iolayers_filter_any()) {
-		pr_err("pid= or comm= is required (what to follow), e.g. insmod iolayers.ko pid=1234\n");
+		pr_err("pid=, comm= or cgroup= is required (what to follow), e.g. insmod iolayers.ko pid=1234\n");
 		return -EINVAL;
 	}
 	return 0;

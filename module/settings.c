@@ -17,6 +17,8 @@
 #include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include <iolayers/cache.h>
 #include <iolayers/clock.h>
 #include <iolayers/disk.h>
@@ -100,6 +102,7 @@ enum {
 	IOLAYERS_S_PID,
 	IOLAYERS_S_COMM,
 	IOLAYERS_S_CHILDREN,
+	IOLAYERS_S_CGROUP,
 	IOLAYERS_S_FLOWS,
 	IOLAYERS_S_BUFFER_KB,
 	IOLAYERS_S_SLOW_US,
@@ -132,6 +135,11 @@ const struct iolayers_setting iolayers_settings[] = {
 	[IOLAYERS_S_CHILDREN] = {
 		.name = IOLAYERS_FILE_CHILDREN, .kind = IOLAYERS_SET_CUSTOM, .runtime = true,
 		.set = iolayers_filter_set_children, .show = iolayers_filter_show_children,
+	},
+	[IOLAYERS_S_CGROUP] = {
+		.name = IOLAYERS_FILE_CGROUP, .kind = IOLAYERS_SET_CUSTOM, .runtime = true,
+		.set = iolayers_filter_set_cgroup, .show = iolayers_filter_show_cgroup,
+		.free = iolayers_filter_exit,
 	},
 	[IOLAYERS_S_FLOWS] = {
 		.name = "flows", .kind = IOLAYERS_SET_UINT, .var = &iolayers_flows_kept,
@@ -243,14 +251,15 @@ int iolayers_setting_show(const struct iolayers_setting *s, char *buf, size_t si
 	}
 }
 
-/* The longest value a setting takes (a comm is 15 bytes). */
-#define IOLAYERS_SETTING_MAX	32
+/* The longest value a setting takes (a cgroup's path). */
+#define IOLAYERS_SETTING_MAX	PATH_MAX
 
 static int iolayers_param_set(const char *val, const struct kernel_param *kp)
 {
 	const struct iolayers_setting *s = kp->arg;
-	char buf[IOLAYERS_SETTING_MAX];
+	char *buf;
 	size_t len;
+	int ret;
 
 	if (!val)
 		return iolayers_setting_set(s, val);
@@ -267,14 +276,26 @@ static int iolayers_param_set(const char *val, const struct kernel_param *kp)
 	len = strlen(val);
 	if (len && val[len - 1] == '\n')
 		len--;
-	if (len >= sizeof(buf)) {
-		pr_err_ratelimited("invalid %s '%.*s...': want one short value\n", s->name,
-				   (int)sizeof(buf) - 1, val);
+	if (len >= IOLAYERS_SETTING_MAX) {
+		pr_err_ratelimited("invalid %s '%.*s...': want one value shorter than %d bytes\n",
+				   s->name, 32, val, IOLAYERS_SETTING_MAX);
 		return -EINVAL;
 	}
-	memcpy(buf, val, len);
-	buf[len] = '\0';
-	return iolayers_setting_set(s, buf);
+	buf = kmemdup_nul(val, len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ret = iolayers_setting_set(s, buf);
+	kfree(buf);
+	return ret;
+}
+
+/* The module is gone, or its load failed: what a setting holds goes. */
+static void iolayers_param_free(void *arg)
+{
+	const struct iolayers_setting *s = arg;
+
+	if (s->free)
+		s->free();
 }
 
 static int iolayers_param_get(char *buf, const struct kernel_param *kp)
@@ -285,17 +306,20 @@ static int iolayers_param_get(char *buf, const struct kernel_param *kp)
 static const struct kernel_param_ops iolayers_param_ops = {
 	.set = iolayers_param_set,
 	.get = iolayers_param_get,
+	.free = iolayers_param_free,
 };
 
 /* Each parameter's argument is its setting. */
 #define IOLAYERS_SETTING_ARG(idx) ((void *)&iolayers_settings[idx])
 
 module_param_cb(pid, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_PID), 0600);
-MODULE_PARM_DESC(pid, "Process (tgid) whose reads are followed, with all its threads; pid= or comm= is required");
+MODULE_PARM_DESC(pid, "Process (tgid) whose reads are followed, with all its threads; pid=, comm= or cgroup= is required");
 module_param_cb(comm, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_COMM), 0600);
 MODULE_PARM_DESC(comm, "Also follow every process with this name (e.g. fio)");
 module_param_cb(children, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_CHILDREN), 0600);
 MODULE_PARM_DESC(children, "1: also follow processes a followed one forks after load");
+module_param_cb(cgroup, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_CGROUP), 0600);
+MODULE_PARM_DESC(cgroup, "Also follow every task of this cgroup (v2) and of those under it: its path under the cgroup2 mount, or its id");
 module_param_cb(reset, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_RESET), 0600);
 MODULE_PARM_DESC(reset, "Write 1 to zero every counter, histogram and kept read; shows when that was last done (ns since boot, 0: never)");
 module_param_cb(flows, &iolayers_param_ops, IOLAYERS_SETTING_ARG(IOLAYERS_S_FLOWS), 0400);

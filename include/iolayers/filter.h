@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Which tasks are followed (filter.c): pid=, comm=, children=. */
+/* Which tasks are followed (filter.c): pid=, comm=, children=, cgroup=. */
 #ifndef _IOLAYERS_FILTER_H
 #define _IOLAYERS_FILTER_H
 
+#include <linux/printk.h>
 #include <linux/types.h>
 #include <linux/sched.h>
 
@@ -34,6 +35,30 @@ bool iolayers_filter_any(void);
 int iolayers_filter_set_pid(const char *val);
 int iolayers_filter_set_comm(const char *val);
 int iolayers_filter_set_children(const char *val);
+#ifdef CONFIG_CGROUPS
+int iolayers_filter_set_cgroup(const char *val);
+int iolayers_filter_show_cgroup(char *buf, size_t size);
+void iolayers_filter_exit(void);
+#else
+/* A kernel without cgroups: cgroup= can only be off. */
+static inline int iolayers_filter_set_cgroup(const char *val)
+{
+	if (val && !val[0])
+		return 0;
+	pr_err_ratelimited("invalid cgroup '%s': this kernel has no cgroups (CONFIG_CGROUPS)\n",
+			   val ? val : "");
+	return -EINVAL;
+}
+
+static inline int iolayers_filter_show_cgroup(char *buf, size_t size)
+{
+	return snprintf(buf, size, "\n");
+}
+
+static inline void iolayers_filter_exit(void)
+{
+}
+#endif
 int iolayers_filter_show_pid(char *buf, size_t size);
 int iolayers_filter_show_comm(char *buf, size_t size);
 int iolayers_filter_show_children(char *buf, size_t size);

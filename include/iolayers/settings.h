@@ -34,6 +34,8 @@ enum iolayers_setting_kind {
  *	echo's newline); 0 or -EINVAL after a pr_err naming it
  * @show: %IOLAYERS_SET_CUSTOM: the value as text with a newline, as
  *	snprintf()
+ * @free: %IOLAYERS_SET_CUSTOM, optional: let go of what the value holds
+ *	(the kernel calls it once the module is gone, or its load failed)
  * @runtime: changeable while the module runs: its parameter is writable
  *	(0600) and a debugfs file (0400) shows it
  */
@@ -45,6 +47,7 @@ struct iolayers_setting {
 	unsigned int hi;
 	int (*set)(const char *val);
 	int (*show)(char *buf, size_t size);
+	void (*free)(void);
 	bool runtime;
 };
 

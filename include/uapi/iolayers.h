@@ -239,7 +239,8 @@ enum iolayers_sock_kind {
 
 /*
  * The module's parameters: the runtime settings (pid, comm, children,
- * slow_us, batch_us, reset) are written here; debugfs only shows them.
+ * cgroup, slow_us, batch_us, reset) are written here; debugfs only shows
+ * them.
  */
 #define IOLAYERS_PARAMS_DIR	"/sys/module/iolayers/parameters"
 
@@ -253,6 +254,7 @@ enum iolayers_sock_kind {
 #define IOLAYERS_FILE_SLOW	"slow"
 #define IOLAYERS_FILE_COMM	"comm"
 #define IOLAYERS_FILE_CHILDREN	"children"
+#define IOLAYERS_FILE_CGROUP	"cgroup"
 #define IOLAYERS_FILE_SLOW_US	"slow_us"
 #define IOLAYERS_FILE_BATCH_US	"batch_us"
 #define IOLAYERS_FILE_RESET	"reset"

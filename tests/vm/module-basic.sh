@@ -21,7 +21,7 @@ refused() {
 	dmesg | grep -qF -- "$msg"
 }
 check "pid=abc refused, message names it" refused "pid=abc" "invalid pid 'abc'"
-check "no pid refused with a message" refused "" "pid= or comm= is required"
+check "no pid refused with a message" refused "" "pid=, comm= or cgroup= is required"
 # The rest of the parameter checks run the same code as those two (the
 # settings' parsers, kernel-independent): on the debug kernel, where a
 # refused insmod takes seconds (the module's relocation under KASAN), the

@@ -13,6 +13,8 @@
  *   threadcheck threads N FILE    N threads each read once, then all wait
  *                                 (until killed); prints "threads N ready"
  *   threadcheck reads N FILE      the main thread reads N times
+ *   threadcheck pause N FILE      reads N times, stops itself again,
+ *                                 then reads N times more
  *   threadcheck leader-exit N FILE
  *                                 forks a child whose leader exits
  *                                 (pthread_exit) while its other thread
@@ -146,6 +148,25 @@ static int mode_reads(void)
 	for (i = 0; i < count; i++)
 		read_once(fd);
 	printf("reads reads %ld\n", atomic_load(&done));
+	return 0;
+}
+
+/*
+ * pause: N reads, a stop (the test moves it to another cgroup), N more.
+ * Prints "pause reads 2N" once the second half is done.
+ */
+static int mode_pause(void)
+{
+	int fd = open_file();
+	long i;
+
+	raise(SIGSTOP);
+	for (i = 0; i < count; i++)
+		read_once(fd);
+	raise(SIGSTOP);
+	for (i = 0; i < count; i++)
+		read_once(fd);
+	printf("pause reads %ld\n", atomic_load(&done));
 	return 0;
 }
 
@@ -302,7 +323,7 @@ int main(int argc, char **argv)
 
 	if (argc < 4) {
 		fprintf(stderr,
-			"usage: threadcheck execs|threads|reads|leader-exit|zombie|gap|descend N FILE\n");
+			"usage: threadcheck execs|threads|reads|pause|leader-exit|zombie|gap|descend N FILE\n");
 		return 2;
 	}
 	count = atol(argv[2]);
@@ -314,6 +335,8 @@ int main(int argc, char **argv)
 		return mode_threads();
 	if (!strcmp(argv[1], "reads"))
 		return mode_reads();
+	if (!strcmp(argv[1], "pause"))
+		return mode_pause();
 	if (!strcmp(argv[1], "leader-exit"))
 		return mode_leader_exit();
 	if (!strcmp(argv[1], "zombie"))
