@@ -361,6 +361,16 @@ int iolayers_filter_set_children(const char *val)
 
 #ifdef CONFIG_CGROUPS
 /*
+ * Has @cg been removed (rmdir)? Its own state's reference count is
+ * killed then, on every kernel; css_is_dying() looks at a flag that 6.12
+ * on sets only for the controllers' states. The root is never removed.
+ */
+static bool iolayers_cgroup_removed(struct cgroup *cg)
+{
+	return !(cg->self.flags & CSS_NO_REF) && percpu_ref_is_dying(&cg->self.refcnt);
+}
+
+/*
  * The cgroup whose id is @id, on the default hierarchy under the cgroup
  * namespace of the caller, with a reference; NULL when there is none. A
  * walk, at the setting's write only (the kernel's cgroup_get_from_id() is
@@ -378,7 +388,8 @@ static struct cgroup *iolayers_cgroup_by_id(u64 id)
 	css_for_each_descendant_pre(css, &root->self) {
 		if (cgroup_id(css->cgroup) != id)
 			continue;
-		if (cgroup_tryget(css->cgroup))
+		/* A removed one is not there to be named, as by its path. */
+		if (!iolayers_cgroup_removed(css->cgroup) && cgroup_tryget(css->cgroup))
 			found = css->cgroup;
 		break;
 	}
@@ -470,7 +481,7 @@ int iolayers_filter_show_cgroup(char *buf, size_t size)
 	else
 		len = n;
 	len += scnprintf(buf + len, size - len, "%s\n",
-			 css_is_dying(&cg->self) ? " (removed)" : "");
+			 iolayers_cgroup_removed(cg) ? " (removed)" : "");
 	mutex_unlock(&iolayers_filter_mutex);
 	return len;
 }

@@ -22,16 +22,17 @@ mkdir -p $cg/ilA/inner/deeper-and-longer-than-thirty-two-bytes $cg/ilB $cg/ilC $
 
 # dying: the removed cgroups something still holds (the kernel's count).
 dying() { awk '$1 == "nr_dying_descendants" { print $2 }' $cg/cgroup.stat; }
-# dying_back_to N: the count falls back to N within 10 s (a cgroup's
-# release runs a grace period after its last reference goes).
-dying_back_to() {
+# dying_is N: the count is N within 10 s (a cgroup's release runs a
+# grace period after its last reference goes).
+dying_is() {
 	local i=0
-	while [ "$(dying)" -gt "$1" ] && [ $i -lt 100 ]; do
+	while [ "$(dying)" != "$1" ] && [ $i -lt 100 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	[ "$(dying)" -eq "$1" ]
+	[ "$(dying)" = "$1" ]
 }
+d0=$(dying)
 
 # start_in CGROUP OUT MODE N: threadcheck MODE N in CGROUP (it moves itself
 # there before the exec), stopped before its first counted read; sets P.
@@ -135,18 +136,20 @@ check "ilC followed ($(syscalls) == 15)" test "$(syscalls)" = 15
 rmdir $cg/ilC
 check "ilC removed while followed: '$(cat $IOLAYERS_P/cgroup)'" \
 	test "$(cat $IOLAYERS_P/cgroup)" = "/ilC (removed)"
+check "ilC held while followed (dying $(dying), $d0 before)" dying_is $((d0 + 1))
 start_in $cg/ilA /tmp/a5.out reads 10
 run_to_end $P
 check "nothing followed after its removal ($(syscalls) == 15)" test "$(syscalls)" = 15
 # The module's reference keeps a removed cgroup (ilD, in which nothing
-# ever ran: no page of it is charged anywhere) until the setting moves.
-d0=$(dying)
+# ever ran: no page of it is charged anywhere) until the setting moves:
+# moved to ilD, ilC goes; ilD removed stays.
 echo /ilD >$IOLAYERS_P/cgroup
 rmdir $cg/ilD
-check "ilD removed while followed is held ($(dying) > $d0)" test "$(dying)" -gt "$d0"
+check "setting moved: ilC let go, ilD removed while followed held (dying $(dying), $d0 before)" \
+	dying_is $((d0 + 1))
 echo "" >$IOLAYERS_P/cgroup
 check "cgroup turned off: reads back empty" test -z "$(cat $IOLAYERS_P/cgroup)"
-check "turned off, ilD let go (dying $(dying), $d0 before)" dying_back_to "$d0"
+check "turned off, ilD let go (dying $(dying), $d0 before)" dying_is "$d0"
 check "rmmod" rmmod iolayers
 
 # 4. A cgroup followed at unload goes with the module: ilE, removed while
@@ -154,13 +157,13 @@ check "rmmod" rmmod iolayers
 # parse lets go the same way: the kernel frees the parameters).
 check "insmod cgroup=/ilE" insmod "$ko" cgroup=/ilE
 rmdir $cg/ilE
-check "ilE removed while followed is held ($(dying) > $d0)" test "$(dying)" -gt "$d0"
+check "ilE removed while followed is held (dying $(dying), $d0 before)" dying_is $((d0 + 1))
 check "rmmod with a cgroup followed" rmmod iolayers
-check "unloaded, ilE let go (dying $(dying), $d0 before)" dying_back_to "$d0"
+check "unloaded, ilE let go (dying $(dying), $d0 before)" dying_is "$d0"
 mkdir $cg/ilE
 check "a load refused after cgroup= took its cgroup: refused" \
 	refused_msg "cgroup=/ilE flows=-1" "invalid flows"
 rmdir $cg/ilE
-check "and it let the cgroup go (dying $(dying), $d0 before)" dying_back_to "$d0"
+check "and it let the cgroup go (dying $(dying), $d0 before)" dying_is "$d0"
 rmdir $cg/ilA/inner/deeper-and-longer-than-thirty-two-bytes $cg/ilA/inner $cg/ilA $cg/ilB
 finish
