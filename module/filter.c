@@ -18,6 +18,7 @@
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/ctype.h>
+#include <linux/version.h>
 #include <linux/kstrtox.h>
 #include <iolayers/compat.h>
 #include <iolayers/filter.h>
@@ -51,33 +52,51 @@ static bool iolayers_children;
 /*
  * The cgroup= cgroup (v2, the default hierarchy), held by a reference;
  * NULL when off. Replaced under the filter mutex, put a grace period
- * after.
+ * after. The probes do not dereference it: they compare it (or, before
+ * 6.0, its id) with the task's cgroup's ancestor at its depth, which
+ * the setting keeps beside it (-1: off).
  */
 static struct cgroup __rcu *iolayers_cgroup;
+static int iolayers_cgroup_level = -1;
+/*
+ * IOLAYERS_KERNEL_RANGE: < 6.0 a cgroup keeps its ancestors' ids
+ * (ancestor_ids[]), >= 6.0 pointers to them (ancestors[], "cgroup:
+ * Replace cgroup->ancestor_ids[] with ->ancestors[]"); never moved in a
+ * stable series.
+ */
+#if KERNEL_VERSION(6, 0, 0) > LINUX_VERSION_CODE
+static u64 iolayers_cgroup_key;
+#define IOLAYERS_CGROUP_KEY(cg) cgroup_id(cg)
+#define IOLAYERS_CGROUP_ANCESTOR(cg, lvl) ((cg)->ancestor_ids[lvl])
+#else
+static struct cgroup *iolayers_cgroup_key;
+#define IOLAYERS_CGROUP_KEY(cg) (cg)
+#define IOLAYERS_CGROUP_ANCESTOR(cg, lvl) ((cg)->ancestors[lvl])
+#endif
 
 /*
- * Is @task in the cgroup= cgroup or under it? The task's cgroup on the
- * default hierarchy keeps its ancestors by level, so this is one load and
- * one comparison (cgroup_is_descendant()), not a walk.
+ * Is @task in the cgroup= cgroup or under it? Its cgroup on the default
+ * hierarchy keeps its ancestors by depth: one comparison at the target's
+ * depth, not a walk. A read that sees the depth of one setting and the
+ * key of another matches nothing (no cgroup is at another depth than
+ * its own). The caller is inside RCU (preemption off, or
+ * rcu_read_lock()), which the task's css_set needs.
  */
 static bool iolayers_cgroup_match(struct task_struct *task)
 {
-	struct cgroup *want;
-	bool in = false;
+	int lvl = READ_ONCE(iolayers_cgroup_level);
+	struct cgroup *cg;
 
-	if (!rcu_access_pointer(iolayers_cgroup))
+	if (lvl < 0)
 		return false;
-	rcu_read_lock();
-	want = rcu_dereference(iolayers_cgroup);
-	if (want)
-		in = cgroup_is_descendant(task_dfl_cgroup(task), want);
-	rcu_read_unlock();
-	return in;
+	cg = task_dfl_cgroup(task);
+	return cg->level >= lvl &&
+	       IOLAYERS_CGROUP_ANCESTOR(cg, lvl) == READ_ONCE(iolayers_cgroup_key);
 }
 
 static bool iolayers_cgroup_on(void)
 {
-	return rcu_access_pointer(iolayers_cgroup);
+	return READ_ONCE(iolayers_cgroup_level) >= 0;
 }
 #else
 static bool iolayers_cgroup_match(struct task_struct *task)
@@ -360,6 +379,18 @@ int iolayers_filter_set_children(const char *val)
 }
 
 #ifdef CONFIG_CGROUPS
+/* What the probes compare, for @cg (NULL: off). Under the filter mutex. */
+static void iolayers_cgroup_publish(struct cgroup *cg)
+{
+	lockdep_assert_held(&iolayers_filter_mutex);
+	if (!cg) {
+		WRITE_ONCE(iolayers_cgroup_level, -1);
+		return;
+	}
+	WRITE_ONCE(iolayers_cgroup_key, IOLAYERS_CGROUP_KEY(cg));
+	WRITE_ONCE(iolayers_cgroup_level, cg->level);
+}
+
 /*
  * Has @cg been removed (rmdir)? Its own state's reference count is
  * killed then, on every kernel; css_is_dying() looks at a flag that 6.12
@@ -443,6 +474,7 @@ int iolayers_filter_set_cgroup(const char *val)
 	}
 	mutex_lock(&iolayers_filter_mutex);
 	old = rcu_replace_pointer(iolayers_cgroup, cg, lockdep_is_held(&iolayers_filter_mutex));
+	iolayers_cgroup_publish(cg);
 	iolayers_filter_changed(false);
 	mutex_unlock(&iolayers_filter_mutex);
 	if (old) {
@@ -498,6 +530,7 @@ void iolayers_filter_exit(void)
 
 	mutex_lock(&iolayers_filter_mutex);
 	cg = rcu_replace_pointer(iolayers_cgroup, NULL, lockdep_is_held(&iolayers_filter_mutex));
+	iolayers_cgroup_publish(NULL);
 	mutex_unlock(&iolayers_filter_mutex);
 	if (cg) {
 		synchronize_rcu();
