@@ -476,6 +476,23 @@ void il_view_disks(FILE *out, const struct il_snapshot *s, int unit);
 void il_view_json(FILE *out, const struct il_snapshot *s);
 void il_view_prometheus(FILE *out, const struct il_snapshot *s);
 void il_view_openmetrics(FILE *out, const struct il_snapshot *s);
+
+/**
+ * struct il_exporter - what `iolayers serve` adds to each scrape.
+ * @up: the module's files were read
+ * @seconds: the scrape's time, reading and formatting
+ * @scrapes: scrapes answered, this one included
+ * @failed: of those, how many could not read the module
+ * @timeouts: connections closed at the timeout
+ */
+struct il_exporter {
+	int up;
+	double seconds;
+	uint64_t scrapes, failed, timeouts;
+};
+
+void il_view_prom_body(FILE *out, const struct il_snapshot *s, int om);
+void il_view_prom_exporter(FILE *out, int om, const struct il_exporter *e);
 int il_view_svg(FILE *out, const struct il_snapshot *s, int max);
 
 /* A recording read back (from.c). */
@@ -598,6 +615,11 @@ int il_rec_walk(FILE *f, int64_t base, struct il_rec_walk *w);
 /* `iolayers record` (record.c): the exit status. */
 int il_record_main(int argc, char **argv);
 int il_recording_json_lines(FILE *in, FILE *out, char *err, size_t errlen);
+/* --set-cgroup and --unit (target.c). */
+int il_cgroup2_mount(char *buf, size_t len);
+int il_cgroup_target(const char *arg, int unit, char *out, size_t len);
+/* `iolayers serve` (serve.c): the exit status. */
+int il_serve_main(int argc, char **argv);
 int il_set_param(const char *name, const char *value);
 const char *il_params_dir(void);
 void il_say_not_loaded(void);

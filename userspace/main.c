@@ -28,6 +28,7 @@ static struct env {
 	const char *svg, *output, *heatmap, *perfetto;
 	int rows;
 	const char *pid, *comm, *children;	/* --set-pid, --set-comm, --set-children */
+	const char *cgroup, *sd_unit;		/* --set-cgroup, --unit */
 	long view_pid;				/* -p */
 	int interval, count;
 	int check, strict, root_set;
@@ -47,6 +48,7 @@ static const char doc[] =
 "\n"
 "USAGE: iolayers [OPTIONS] [INTERVAL [COUNT]]\n"
 "       iolayers record [-o FILE] [--duration S] [-- COMMAND...]\n"
+"       iolayers serve [--web.listen-address HOST:PORT]\n"
 "       iolayers --check\n"
 "\n"
 "EXAMPLES:\n"
@@ -61,8 +63,10 @@ static const char doc[] =
 "    iolayers -T 1 10             # per-second deltas, 10 times\n"
 "    iolayers -j > now.json       # everything as one JSON object\n"
 "    iolayers --prometheus        # for node_exporter's textfile collector\n"
+"    iolayers serve               # Prometheus exporter on 127.0.0.1:9732\n"
 "    iolayers -p 4321 -t          # the slowest kept read of process 4321\n"
 "    iolayers --set-pid 4321 --set-children  # follow 4321 and its children\n"
+"    iolayers --unit postgresql.service  # follow a service's cgroup\n"
 "    iolayers --reset             # zero the module's counters\n"
 "    iolayers --root ./saved      # a copy saved with scripts/save-debugfs\n"
 "    iolayers record -o run.rec -- ./myapp  # every read of myapp\n"
@@ -71,7 +75,7 @@ static const char doc[] =
 "    iolayers -D                  # per disk histograms\n"
 "    iolayers --check             # which layers work here, and why not\n";
 
-enum { OPT_SVG = 1000, OPT_JSON_LINES, OPT_HEATMAP, OPT_PERFETTO, OPT_PROM, OPT_OPENMETRICS, OPT_OUTPUT, OPT_SET_PID, OPT_COMM, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
+enum { OPT_SVG = 1000, OPT_JSON_LINES, OPT_HEATMAP, OPT_PERFETTO, OPT_PROM, OPT_OPENMETRICS, OPT_OUTPUT, OPT_SET_PID, OPT_COMM, OPT_CGROUP, OPT_UNIT, OPT_CHILDREN, OPT_RESET, OPT_ROWS, OPT_FROM,
 	OPT_FILES, OPT_CHECK, OPT_CHECK_ROOT, OPT_STRICT };
 
 static const struct argp_option opts[] = {
@@ -114,6 +118,12 @@ static const struct argp_option opts[] = {
 	{ "set-comm", OPT_COMM, "NAME", 0, "Make the module follow every process named NAME "
 	  "(\"\" turns it off; stays)", 2 },
 	{ "comm", OPT_COMM, NULL, OPTION_ALIAS | OPTION_HIDDEN, NULL, 2 },
+	{ "set-cgroup", OPT_CGROUP, "PATH|ID", 0, "Make the module follow every task of a "
+	  "cgroup v2 and those under it: its path under the cgroup2 mount (or with the mount "
+	  "point first, as a container runtime prints it) or its id (\"\" turns it off; stays)",
+	  2 },
+	{ "unit", OPT_UNIT, "NAME", 0, "Make the module follow a systemd unit's cgroup "
+	  "(postgresql.service, a slice or scope too; stays)", 2 },
 	{ "set-children", OPT_CHILDREN, "0|1", OPTION_ARG_OPTIONAL,
 	  "Make the module also follow processes forked from now on (default 1; stays)", 2 },
 	{ "children", OPT_CHILDREN, NULL, OPTION_ALIAS | OPTION_HIDDEN, NULL, 2 },
@@ -231,6 +241,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_COMM:
 		env.comm = arg;
 		break;
+	case OPT_CGROUP:
+		env.cgroup = arg;
+		break;
+	case OPT_UNIT:
+		env.sd_unit = arg;
+		break;
 	case OPT_CHILDREN:
 		env.children = arg ? arg : "1";
 		break;
@@ -309,7 +325,7 @@ const char *il_params_dir(void)
  */
 int il_set_param(const char *name, const char *value)
 {
-	char path[4096], was[64];
+	char path[4096], was[4096 + 16], ewas[IL_TERM_LEN(256)], eval[IL_TERM_LEN(256)];
 	ssize_t n;
 	int fd;
 
@@ -335,13 +351,15 @@ int il_set_param(const char *name, const char *value)
 	if (close(fd) && n >= 0)
 		n = -1;
 	if (n < 0) {
-		fprintf(stderr, "iolayers: %s: the module refused '%s' (%s)%s\n", name, value,
-			strerror(errno), errno == EBUSY ? "" : "; see dmesg");
+		fprintf(stderr, "iolayers: %s: the module refused '%s' (%s)%s\n", name,
+			il_term_str(eval, sizeof(eval), value), strerror(errno),
+			errno == EBUSY ? "" : "; see dmesg");
 		return -1;
 	}
 	if (strcmp(name, IOLAYERS_FILE_RESET))
 		fprintf(stderr, "iolayers: module setting %s: '%s' -> '%s' (it stays after this "
-			"reader exits)\n", name, was, value);
+			"reader exits)\n", name, il_term_str(ewas, sizeof(ewas), was),
+			il_term_str(eval, sizeof(eval), value));
 	return 0;
 }
 
@@ -785,6 +803,16 @@ static int conflicts(void)
 	return 0;
 }
 
+/* --set-cgroup or --unit: the module's cgroup= setting. */
+static int set_cgroup(void)
+{
+	char v[4096];
+
+	if (il_cgroup_target(env.sd_unit ? env.sd_unit : env.cgroup, !!env.sd_unit, v, sizeof(v)))
+		return -1;
+	return il_set_param(IOLAYERS_FILE_CGROUP, v);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { opts, parse_arg, NULL, doc, NULL, NULL, NULL };
@@ -796,6 +824,8 @@ int main(int argc, char **argv)
 	argp_err_exit_status = 2;
 	if (argc > 1 && !strcmp(argv[1], "record"))
 		return il_record_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "serve"))
+		return il_serve_main(argc - 1, argv + 1);
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
 	if (conflicts())
@@ -806,7 +836,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "iolayers: -o FILE writes -j, --prometheus or --openmetrics output only\n");
 		return 2;
 	}
-	settings = env.pid || env.comm || env.children || env.reset;
+	settings = env.pid || env.comm || env.cgroup || env.sd_unit || env.children || env.reset;
+	if (env.cgroup && env.sd_unit) {
+		fprintf(stderr, "iolayers: --set-cgroup or --unit, not both\n");
+		return 2;
+	}
 	if (env.from && (settings || env.probes || (env.interval && env.prometheus))) {
 		fprintf(stderr, "iolayers: --from reads a recording: no settings, -P, or "
 			"--prometheus with an interval\n");
@@ -814,6 +848,7 @@ int main(int argc, char **argv)
 	}
 	if ((env.pid && il_set_param(IOLAYERS_FILE_PID, env.pid)) ||
 	    (env.comm && il_set_param(IOLAYERS_FILE_COMM, env.comm)) ||
+	    ((env.cgroup || env.sd_unit) && set_cgroup()) ||
 	    (env.children && il_set_param(IOLAYERS_FILE_CHILDREN, env.children)) ||
 	    (env.reset && il_set_param(IOLAYERS_FILE_RESET, "1")))
 		return 1;

@@ -125,6 +125,32 @@ run_to_end $a4
 run_to_end $b4
 check "cgroup by id: ilA's tasks, under it too ($(syscalls) == 25)" test "$(syscalls)" = 25
 
+# The reader sets it: a path with the cgroup2 mount point first (as a
+# container runtime prints it), and a systemd unit's name (no systemd in
+# the guest: the one cgroup of that name under the mount).
+reader=$IOLAYERS_REPO/userspace/iolayers
+mkdir -p $cg/il.slice/il-fake.service
+check "iolayers --set-cgroup $cg/ilB" "$reader" --set-cgroup $cg/ilB
+check "it set /ilB ($(cat $IOLAYERS_P/cgroup))" test "$(cat $IOLAYERS_P/cgroup)" = /ilB
+check "iolayers --unit il-fake.service" "$reader" --unit il-fake.service
+check "it set the unit's cgroup ($(cat $IOLAYERS_P/cgroup))" \
+	test "$(cat $IOLAYERS_P/cgroup)" = /il.slice/il-fake.service
+echo 1 >$IOLAYERS_P/reset
+start_in $cg/il.slice/il-fake.service /tmp/u1.out reads 12
+u1=$P
+start_in $cg/ilB /tmp/b5.out reads 9
+b5=$P
+run_to_end $u1
+run_to_end $b5
+check "the unit's tasks alone ($(syscalls) == 12)" test "$(syscalls)" = 12
+check "--unit of no such unit fails, naming it" \
+	sh -c '"$1" --unit il-none.service 2>&1 | grep -q "il-none.service: no cgroup of that name"' \
+	sh "$reader"
+check "and leaves the setting ($(cat $IOLAYERS_P/cgroup))" \
+	test "$(cat $IOLAYERS_P/cgroup)" = /il.slice/il-fake.service
+echo "" >$IOLAYERS_P/cgroup
+rmdir $cg/il.slice/il-fake.service $cg/il.slice
+
 # 3. A cgroup removed while followed: held, it matches nothing any more,
 # the setting says so; the module unloads cleanly.
 echo /ilC >$IOLAYERS_P/cgroup

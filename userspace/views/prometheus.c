@@ -244,7 +244,14 @@ static void prom_build_info(FILE *out, int om, const struct il_snapshot *s)
 	fprintf(out, "\",format=\"%d\"} 1\n", s->format);
 }
 
-static void prom_view(FILE *out, const struct il_snapshot *s, int om)
+/**
+ * il_view_prom_body() - the metrics of --prometheus or --openmetrics
+ * without OpenMetrics' closing "# EOF".
+ * @out: where to
+ * @s: the module's snapshot
+ * @om: OpenMetrics (1) or Prometheus text (0)
+ */
+void il_view_prom_body(FILE *out, const struct il_snapshot *s, int om)
 {
 	char st[IL_NAME_LEN];
 	struct il_hist h;
@@ -297,6 +304,46 @@ static void prom_view(FILE *out, const struct il_snapshot *s, int om)
 				fprintf(out, "%.9f\n", (double)s->probes[i].timed_ns / 1e9);
 			}
 	}
+}
+
+/**
+ * il_view_prom_exporter() - what `iolayers serve` adds to a scrape, after
+ * the module's metrics (none when it could not read them), and
+ * OpenMetrics' "# EOF".
+ * @out: where to
+ * @om: OpenMetrics (1) or Prometheus text (0)
+ * @e: the scrape's outcome and the exporter's counters
+ */
+void il_view_prom_exporter(FILE *out, int om, const struct il_exporter *e)
+{
+	if (!e->up) {
+		prom_family(out, om, "iolayers_build_info", "gauge", NULL,
+			    "The reader's version (the module could not be read).");
+		fprintf(out, "iolayers_build_info{reader=\"%s\",module=\"\",format=\"0\"} 1\n",
+			IOLAYERS_VERSION_STRING);
+	}
+	prom_family(out, om, "iolayers_up", "gauge", NULL,
+		    "1 when this scrape read the module's files, 0 when it could not (module not loaded, debugfs not mounted, no permission).");
+	fprintf(out, "iolayers_up %d\n", e->up ? 1 : 0);
+	prom_family(out, om, "iolayers_scrape_duration_seconds", "gauge", "seconds",
+		    "Time this scrape took to read the module's files and write their metrics.");
+	fprintf(out, "iolayers_scrape_duration_seconds %.6f\n", e->seconds);
+	prom_family(out, om, "iolayers_exporter_scrapes_total", "counter", NULL,
+		    "Scrapes this exporter answered since it started, this one included.");
+	fprintf(out, "iolayers_exporter_scrapes_total %" PRIu64 "\n", e->scrapes);
+	prom_family(out, om, "iolayers_exporter_scrape_errors_total", "counter", NULL,
+		    "Scrapes that could not read the module (iolayers_up 0).");
+	fprintf(out, "iolayers_exporter_scrape_errors_total %" PRIu64 "\n", e->failed);
+	prom_family(out, om, "iolayers_exporter_connection_timeouts_total", "counter", NULL,
+		    "Client connections closed at --web.timeout before their request or answer was through.");
+	fprintf(out, "iolayers_exporter_connection_timeouts_total %" PRIu64 "\n", e->timeouts);
+	if (om)
+		fputs("# EOF\n", out);
+}
+
+static void prom_view(FILE *out, const struct il_snapshot *s, int om)
+{
+	il_view_prom_body(out, s, om);
 	if (om)
 		fputs("# EOF\n", out);
 }
