@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Which tasks are followed: a process (pid=, all its threads), every
- * process with a name (comm=), and with children=1 the processes a followed
- * one forks after load. All three can change at runtime (debugfs); a read()
- * already in flight keeps its flow until its own sys_exit.
+ * process with a name (comm=), every task of a cgroup v2 and of the
+ * cgroups under it (cgroup=), and with children=1 the processes a
+ * followed one forks after load. Each can change at runtime (the module's
+ * parameters); a read() already in flight keeps its flow until its own
+ * sys_exit.
  */
 
 #define pr_fmt(fmt) "iolayers: " fmt
@@ -18,7 +20,6 @@
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/ctype.h>
-#include <linux/version.h>
 #include <linux/kstrtox.h>
 #include <iolayers/compat.h>
 #include <iolayers/filter.h>
@@ -52,39 +53,29 @@ static bool iolayers_children;
 /*
  * The cgroup= cgroup (v2, the default hierarchy), held by a reference;
  * NULL when off. Replaced under the filter mutex, put a grace period
- * after. The probes do not dereference it: they compare it (or, before
- * 6.0, its id) with the task's cgroup's ancestor at its depth, which
- * the setting keeps beside it (-1: off).
+ * after. The probes do not dereference it: they compare its key (itself,
+ * or before 6.0 its id: compat.h) with the task's cgroup's ancestor at
+ * its depth, which the setting keeps beside it (-1: off).
  */
 static struct cgroup __rcu *iolayers_cgroup;
 static int iolayers_cgroup_level = -1;
-/*
- * IOLAYERS_KERNEL_RANGE: < 6.0 a cgroup keeps its ancestors' ids
- * (ancestor_ids[]), >= 6.0 pointers to them (ancestors[], "cgroup:
- * Replace cgroup->ancestor_ids[] with ->ancestors[]"); never moved in a
- * stable series.
- */
-#if KERNEL_VERSION(6, 0, 0) > LINUX_VERSION_CODE
-static u64 iolayers_cgroup_key;
-#define IOLAYERS_CGROUP_KEY(cg) cgroup_id(cg)
-#define IOLAYERS_CGROUP_ANCESTOR(cg, lvl) ((cg)->ancestor_ids[lvl])
-#else
-static struct cgroup *iolayers_cgroup_key;
-#define IOLAYERS_CGROUP_KEY(cg) (cg)
-#define IOLAYERS_CGROUP_ANCESTOR(cg, lvl) ((cg)->ancestors[lvl])
-#endif
+static iolayers_cgroup_key_t iolayers_cgroup_key;
 
 /*
  * Is @task in the cgroup= cgroup or under it? Its cgroup on the default
  * hierarchy keeps its ancestors by depth: one comparison at the target's
- * depth, not a walk. A read that sees the depth of one setting and the
- * key of another matches nothing (no cgroup is at another depth than
- * its own). The caller is inside RCU (preemption off, or
- * rcu_read_lock()), which the task's css_set needs.
+ * depth, not a walk. The setting writes the key, then the depth with
+ * release: a depth read with acquire comes with its own key or a newer
+ * one; an older depth with a newer key matches nothing unless both
+ * settings' cgroups are at one depth, and then it is the newer setting
+ * that matches (no cgroup is at a depth other than its own). The key of
+ * an older setting is never one freed under the read: its reference is
+ * put a grace period after it was replaced. The caller is inside RCU
+ * (preemption off, or rcu_read_lock()), which the task's css_set needs.
  */
 static bool iolayers_cgroup_match(struct task_struct *task)
 {
-	int lvl = READ_ONCE(iolayers_cgroup_level);
+	int lvl = smp_load_acquire(&iolayers_cgroup_level);
 	struct cgroup *cg;
 
 	if (lvl < 0)
@@ -388,7 +379,8 @@ static void iolayers_cgroup_publish(struct cgroup *cg)
 		return;
 	}
 	WRITE_ONCE(iolayers_cgroup_key, IOLAYERS_CGROUP_KEY(cg));
-	WRITE_ONCE(iolayers_cgroup_level, cg->level);
+	/* The key before the depth (iolayers_cgroup_match()). */
+	smp_store_release(&iolayers_cgroup_level, cg->level);
 }
 
 /*
@@ -402,10 +394,12 @@ static bool iolayers_cgroup_removed(struct cgroup *cg)
 }
 
 /*
- * The cgroup whose id is @id, on the default hierarchy under the cgroup
- * namespace of the caller, with a reference; NULL when there is none. A
- * walk, at the setting's write only (the kernel's cgroup_get_from_id() is
- * not exported before 6.1).
+ * The cgroup whose id is @id, on the default hierarchy under what
+ * cgroup_get_from_path("/") names (the caller's cgroup namespace's root
+ * from 6.1, the hierarchy's root on 5.10), with a reference; NULL when
+ * there is none. A walk, at the setting's write only (the kernel's
+ * cgroup_get_from_id() is not exported before 6.1), in one RCU read
+ * section: long only on a host of hundreds of thousands of cgroups.
  */
 static struct cgroup *iolayers_cgroup_by_id(u64 id)
 {
@@ -456,19 +450,20 @@ int iolayers_filter_set_cgroup(const char *val)
 	if (val[0] == '/') {
 		cg = cgroup_get_from_path(val);
 		if (IS_ERR(cg)) {
-			pr_err_ratelimited("invalid cgroup '%s': no such cgroup under the cgroup2 root (error %ld; a host with cgroup v1 alone has none)\n",
-					   val, PTR_ERR(cg));
+			pr_err_ratelimited("invalid cgroup '%*pE': no such cgroup under the cgroup2 root (error %ld; a host with cgroup v1 alone has none)\n",
+					   (int)strlen(val), val, PTR_ERR(cg));
 			return -EINVAL;
 		}
 	} else if (val[0]) {
 		if (kstrtou64(val, 10, &id) || !id) {
-			pr_err_ratelimited("invalid cgroup '%s': want a path under the cgroup2 mount (/...) or a cgroup id\n",
-					   val);
+			pr_err_ratelimited("invalid cgroup '%*pE': want a path under the cgroup2 mount (/...) or a cgroup id\n",
+					   (int)strlen(val), val);
 			return -EINVAL;
 		}
 		cg = iolayers_cgroup_by_id(id);
 		if (!cg) {
-			pr_err_ratelimited("invalid cgroup '%s': no cgroup has that id\n", val);
+			pr_err_ratelimited("invalid cgroup '%*pE': no cgroup has that id\n",
+					   (int)strlen(val), val);
 			return -EINVAL;
 		}
 	}
@@ -507,8 +502,9 @@ int iolayers_filter_show_cgroup(char *buf, size_t size)
 		mutex_unlock(&iolayers_filter_mutex);
 		return snprintf(buf, size, "\n");
 	}
-	n = cgroup_path_ns(cg, buf, size, current->nsproxy->cgroup_ns);
-	if (n < 0 || n >= size)
+	/* Room for the path and " (removed)\n" after it, or "?" in its place. */
+	n = size > 12 ? cgroup_path_ns(cg, buf, size - 11, current->nsproxy->cgroup_ns) : -1;
+	if (n < 0 || (size_t)n >= size - 11)
 		len = scnprintf(buf, size, "?");
 	else
 		len = n;

@@ -325,7 +325,8 @@ const char *il_params_dir(void)
  */
 int il_set_param(const char *name, const char *value)
 {
-	char path[4096], was[4096 + 16], ewas[IL_TERM_LEN(256)], eval[IL_TERM_LEN(256)];
+	char path[4096], was[4096 + 16], ewas[IL_TERM_LEN(256)], eval[IL_TERM_LEN(256)], *line;
+	size_t len;
 	ssize_t n;
 	int fd;
 
@@ -347,7 +348,22 @@ int il_set_param(const char *name, const char *value)
 			fprintf(stderr, "iolayers: settings are writable by root only: run with sudo\n");
 		return -1;
 	}
-	n = write(fd, value, strlen(value));
+	/*
+	 * With a newline, which the module takes off: a write of nothing
+	 * ("" to turn comm= or cgroup= off) would change nothing, as sysfs
+	 * never calls the setting for it.
+	 */
+	len = strlen(value);
+	line = malloc(len + 2);
+	if (!line) {
+		close(fd);
+		fprintf(stderr, "iolayers: out of memory\n");
+		return -1;
+	}
+	memcpy(line, value, len);
+	line[len] = '\n';
+	n = write(fd, line, len + 1);
+	free(line);
 	if (close(fd) && n >= 0)
 		n = -1;
 	if (n < 0) {

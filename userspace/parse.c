@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "iolayers.h"
 #include "../include/uapi/iolayers.h"
 
@@ -794,6 +795,15 @@ int il_parse_files(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 
 typedef int (*il_parser)(FILE *, struct il_snapshot *, char *, size_t);
 
+/* Is there a file @name under @root (one a newer module added)? */
+static int il_has_file(const char *root, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	return access(path, F_OK) == 0;
+}
+
 static int parse_file(const char *root, const char *name, il_parser fn,
 		      struct il_snapshot *s, char *err, size_t errlen)
 {
@@ -826,6 +836,17 @@ static int parse_comm(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
 	s->comm[0] = 0;
 	if (fgets(line, sizeof(line), f) && sscanf(line, "%31s", s->comm) < 0)
 		s->comm[0] = 0;
+	return 0;
+}
+
+/* `cgroup` (the cgroup= setting's path; a module before it has none). */
+static int parse_cgroup(FILE *f, struct il_snapshot *s, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	s->cgroup[0] = 0;
+	if (fgets(s->cgroup, sizeof(s->cgroup), f))
+		s->cgroup[strcspn(s->cgroup, "\n")] = 0;
 	return 0;
 }
 
@@ -886,6 +907,8 @@ int il_read_snapshot(const char *root, struct il_snapshot *s, char *err, size_t 
 	    parse_file(root, IOLAYERS_FILE_PID, parse_pid, s, err, errlen) ||
 	    parse_file(root, IOLAYERS_FILE_COMM, parse_comm, s, err, errlen) ||
 	    parse_file(root, IOLAYERS_FILE_CHILDREN, parse_children, s, err, errlen) ||
+	    (il_has_file(root, IOLAYERS_FILE_CGROUP) &&
+	     parse_file(root, IOLAYERS_FILE_CGROUP, parse_cgroup, s, err, errlen)) ||
 	    parse_file(root, IOLAYERS_FILE_HIST, il_parse_hist, s, err, errlen) ||
 	    parse_file(root, IOLAYERS_FILE_FLOWS, parse_flows_file, s, err, errlen) ||
 	    parse_file(root, IOLAYERS_FILE_SLOW, parse_slow_file, s, err, errlen) ||

@@ -76,8 +76,8 @@ static void rec_clocks(uint64_t *realtime, uint64_t *monotonic)
 static void rec_header(FILE *out, const struct iolayers_rec_start *st, char **cmd)
 {
 	static const char * const params[] = {
-		"pid", "comm", "children", "flows", "buffer_kb", "slow_us", "batch_us", "max_flows",
-		"expire_ms",
+		"pid", "comm", "cgroup", "children", "flows", "buffer_kb", "slow_us", "batch_us",
+		"max_flows", "expire_ms",
 	};
 	char buf[256], path[512];
 	uint64_t rt, mono;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +49,7 @@
  * @sent: bytes of @out sent
  * @deadline_ms: when the connection is closed whatever its state
  *	(CLOCK_MONOTONIC, ms)
+ * @since_ms: when it was accepted
  */
 struct serve_conn {
 	int fd;
@@ -56,7 +58,7 @@ struct serve_conn {
 	size_t head_len;
 	char *out;
 	size_t out_len, sent;
-	int64_t deadline_ms;
+	int64_t deadline_ms, since_ms;
 };
 
 static struct {
@@ -111,7 +113,8 @@ static int serve_listen(const char *address, int *fds, int max)
 	int n = 0, err, one = 1;
 
 	port = strrchr(address, ':');
-	if (!port || !port[1]) {
+	if (!port || !port[1] || strspn(port + 1, "0123456789") != strlen(port + 1) ||
+	    strlen(port + 1) > 5) {
 		fprintf(stderr, "iolayers serve: --web.listen-address %s: not HOST:PORT\n",
 			address);
 		return -2;
@@ -391,6 +394,7 @@ static void conn_close(struct serve_conn *c)
 /* Readable: more of the request, or (draining) whatever follows it. */
 static void conn_read(struct serve_conn *c)
 {
+	size_t from, i, end = 0;
 	ssize_t n;
 
 	if (c->state == SC_DRAIN) {
@@ -408,17 +412,31 @@ static void conn_read(struct serve_conn *c)
 		conn_close(c);
 		return;
 	}
-	/* A NUL is no part of a request's head, and would hide its end. */
-	if (memchr(c->head + c->head_len, '\0', (size_t)n)) {
+	/* The head ends at its blank line; what follows (a pipelined request) is not read. */
+	from = c->head_len > 3 ? c->head_len - 3 : 0;
+	c->head_len += (size_t)n;
+	for (i = from; i < c->head_len; i++) {
+		if (c->head[i] != '\n')
+			continue;
+		if (i >= 1 && c->head[i - 1] == '\n')
+			end = i + 1;
+		else if (i >= 3 && c->head[i - 1] == '\r' && c->head[i - 2] == '\n' &&
+			 c->head[i - 3] == '\r')
+			end = i + 1;
+		if (end)
+			break;
+	}
+	/* A NUL is no part of a request's head. */
+	if (memchr(c->head, '\0', end ? end : c->head_len)) {
 		answer_text(c, "400 Bad Request", NULL, 0);
 		return;
 	}
-	c->head_len += (size_t)n;
-	c->head[c->head_len] = '\0';
-	if (strstr(c->head, "\r\n\r\n") || strstr(c->head, "\n\n"))
+	if (end) {
+		c->head_len = end;
 		handle(c);
-	else if (c->head_len == sizeof(c->head) - 1)
+	} else if (c->head_len == sizeof(c->head) - 1) {
 		answer_text(c, "431 Request Header Fields Too Large", NULL, 0);
+	}
 }
 
 /* Writable: more of the answer; all of it sent, the connection drains. */
@@ -497,9 +515,12 @@ int il_serve_main(int argc, char **argv)
 		{},
 	};
 	struct sigaction sa = { .sa_handler = serve_on_signal };
+	sigset_t stopsigs, waitmask;
+	int64_t accept_pause = 0;
 	struct serve_conn *conns;
 	struct pollfd *pfd;
-	int lfd[8], nl, c, i, nconns = 0;
+	int lfd[8], nl, c, i, nconns = 0, ret = 0;
+	struct rlimit rl;
 	long v;
 
 	while ((c = getopt_long(argc, argv, "+r:h", lopts, NULL)) != -1) {
@@ -509,12 +530,12 @@ int il_serve_main(int argc, char **argv)
 			break;
 		case O_PATH:
 			/* It goes into the index page's link: plain characters only. */
-			if (optarg[0] != '/' || !strcmp(optarg, "/") ||
+			if (optarg[0] != '/' || !strcmp(optarg, "/") || strlen(optarg) > 128 ||
 			    strspn(optarg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 				   "0123456789/._~-") != strlen(optarg)) {
 				fprintf(stderr, "iolayers serve: --web.telemetry-path: want a path "
-					"other than /, starting with /, of letters, digits and "
-					"/._~-\n");
+					"other than /, starting with /, of at most 128 letters, "
+					"digits and /._~-\n");
 				return 2;
 			}
 			srv.path = optarg;
@@ -546,6 +567,22 @@ int il_serve_main(int argc, char **argv)
 		fprintf(stderr, "iolayers serve: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	/*
+	 * A descriptor per client, the listeners' and a scrape's (the
+	 * module's files, one at a time): as many as the hard limit allows.
+	 */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    (rlim_t)srv.max_conns + 32 > rl.rlim_cur) {
+		fprintf(stderr, "iolayers serve: --web.max-connections %d: at most %llu with %llu "
+			"file descriptors (ulimit -n)\n", srv.max_conns,
+			rl.rlim_cur > 32 ? (unsigned long long)rl.rlim_cur - 32 : 0ULL,
+			(unsigned long long)rl.rlim_cur);
+		return 2;
+	}
 	nl = serve_listen(srv.address, lfd, (int)(sizeof(lfd) / sizeof(lfd[0])));
 	if (nl < 0)
 		return nl == -2 ? 2 : 1;
@@ -557,18 +594,45 @@ int il_serve_main(int argc, char **argv)
 	}
 	for (i = 0; i < srv.max_conns; i++)
 		conns[i].fd = -1;
+	/*
+	 * SIGINT and SIGTERM are let in only inside ppoll(): one that comes
+	 * between the loop's test and the wait still ends the wait.
+	 */
+	sigemptyset(&stopsigs);
+	sigaddset(&stopsigs, SIGINT);
+	sigaddset(&stopsigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stopsigs, &waitmask);
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	fprintf(stderr, "iolayers serve: listening on %s, metrics at %s\n", srv.address, srv.path);
 	while (!serve_stop) {
-		int64_t t = now_ms(), next = -1;
-		int n = 0, wait;
+		int64_t t = now_ms(), next = -1, oldest_at = -1;
+		int n = 0, oldest = -1, listen;
+		struct timespec ts, *tsp = NULL;
 
-		/* Full: new clients wait in the listen queue, not in a slot. */
+		/*
+		 * A slot for a new client: a free one, or when every one is
+		 * taken the one of the client whose request is slowest to
+		 * come, once it has had a second (a client that connects and
+		 * sends nothing holds no scrape back for long). Not while
+		 * accept() is out of file descriptors.
+		 */
+		for (i = 0; i < srv.max_conns; i++) {
+			struct serve_conn *k = &conns[i];
+
+			if (k->fd >= 0 && k->state == SC_READ &&
+			    (oldest < 0 || k->since_ms < conns[oldest].since_ms))
+				oldest = i;
+		}
+		if (oldest >= 0)
+			oldest_at = conns[oldest].since_ms + 1000;
+		listen = t >= accept_pause &&
+			 (nconns < srv.max_conns || (oldest >= 0 && oldest_at <= t));
 		for (i = 0; i < nl; i++)
-			pfd[n++] = (struct pollfd){ .fd = nconns < srv.max_conns ? lfd[i] : -1,
-						    .events = POLLIN };
+			pfd[n++] = (struct pollfd){ .fd = listen ? lfd[i] : -1, .events = POLLIN };
 		for (i = 0; i < srv.max_conns; i++) {
 			struct serve_conn *k = &conns[i];
 
@@ -577,11 +641,23 @@ int il_serve_main(int argc, char **argv)
 			if (k->fd >= 0 && (next < 0 || k->deadline_ms < next))
 				next = k->deadline_ms;
 		}
-		wait = next < 0 ? -1 : next <= t ? 0 : (int)(next - t);
-		if (poll(pfd, (nfds_t)n, wait) < 0) {
+		if (!listen && t < accept_pause && (next < 0 || accept_pause < next))
+			next = accept_pause;
+		if (!listen && nconns == srv.max_conns && oldest >= 0 &&
+		    (next < 0 || oldest_at < next))
+			next = oldest_at;
+		if (next >= 0) {
+			int64_t w = next > t ? next - t : 0;
+
+			ts.tv_sec = w / 1000;
+			ts.tv_nsec = (w % 1000) * 1000000;
+			tsp = &ts;
+		}
+		if (ppoll(pfd, (nfds_t)n, tsp, &waitmask) < 0) {
 			if (errno == EINTR)
 				continue;
 			perror("iolayers serve: poll");
+			ret = 1;
 			break;
 		}
 		t = now_ms();
@@ -612,15 +688,34 @@ int il_serve_main(int argc, char **argv)
 		for (i = 0; i < nl; i++) {
 			if (!(pfd[i].revents & POLLIN))
 				continue;
-			while (nconns < srv.max_conns) {
-				int fd = accept4(lfd[i], NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), j;
+			for (;;) {
+				int fd, j;
 
-				if (fd < 0)
+				if (nconns == srv.max_conns) {
+					/* The slowest request's slot, if it has had its second. */
+					for (j = 0, oldest = -1; j < srv.max_conns; j++)
+						if (conns[j].fd >= 0 && conns[j].state == SC_READ &&
+						    (oldest < 0 ||
+						     conns[j].since_ms < conns[oldest].since_ms))
+							oldest = j;
+					if (oldest < 0 || conns[oldest].since_ms + 1000 > t)
+						break;
+					srv.timeouts++;
+					conn_close(&conns[oldest]);
+					nconns--;
+				}
+				fd = accept4(lfd[i], NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+				if (fd < 0) {
+					/* Out of descriptors: the listeners rest a tenth of a second. */
+					if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+					    errno == ENOMEM)
+						accept_pause = t + 100;
 					break;
+				}
 				for (j = 0; conns[j].fd >= 0; j++)
 					;
 				conns[j] = (struct serve_conn){ .fd = fd, .state = SC_READ,
-					.deadline_ms = t + srv.timeout_ms };
+					.deadline_ms = t + srv.timeout_ms, .since_ms = t };
 				nconns++;
 			}
 		}
@@ -632,5 +727,5 @@ int il_serve_main(int argc, char **argv)
 		close(lfd[i]);
 	free(conns);
 	free(pfd);
-	return 0;
+	return ret;
 }

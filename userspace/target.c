@@ -38,28 +38,37 @@ int il_cgroup2_mount(char *buf, size_t len)
 		return -1;
 	while (ret && getline(&line, &cap, f) > 0) {
 		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] - FSTYPE SOURCE SUPER */
-		char *sep = strstr(line, " - "), *mp, *p;
+		char *sep = strstr(line, " - "), *root, *mp, *p;
 		int i;
 
 		if (!sep || strncmp(sep + 3, "cgroup2 ", 8))
 			continue;
-		mp = line;
-		for (i = 0; i < 4 && mp; i++) {
-			mp = strchr(mp, ' ');
-			if (mp)
-				mp++;
+		root = line;
+		for (i = 0; i < 3 && root; i++) {
+			root = strchr(root, ' ');
+			if (root)
+				root++;
 		}
+		if (!root)
+			continue;
+		mp = strchr(root, ' ');
 		if (!mp)
 			continue;
+		*mp++ = '\0';
 		p = strchr(mp, ' ');
 		if (!p)
 			continue;
 		*p = '\0';
-		/* Octal escapes (\040 a blank) are left: such a mount point is not followed. */
-		if (strlen(mp) < len && !strchr(mp, '\\')) {
-			strcpy(buf, mp);
-			ret = 0;
-		}
+		/*
+		 * The mount of the hierarchy's root (in the reader's cgroup
+		 * namespace), not of a cgroup under it: paths under it are
+		 * what the module takes. Octal escapes (\040 a blank): such a
+		 * mount point is not taken.
+		 */
+		if (strcmp(root, "/") || strlen(mp) >= len || strchr(mp, '\\'))
+			continue;
+		strcpy(buf, mp);
+		ret = 0;
 	}
 	free(line);
 	fclose(f);
@@ -105,15 +114,27 @@ static int find_dir(const char *dir, size_t base, const char *name, int depth, c
 	return found;
 }
 
-/* systemctl's ControlGroup of @unit into @out; -1 when systemctl cannot say. */
+/*
+ * systemctl's ControlGroup of @unit into @out. Return: 0; 1 when systemd
+ * runs but gives the unit no cgroup (not loaded, or not active); -1
+ * when systemd cannot say (not running here, no systemctl).
+ */
 static int systemctl_cgroup(const char *unit, char *out, size_t len)
 {
+	static const char *const paths[] = { "/usr/bin/systemctl", "/bin/systemctl" };
+	const char *sc = NULL;
 	int p[2], status;
+	size_t got = 0, i;
 	ssize_t n;
-	size_t got = 0;
-	pid_t pid;
+	pid_t pid, w;
 
-	if (pipe(p))
+	/* sd_booted(): systemd is the init system here. */
+	if (access("/run/systemd/system", F_OK))
+		return -1;
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]) && !sc; i++)
+		if (!access(paths[i], X_OK))
+			sc = paths[i];
+	if (!sc || pipe(p))
 		return -1;
 	pid = fork();
 	if (pid < 0) {
@@ -129,20 +150,27 @@ static int systemctl_cgroup(const char *unit, char *out, size_t len)
 			dup2(null, 2);
 		close(p[0]);
 		close(p[1]);
-		execlp("systemctl", "systemctl", "show", "--property=ControlGroup", "--value",
-		       "--", unit, (char *)NULL);
+		execl(sc, "systemctl", "show", "--property=ControlGroup", "--value", "--", unit,
+		      (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);
-	while (got + 1 < len && (n = read(p[0], out + got, len - 1 - got)) > 0)
+	while (got + 1 < len) {
+		n = read(p[0], out + got, len - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
 		got += (size_t)n;
+	}
 	close(p[0]);
 	out[got] = '\0';
 	out[strcspn(out, "\n")] = '\0';
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) ||
-	    out[0] != '/')
+	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (w != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 127)
 		return -1;
-	return 0;
+	return WEXITSTATUS(status) || out[0] != '/' ? 1 : 0;
 }
 
 /**
@@ -154,15 +182,16 @@ static int systemctl_cgroup(const char *unit, char *out, size_t len)
  * @out: the value
  * @len: @out's size
  *
- * A unit's cgroup is systemd's (``systemctl show -p ControlGroup``); where
- * systemctl cannot say (no systemd running), the one directory of that
- * name under the cgroup2 mount, eight levels deep at most.
+ * A unit's cgroup is systemd's (``systemctl show -p ControlGroup``), and
+ * none when systemd gives it none; where no systemd runs, the one
+ * directory of that name under the cgroup2 mount, eight levels deep at
+ * most.
  *
  * Return: 0, or -1 with a message on stderr.
  */
 int il_cgroup_target(const char *arg, int unit, char *out, size_t len)
 {
-	char mnt[PATH_MAX], tmp[IL_TERM_LEN(256)];
+	char mnt[PATH_MAX], tmp[IL_TERM_LEN(256)], emnt[IL_TERM_LEN(256)];
 	size_t ml;
 	int n;
 
@@ -197,8 +226,14 @@ int il_cgroup_target(const char *arg, int unit, char *out, size_t len)
 			"postgresql.service\n", il_term_str(tmp, sizeof(tmp), arg));
 		return -1;
 	}
-	if (!systemctl_cgroup(arg, out, len))
+	n = systemctl_cgroup(arg, out, len);
+	if (!n)
 		return 0;
+	if (n > 0) {
+		fprintf(stderr, "iolayers: --unit %s: systemd gives it no cgroup (no such unit, "
+			"or not active)\n", il_term_str(tmp, sizeof(tmp), arg));
+		return -1;
+	}
 	if (il_cgroup2_mount(mnt, sizeof(mnt))) {
 		fprintf(stderr, "iolayers: --unit %s: no cgroup v2 hierarchy is mounted (a cgroup "
 			"v1 host: the module follows cgroup v2 only)\n",
@@ -208,9 +243,10 @@ int il_cgroup_target(const char *arg, int unit, char *out, size_t len)
 	n = find_dir(mnt, strlen(mnt), arg, 8, out, len);
 	if (n == 1)
 		return 0;
-	fprintf(stderr, "iolayers: --unit %s: %s under %s (and systemctl cannot say)\n",
+	fprintf(stderr, "iolayers: --unit %s: %s under %s (and no systemd to ask)\n",
 		il_term_str(tmp, sizeof(tmp), arg),
-		n ? "more than one cgroup of that name" : "no cgroup of that name", mnt);
+		n ? "more than one cgroup of that name" : "no cgroup of that name",
+		il_term_str(emnt, sizeof(emnt), mnt));
 	return -1;
 too_long:
 	fprintf(stderr, "iolayers: --set-cgroup: a path of at most %zu bytes\n", len - 1);

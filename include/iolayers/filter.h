@@ -19,8 +19,9 @@ bool iolayers_follows_other(struct task_struct *task);
  *
  * Context: any task context, under rcu_read_lock() (or preemption
  * disabled).
- * Return: true when its process is the pid= one, has the comm= name, or
- * was forked by a followed one while children=1.
+ * Return: true when its process is the pid= one, has the comm= name, is
+ * in the cgroup= cgroup or under it, or was forked by a followed one
+ * while children=1.
  */
 static __always_inline bool iolayers_follows(struct task_struct *task)
 {
@@ -45,8 +46,8 @@ static inline int iolayers_filter_set_cgroup(const char *val)
 {
 	if (val && !val[0])
 		return 0;
-	pr_err_ratelimited("invalid cgroup '%s': this kernel has no cgroups (CONFIG_CGROUPS)\n",
-			   val ? val : "");
+	pr_err_ratelimited("invalid cgroup '%*pE': this kernel has no cgroups (CONFIG_CGROUPS)\n",
+			   val ? (int)strlen(val) : 0, val ? val : "");
 	return -EINVAL;
 }
 

@@ -16,9 +16,33 @@ tc=$IOLAYERS_MODULE_DIR/threadcheck
 cg=/sys/fs/cgroup
 dd if=/dev/zero of=/mnt/f-small bs=4k count=4 status=none
 
+reader=$IOLAYERS_REPO/userspace/iolayers
+
+# Refusals, each naming the value (the module's messages).
+refused_msg() {
+	dmesg -C
+	# shellcheck disable=SC2086
+	! insmod "$ko" $1 2>/dev/null && dmesg | grep -qF "$2"
+}
+
+# A kernel without cgroups (the debug kernel's tinyconfig): cgroup= can
+# only be off, and says why; the reader's --set-cgroup "" turns it off.
+if ! grep -qw cgroup2 /proc/filesystems; then
+	check "no cgroups here: cgroup=/x refused, message says why" \
+		refused_msg cgroup=/x "invalid cgroup '/x': this kernel has no cgroups"
+	check "cgroup= empty with pid= loads" insmod "$ko" pid=$$ cgroup=
+	check "the setting reads back empty" test -z "$(cat $IOLAYERS_P/cgroup)"
+	check "--set-cgroup of a path refused" sh -c '! "$1" --set-cgroup /x 2>/dev/null' sh "$reader"
+	check "--set-cgroup \"\" accepted" "$reader" --set-cgroup ""
+	check "rmmod" rmmod iolayers
+	finish
+fi
+
 mountpoint -q $cg || mount -t cgroup2 none $cg
 check "cgroup2 mounted at $cg" test -e $cg/cgroup.procs
 mkdir -p $cg/ilA/inner/deeper-and-longer-than-thirty-two-bytes $cg/ilB $cg/ilC $cg/ilD $cg/ilE
+# Controls: removed beside a followed cgroup, held by nothing.
+mkdir -p $cg/ilX1 $cg/ilX2
 
 # dying: the removed cgroups something still holds (the kernel's count).
 dying() { awk '$1 == "nr_dying_descendants" { print $2 }' $cg/cgroup.stat; }
@@ -33,6 +57,12 @@ dying_is() {
 	[ "$(dying)" = "$1" ]
 }
 d0=$(dying)
+# held_by_us N: the count comes down to N (a control removed at the same
+# time was released: a grace period went by) and stays there a second.
+# A followed cgroup the module did not hold would have gone with it.
+held_by_us() {
+	dying_is "$1" && sleep 1 && [ "$(dying)" = "$1" ]
+}
 
 # start_in CGROUP OUT MODE N: threadcheck MODE N in CGROUP (it moves itself
 # there before the exec), stopped before its first counted read; sets P.
@@ -51,12 +81,6 @@ run_to_end() {
 
 syscalls() { stats_hits sys_exit; }
 
-# Refusals, each naming the value (the module's messages).
-refused_msg() {
-	dmesg -C
-	# shellcheck disable=SC2086
-	! insmod "$ko" $1 2>/dev/null && dmesg | grep -qF "$2"
-}
 check "cgroup of no such path refused, message names it" \
 	refused_msg cgroup=/il-none "invalid cgroup '/il-none'"
 check "cgroup=abc refused, message names it" refused_msg cgroup=abc "invalid cgroup 'abc'"
@@ -128,7 +152,6 @@ check "cgroup by id: ilA's tasks, under it too ($(syscalls) == 25)" test "$(sysc
 # The reader sets it: a path with the cgroup2 mount point first (as a
 # container runtime prints it), and a systemd unit's name (no systemd in
 # the guest: the one cgroup of that name under the mount).
-reader=$IOLAYERS_REPO/userspace/iolayers
 mkdir -p $cg/il.slice/il-fake.service
 check "iolayers --set-cgroup $cg/ilB" "$reader" --set-cgroup $cg/ilB
 check "it set /ilB ($(cat $IOLAYERS_P/cgroup))" test "$(cat $IOLAYERS_P/cgroup)" = /ilB
@@ -148,8 +171,25 @@ check "--unit of no such unit fails, naming it" \
 	sh "$reader"
 check "and leaves the setting ($(cat $IOLAYERS_P/cgroup))" \
 	test "$(cat $IOLAYERS_P/cgroup)" = /il.slice/il-fake.service
-echo "" >$IOLAYERS_P/cgroup
+check "iolayers --set-cgroup \"\" turns it off" "$reader" --set-cgroup ""
+check "it reads back empty ('$(cat $IOLAYERS_P/cgroup)')" test -z "$(cat $IOLAYERS_P/cgroup)"
+check "iolayers --set-comm x, then \"\"" sh -c '"$1" --set-comm x && "$1" --set-comm ""' sh "$reader"
+check "comm reads back empty ('$(cat $IOLAYERS_P/comm)')" test -z "$(cat $IOLAYERS_P/comm)"
 rmdir $cg/il.slice/il-fake.service $cg/il.slice
+# A long path (past what a short buffer would take): set and read back
+# whole, by the parameter and by debugfs, and followed.
+long=/ilA/inner/deeper-and-longer-than-thirty-two-bytes
+long2=$long/$(printf 'n%.0s' $(seq 200))
+mkdir $cg$long2
+echo "$long2" >$IOLAYERS_P/cgroup
+check "a ${#long2}-byte path reads back whole" test "$(cat $IOLAYERS_P/cgroup)" = "$long2"
+check "and in debugfs" test "$(cat $IOLAYERS_D/cgroup)" = "$long2"
+echo 1 >$IOLAYERS_P/reset
+start_in $cg$long2 /tmp/l1.out reads 7
+run_to_end $P
+check "its task followed ($(syscalls) == 7)" test "$(syscalls)" = 7
+echo "" >$IOLAYERS_P/cgroup
+rmdir $cg$long2
 
 # 3. A cgroup removed while followed: held, it matches nothing any more,
 # the setting says so; the module unloads cleanly.
@@ -159,10 +199,11 @@ start_in $cg/ilC /tmp/c1.out reads 15
 c1=$P
 run_to_end $c1
 check "ilC followed ($(syscalls) == 15)" test "$(syscalls)" = 15
-rmdir $cg/ilC
+rmdir $cg/ilC $cg/ilX1
 check "ilC removed while followed: '$(cat $IOLAYERS_P/cgroup)'" \
 	test "$(cat $IOLAYERS_P/cgroup)" = "/ilC (removed)"
-check "ilC held while followed (dying $(dying), $d0 before)" dying_is $((d0 + 1))
+check "ilC held while followed, the control let go (dying $(dying), $d0 before)" \
+	held_by_us $((d0 + 1))
 start_in $cg/ilA /tmp/a5.out reads 10
 run_to_end $P
 check "nothing followed after its removal ($(syscalls) == 15)" test "$(syscalls)" = 15
@@ -182,8 +223,9 @@ check "rmmod" rmmod iolayers
 # followed, is released by the rmmod (a load refused after the setting's
 # parse lets go the same way: the kernel frees the parameters).
 check "insmod cgroup=/ilE" insmod "$ko" cgroup=/ilE
-rmdir $cg/ilE
-check "ilE removed while followed is held (dying $(dying), $d0 before)" dying_is $((d0 + 1))
+rmdir $cg/ilE $cg/ilX2
+check "ilE removed while followed is held, the control let go (dying $(dying), $d0 before)" \
+	held_by_us $((d0 + 1))
 check "rmmod with a cgroup followed" rmmod iolayers
 check "unloaded, ilE let go (dying $(dying), $d0 before)" dying_is "$d0"
 mkdir $cg/ilE

@@ -85,7 +85,7 @@ until curl -sf -o /dev/null "$prom/-/ready" || [ $i -ge 1200 ]; do
 	i=$((i + 1))
 done
 check "prometheus is ready" curl -sf -o /dev/null "$prom/-/ready"
-# Its first scrape, before the load.
+# Its first scrape: the target is up.
 i=0
 until [ "$(query 'up{job="iolayers"}')" = 1 ] || [ $i -ge 600 ]; do
 	poll_nap

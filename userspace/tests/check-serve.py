@@ -84,11 +84,13 @@ p, port = start(root, "--web.max-connections", "4", "--web.timeout", "2")
 
 # Prometheus text by default, and what --prometheus prints plus the exporter's own.
 st, ct, body = get(port)
-cli = subprocess.run([reader, "--root", root, "--prometheus"], capture_output=True,
-                     text=True).stdout
+r = subprocess.run([reader, "--root", root, "--prometheus"], capture_output=True, text=True)
+cli = r.stdout
 check("GET /metrics: 200, Prometheus text 0.0.4 (%d %s)" % (st, ct),
       st == 200 and ct.startswith("text/plain; version=0.0.4"))
-check("the module's metrics are --prometheus's", body.startswith(cli))
+check("the module's metrics are --prometheus's (%d bytes of them)" % len(cli),
+      r.returncode == 0 and "iolayers_syscall_latency_seconds_bucket" in cli and
+      body.startswith(cli) and len(body) > len(cli))
 fams = {f.name: f for f in text_parser.text_string_to_metric_families(body)}
 check("iolayers_up 1", fams["iolayers_up"].samples[0].value == 1)
 check("iolayers_scrape_duration_seconds > 0",
@@ -110,7 +112,10 @@ try:
 except Exception as e:  # noqa: BLE001 - the parser's error is the result
     check("OpenMetrics parses strictly: %s" % e, False)
 for accept in ("*/*", "text/plain", "application/openmetrics-text;q=0,text/plain",
-               "application/openmetrics-text;q=0.2,text/plain;q=0.5"):
+               "application/openmetrics-text;q=0.2,text/plain;q=0.5",
+               "application/openmetrics-text;q=nan,text/plain",
+               "application/openmetrics-text;q=-1,text/plain",
+               "text/plain;" + "q=1;" * 1000):
     st, ct, _ = get(port, accept=accept)
     check("Accept %s: the text (%s)" % (accept, ct), ct.startswith("text/plain"))
 
@@ -128,6 +133,29 @@ check("a NUL in the head: 400", raw(port, b"GET /\x00 HTTP/1.1\r\n\r\n").startsw
 check("an 8 KiB head: 431",
       raw(port, b"GET /" + b"a" * 9000, wait=0.5).startswith(b"HTTP/1.1 431"))
 check("binary garbage: 400", raw(port, bytes(range(1, 256)) + b"\r\n\r\n").startswith(b"HTTP/1.1 400"))
+# Pipelined: the first request's head alone is read (its Accept, not the next one's).
+out = raw(port, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\nGET /metrics HTTP/1.1\r\n"
+          b"Accept: application/openmetrics-text\r\n\r\n")
+check("pipelined: one answer, to the first head (Prometheus text)",
+      out.startswith(b"HTTP/1.1 200") and b"text/plain; version=0.0.4" in out.split(b"\r\n\r\n")[0]
+      and out.count(b"HTTP/1.1 ") == 1)
+check("a NUL after the head is not the head's: 200",
+      raw(port, b"GET / HTTP/1.1\r\n\r\n\x00\x00").startswith(b"HTTP/1.1 200"))
+# A client that keeps sending after its request still gets the whole answer (no reset).
+s1 = socket.create_connection(("127.0.0.1", port), timeout=5)
+s1.sendall(b"GET /metrics HTTP/1.1\r\n\r\n" + b"x" * 100000)
+got = b""
+while True:
+    b = s1.recv(65536)
+    if not b:
+        break
+    got += b
+s1.close()
+head, _, rest = got.partition(b"\r\n\r\n")
+clen = int([l for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")][0]
+           .split(b":")[1])
+check("a client sending past its request gets all %d bytes of the answer (%d)" % (clen, len(rest)),
+      len(rest) == clen)
 
 # Three clients that send nothing, one that sends half a head, of four
 # slots: a scrape waits for none of them (it gets the fifth when one
@@ -139,8 +167,8 @@ time.sleep(0.2)
 t = time.time()
 st, _, _ = get(port)
 took = time.time() - t
-check("a scrape beside 4 silent clients in 4 slots: 200 after their timeout (%.2f s)" % took,
-      st == 200 and took < 4)
+check("a scrape beside 4 silent clients in 4 slots: 200 once the oldest has had a second "
+      "(%.2f s)" % took, st == 200 and took < 1.6)
 idle2 = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
 t = time.time()
 st, _, _ = get(port)
@@ -148,21 +176,40 @@ check("a scrape beside 2 silent clients: at once (%.3f s)" % (time.time() - t),
       st == 200 and time.time() - t < 1)
 time.sleep(2.5)
 closed = all(s.recv(10) == b"" for s in idle + [half] + idle2)
-check("silent clients closed at --web.timeout", closed)
+check("silent clients closed at --web.timeout (or for a new client)", closed)
 _, _, body = get(port)
 fams = {f.name: f for f in text_parser.text_string_to_metric_families(body)}
 to = fams["iolayers_exporter_connection_timeouts"].samples[0].value
 check("and counted (iolayers_exporter_connection_timeouts_total %d >= 6)" % to, to >= 6)
-# A client that asks and never reads: the answer waits in its socket.
-slow = socket.socket()
-slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-slow.connect(("127.0.0.1", port))
-slow.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+# Clients that ask and do not read: their answers wait in the sockets
+# (more than a loopback socket's buffers hold, with enough of them).
+slow = []
+for _ in range(3):
+    c = socket.socket()
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    c.connect(("127.0.0.1", port))
+    c.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+    slow.append(c)
 t = time.time()
 st, _, _ = get(port)
-check("a scrape beside a client that does not read: at once (%.3f s)" % (time.time() - t),
+check("a scrape beside clients that do not read: at once (%.3f s)" % (time.time() - t),
       st == 200 and time.time() - t < 1)
-slow.close()
+c = slow[0]
+c.settimeout(5)
+got = b""
+while True:
+    b = c.recv(4096)
+    if not b:
+        break
+    got += b
+    time.sleep(0.001)
+head, _, rest = got.partition(b"\r\n\r\n")
+clen = int([l for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")][0]
+           .split(b":")[1])
+check("a slow reader gets the whole answer at last (%d of %d bytes)" % (len(rest), clen),
+      len(rest) == clen)
+for c in slow:
+    c.close()
 p.terminate()
 check("SIGTERM: exit 0", p.wait(timeout=5) == 0)
 
@@ -181,9 +228,16 @@ check("said once, not per scrape (%d lines)" % err.count("cannot read the module
 
 # Bad options: exit 2; an address in use: 1.
 for args in (["--web.telemetry-path", "/a<b"], ["--web.max-connections", "0"],
-             ["--web.timeout", "x"], ["--web.listen-address", "nocolon"], ["extra"]):
+             ["--web.timeout", "x"], ["--web.listen-address", "nocolon"],
+             ["--web.listen-address", "127.0.0.1:http"], ["extra"]):
     r = subprocess.run([reader, "serve"] + args, capture_output=True, text=True)
     check("serve %s: exit 2 (%d)" % (" ".join(args), r.returncode), r.returncode == 2)
+# More clients than descriptors: refused at the start, not a failing poll() later.
+r = subprocess.run(["sh", "-c", 'ulimit -n 64; exec "$0" serve --web.listen-address '
+                    '127.0.0.1:%d --web.max-connections 1024' % free_port(), reader],
+                   capture_output=True, text=True, timeout=10)
+check("--web.max-connections beyond ulimit -n: exit 2 (%d: %s)" % (r.returncode, r.stderr.strip()),
+      r.returncode == 2 and "ulimit -n" in r.stderr)
 blocker = socket.socket()
 blocker.bind(("127.0.0.1", 0))
 blocker.listen(1)

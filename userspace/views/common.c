@@ -48,6 +48,12 @@ void il_print_filters(FILE *out, const struct il_snapshot *s)
 		fprintf(out, " pid %d%s", s->pid, s->children ? " and its children" : "");
 	if (s->comm[0])
 		fprintf(out, "%s comm %s", s->pid ? "," : "", il_term_str(t, sizeof(t), s->comm));
+	if (s->cgroup[0]) {
+		char c[IL_TERM_LEN(sizeof(s->cgroup))];
+
+		fprintf(out, "%s cgroup %s", s->pid || s->comm[0] ? "," : "",
+			il_term_str(c, sizeof(c), s->cgroup));
+	}
 	if (s->view_pid)
 		fprintf(out, "; showing pid %" PRId64 " only (-p)", s->view_pid);
 	fputc('\n', out);

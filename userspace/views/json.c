@@ -133,6 +133,8 @@ void il_view_json(FILE *out, const struct il_snapshot *s)
 	fprintf(out, ",\n  \"format\": %d,\n  \"filters\": {\"pid\": %d, \"comm\": ", s->format,
 		s->pid);
 	il_json_str(out, s->comm, SIZE_MAX);
+	fprintf(out, ", \"cgroup\": ");
+	il_json_str(out, s->cgroup, sizeof(s->cgroup));
 	fprintf(out, ", \"children\": %s},\n  \"probes\": [", s->children ? "true" : "false");
 	for (i = 0; i < s->nprobes; i++) {
 		const struct il_probe *p = &s->probes[i];
