@@ -15,6 +15,8 @@
 set -u
 . "$IOLAYERS_REPO/tests/vm/_lib.sh"
 
+ip link set lo up || { echo "cannot bring lo up"; exit 1; }
+
 ko=$IOLAYERS_MODULE_DIR/iolayers.ko
 cg=/sys/fs/cgroup
 port=6390
