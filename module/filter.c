@@ -59,7 +59,7 @@ static bool iolayers_children;
  */
 static struct cgroup __rcu *iolayers_cgroup;
 static int iolayers_cgroup_level = -1;
-static iolayers_cgroup_key_t iolayers_cgroup_key;
+static IOLAYERS_CGROUP_KEY_TYPE iolayers_cgroup_key;
 
 /*
  * Is @task in the cgroup= cgroup or under it? Its cgroup on the default
@@ -75,6 +75,7 @@ static iolayers_cgroup_key_t iolayers_cgroup_key;
  */
 static bool iolayers_cgroup_match(struct task_struct *task)
 {
+	/* Pairs with iolayers_cgroup_publish()'s release: the depth, then its key. */
 	int lvl = smp_load_acquire(&iolayers_cgroup_level);
 	struct cgroup *cg;
 

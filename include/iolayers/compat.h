@@ -385,18 +385,18 @@
 /*
  * A cgroup's ancestors on the default hierarchy, by depth (filter.c's
  * cgroup=): IOLAYERS_CGROUP_KEY() is what the setting keeps of its
- * cgroup, IOLAYERS_CGROUP_ANCESTOR() the same of a task's cgroup's
- * ancestor at a depth. IOLAYERS_KERNEL_RANGE: < 6.0 a cgroup keeps its
+ * cgroup (an IOLAYERS_CGROUP_KEY_TYPE), IOLAYERS_CGROUP_ANCESTOR() the
+ * same of a task's cgroup's ancestor at a depth. IOLAYERS_KERNEL_RANGE: < 6.0 a cgroup keeps its
  * ancestors' ids (ancestor_ids[]), >= 6.0 pointers to them (ancestors[],
  * "cgroup: Replace cgroup->ancestor_ids[] with ->ancestors[]"); never
  * moved in a stable series.
  */
 #if KERNEL_VERSION(6, 0, 0) > LINUX_VERSION_CODE
-typedef u64 iolayers_cgroup_key_t;
+#define IOLAYERS_CGROUP_KEY_TYPE u64
 #define IOLAYERS_CGROUP_KEY(cg) cgroup_id(cg)
 #define IOLAYERS_CGROUP_ANCESTOR(cg, lvl) ((cg)->ancestor_ids[lvl])
 #else
-typedef struct cgroup *iolayers_cgroup_key_t;
+#define IOLAYERS_CGROUP_KEY_TYPE struct cgroup *
 #define IOLAYERS_CGROUP_KEY(cg) (cg)
 #define IOLAYERS_CGROUP_ANCESTOR(cg, lvl) ((cg)->ancestors[lvl])
 #endif
