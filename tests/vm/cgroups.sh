@@ -81,6 +81,17 @@ run_to_end() {
 
 syscalls() { stats_hits sys_exit; }
 
+# two_runs CG1 N1 CG2 N2: threadcheck's N1 reads in CG1 and N2 in CG2,
+# both started, then both run to their end.
+two_runs() {
+	local p1
+	start_in "$1" /tmp/two1.out reads "$2"
+	p1=$P
+	start_in "$3" /tmp/two2.out reads "$4"
+	run_to_end $p1
+	run_to_end $P
+}
+
 check "cgroup of no such path refused, message names it" \
 	refused_msg cgroup=/il-none "invalid cgroup '/il-none'"
 check "cgroup=abc refused, message names it" refused_msg cgroup=abc "invalid cgroup 'abc'"
@@ -128,12 +139,7 @@ check "the programs read what they said (a1 $(cat /tmp/a1.out), m1 $(cat /tmp/m1
 # 2. At runtime: ilB by path, then ilA by id.
 echo /ilB >$IOLAYERS_P/cgroup
 echo 1 >$IOLAYERS_P/reset
-start_in $cg/ilA /tmp/a3.out reads 20
-a3=$P
-start_in $cg/ilB /tmp/b3.out reads 30
-b3=$P
-run_to_end $a3
-run_to_end $b3
+two_runs $cg/ilA 20 $cg/ilB 30
 check "cgroup moved to /ilB at runtime: its reads alone ($(syscalls) == 30)" \
 	test "$(syscalls)" = 30
 id=$(stat -c %i $cg/ilA)
@@ -141,12 +147,7 @@ echo "$id" >$IOLAYERS_P/cgroup
 echo 1 >$IOLAYERS_P/reset
 check "by id $id: it reads back as ilA's path ($(cat $IOLAYERS_P/cgroup))" \
 	test "$(cat $IOLAYERS_P/cgroup)" = /ilA
-start_in $cg/ilA/inner /tmp/a4.out reads 25
-a4=$P
-start_in $cg/ilB /tmp/b4.out reads 35
-b4=$P
-run_to_end $a4
-run_to_end $b4
+two_runs $cg/ilA/inner 25 $cg/ilB 35
 check "cgroup by id: ilA's tasks, under it too ($(syscalls) == 25)" test "$(syscalls)" = 25
 
 # The reader sets it: a path with the cgroup2 mount point first (as a
@@ -159,12 +160,7 @@ check "iolayers --unit il-fake.service" "$reader" --unit il-fake.service
 check "it set the unit's cgroup ($(cat $IOLAYERS_P/cgroup))" \
 	test "$(cat $IOLAYERS_P/cgroup)" = /il.slice/il-fake.service
 echo 1 >$IOLAYERS_P/reset
-start_in $cg/il.slice/il-fake.service /tmp/u1.out reads 12
-u1=$P
-start_in $cg/ilB /tmp/b5.out reads 9
-b5=$P
-run_to_end $u1
-run_to_end $b5
+two_runs $cg/il.slice/il-fake.service 12 $cg/ilB 9
 check "the unit's tasks alone ($(syscalls) == 12)" test "$(syscalls)" = 12
 check "--unit of no such unit fails, naming it" \
 	sh -c '"$1" --unit il-none.service 2>&1 | grep -q "il-none.service: no cgroup of that name"' \

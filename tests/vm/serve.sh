@@ -43,6 +43,17 @@ sys.exit(0 if a > 0 and b > 0 and (int(math.log2(a)) == int(math.log2(b)) or
 	max(a, b) / min(a, b) < 2) else 1)' "$@"
 }
 
+# wait_until N CMD...: until CMD succeeds, N looks at most (poll_nap's 50 ms each).
+wait_until() {
+	local n=$1 i=0
+	shift
+	until "$@" || [ $i -ge "$n" ]; do
+		poll_nap
+		i=$((i + 1))
+	done
+}
+up_is_1() { [ "$(query 'up{job="iolayers"}')" = 1 ]; }
+
 # Hits and misses: a 64 MiB file, a quarter of it read before.
 dd if=/dev/urandom of=/mnt/serve-data bs=1M count=64 status=none
 sync
@@ -53,11 +64,7 @@ check "insmod comm=fio" insmod "$ko" comm=fio
 "$reader" serve --web.listen-address 127.0.0.1:$port --web.max-connections 4 \
 	--web.timeout 600 2>$work/serve.err &
 srv=$!
-i=0
-until curl -s -o /dev/null "$web/" || [ $i -ge 100 ]; do
-	poll_nap
-	i=$((i + 1))
-done
+wait_until 100 curl -s -o /dev/null "$web/"
 check "serve answers / ($(tr '\n' ' ' <$work/serve.err))" curl -sf -o $work/index.html "$web/"
 check "/ links the metrics" grep -q 'href="/metrics"' $work/index.html
 code=$(curl -s -o /dev/null -w '%{http_code}' "$web/nothing")
@@ -81,19 +88,11 @@ EOF
 prometheus --config.file=$work/prometheus.yml --storage.tsdb.path=$work/tsdb \
 	--web.listen-address=127.0.0.1:9090 --log.level=warn >$work/prometheus.log 2>&1 &
 pr=$!
-i=0
-until curl -sf -o /dev/null "$prom/-/ready" || [ $i -ge 1200 ]; do
-	poll_nap
-	i=$((i + 1))
-done
+wait_until 1200 curl -sf -o /dev/null "$prom/-/ready"
 check "prometheus is ready" curl -sf -o /dev/null "$prom/-/ready"
 # Its first scrape: the target is up.
-i=0
-until [ "$(query 'up{job="iolayers"}')" = 1 ] || [ $i -ge 600 ]; do
-	poll_nap
-	i=$((i + 1))
-done
-check "the target is up" test "$(query 'up{job="iolayers"}')" = 1
+wait_until 600 up_is_1
+check "the target is up" up_is_1
 
 fio --name=serve --filename=/mnt/serve-data --size=64m --rw=randread --bs=4k \
 	--ioengine=psync --invalidate=0 --runtime=15 --time_based --disk_util=0 \

@@ -62,6 +62,20 @@ def get(port, path="/metrics", accept=None, method="GET"):
         return e.code, e.headers.get("Content-Type", ""), e.read().decode()
 
 
+def read_answer(sock, chunk=65536, nap=0):
+    """An answer read to its end: its head, its body and its Content-Length."""
+    got = b""
+    while True:
+        b = sock.recv(chunk)
+        if not b:
+            break
+        got += b
+        time.sleep(nap)
+    head, _, body = got.partition(b"\r\n\r\n")
+    clen = [l for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")]
+    return head, body, int(clen[0].split(b":")[1]) if clen else -1
+
+
 def raw(port, data, wait=0.3):
     s = socket.create_connection(("127.0.0.1", port), timeout=5)
     s.sendall(data)
@@ -144,16 +158,8 @@ check("a NUL after the head is not the head's: 200",
 # A client that keeps sending after its request still gets the whole answer (no reset).
 s1 = socket.create_connection(("127.0.0.1", port), timeout=5)
 s1.sendall(b"GET /metrics HTTP/1.1\r\n\r\n" + b"x" * 100000)
-got = b""
-while True:
-    b = s1.recv(65536)
-    if not b:
-        break
-    got += b
+head, rest, clen = read_answer(s1)
 s1.close()
-head, _, rest = got.partition(b"\r\n\r\n")
-clen = int([l for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")][0]
-           .split(b":")[1])
 check("a client sending past its request gets all %d bytes of the answer (%d)" % (clen, len(rest)),
       len(rest) == clen)
 
@@ -194,18 +200,8 @@ t = time.time()
 st, _, _ = get(port)
 check("a scrape beside clients that do not read: at once (%.3f s)" % (time.time() - t),
       st == 200 and time.time() - t < 1)
-c = slow[0]
-c.settimeout(5)
-got = b""
-while True:
-    b = c.recv(4096)
-    if not b:
-        break
-    got += b
-    time.sleep(0.001)
-head, _, rest = got.partition(b"\r\n\r\n")
-clen = int([l for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")][0]
-           .split(b":")[1])
+slow[0].settimeout(5)
+head, rest, clen = read_answer(slow[0], 4096, 0.001)
 check("a slow reader gets the whole answer at last (%d of %d bytes)" % (len(rest), clen),
       len(rest) == clen)
 for c in slow:
