@@ -262,6 +262,9 @@ static int from_header(json_t *o, struct il_snapshot *s, const char *where, char
 	if (json_is_string(json_object_get(st, "comm")))
 		il_json_bytes_to(s->comm, sizeof(s->comm),
 				 json_string_value(json_object_get(st, "comm")));
+	if (json_is_string(json_object_get(st, "cgroup")))
+		il_json_bytes_to(s->cgroup, sizeof(s->cgroup),
+				 json_string_value(json_object_get(st, "cgroup")));
 	if (!get_str(st, "children", 0, buf, sizeof(buf), NULL))
 		s->children = atoi(buf);
 	s->slow_ns = 10000000;

@@ -267,7 +267,7 @@ struct il_snapshot {
 	int format;
 	int pid;
 	char comm[IL_NAME_LEN];		/* comm filter, "" when off */
-	char cgroup[256];		/* cgroup filter's path (cut), "" when off or not shown */
+	char cgroup[4096 + 16];		/* cgroup filter's path, "" when off or not shown */
 	int children;
 	int nprobes;
 	struct il_probe probes[IL_MAX_PROBES];

@@ -118,7 +118,7 @@ static const struct argp_option opts[] = {
 	{ "set-comm", OPT_COMM, "NAME", 0, "Make the module follow every process named NAME "
 	  "(\"\" turns it off; stays)", 2 },
 	{ "comm", OPT_COMM, NULL, OPTION_ALIAS | OPTION_HIDDEN, NULL, 2 },
-	{ "set-cgroup", OPT_CGROUP, "PATH|ID", 0, "Make the module follow every task of a "
+	{ "set-cgroup", OPT_CGROUP, "CGROUP", 0, "Make the module follow every task of a "
 	  "cgroup v2 and those under it: its path under the cgroup2 mount (or with the mount "
 	  "point first, as a container runtime prints it) or its id (\"\" turns it off; stays)",
 	  2 },
@@ -401,14 +401,18 @@ static void keep_view(struct il_flows *fl)
  */
 static int view_pid_totals_ok(const struct il_snapshot *s)
 {
+	char tc[IL_TERM_LEN(IL_NAME_LEN)], tg[IL_TERM_LEN(sizeof(s->cgroup))];
+
 	if (!env.view_pid || s->recording ||
-	    (s->pid == env.view_pid && !s->comm[0] && !s->children))
+	    (s->pid == env.view_pid && !s->comm[0] && !s->cgroup[0] && !s->children))
 		return 1;
 	fprintf(stderr, "iolayers: -p %ld: the module's totals and histograms are of all it "
-		"follows (pid %d%s%s%s), not of %ld alone; -p filters the per-read views (-t, -f, "
-		"--slow, --svg, --files, -D) and recordings (--from); --set-pid %ld makes the "
+		"follows (pid %d%s%s%s%s%s), not of %ld alone; -p filters the per-read views (-t, "
+		"-f, --slow, --svg, --files, -D) and recordings (--from); --set-pid %ld makes the "
 		"module follow %ld\n", env.view_pid, s->pid, s->children ? " and its children" : "",
-		s->comm[0] ? ", comm " : "", s->comm, env.view_pid, env.view_pid, env.view_pid);
+		s->comm[0] ? ", comm " : "", il_term_str(tc, sizeof(tc), s->comm),
+		s->cgroup[0] ? ", cgroup " : "", il_term_str(tg, sizeof(tg), s->cgroup),
+		env.view_pid, env.view_pid, env.view_pid);
 	return 0;
 }
 

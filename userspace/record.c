@@ -79,7 +79,8 @@ static void rec_header(FILE *out, const struct iolayers_rec_start *st, char **cm
 		"pid", "comm", "cgroup", "children", "flows", "buffer_kb", "slow_us", "batch_us",
 		"max_flows", "expire_ms",
 	};
-	char buf[256], path[512];
+	/* A setting's value: the cgroup's path can be as long as a path. */
+	char buf[4096 + 16], path[512];
 	uint64_t rt, mono;
 	struct utsname u;
 	unsigned int i;

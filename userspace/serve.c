@@ -6,11 +6,14 @@
  * the exporter's own iolayers_up and iolayers_scrape_duration_seconds:
  * nothing is kept between scrapes.
  *
- * One thread and poll(): a client that connects and sends nothing, or
- * reads its answer slowly, holds one of --web.max-connections slots until
- * its --web.timeout ends, and never the others' scrapes. Every answer
- * closes its connection (HTTP/1.1 "Connection: close"): a scraper opens
- * one every interval, which costs less than the scrape itself.
+ * One thread and ppoll(): a client that reads its answer slowly holds one
+ * of --web.max-connections slots until its --web.timeout ends, and never
+ * the others' scrapes; when every slot is taken, a new client takes the
+ * slot of the one whose request is slowest to come, once that one has
+ * had a second (so clients that connect and send nothing cannot keep a
+ * scrape out). Every answer closes its connection (HTTP/1.1
+ * "Connection: close"): a scraper opens one every interval, which costs
+ * less than the scrape itself.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -114,7 +117,7 @@ static int serve_listen(const char *address, int *fds, int max)
 
 	port = strrchr(address, ':');
 	if (!port || !port[1] || strspn(port + 1, "0123456789") != strlen(port + 1) ||
-	    strlen(port + 1) > 5) {
+	    strlen(port + 1) > 5 || atoi(port + 1) > 65535) {
 		fprintf(stderr, "iolayers serve: --web.listen-address %s: not HOST:PORT\n",
 			address);
 		return -2;
@@ -470,8 +473,9 @@ static void serve_usage(FILE *f)
 "  --web.listen-address=ADDR  HOST:PORT, [V6]:PORT or :PORT (every address)\n"
 "                             to listen on (default " SERVE_ADDRESS ")\n"
 "  --web.telemetry-path=PATH  where the metrics are (default /metrics)\n"
-"  --web.max-connections=N    clients served at once; more wait to be\n"
-"                             accepted (default 16, at most %d)\n"
+"  --web.max-connections=N    clients served at once (default 16, at most %d);\n"
+"                             when full, a new client takes the slot of the\n"
+"                             slowest request over a second old\n"
 "  --web.timeout=SECONDS      a connection's time to send its request and\n"
 "                             take the answer (default 10)\n"
 "  -r, --root=DIR             read DIR instead of " SERVE_ROOT "\n"
@@ -643,9 +647,13 @@ int il_serve_main(int argc, char **argv)
 		}
 		if (!listen && t < accept_pause && (next < 0 || accept_pause < next))
 			next = accept_pause;
-		if (!listen && nconns == srv.max_conns && oldest >= 0 &&
-		    (next < 0 || oldest_at < next))
-			next = oldest_at;
+		/* Full: when the slowest request's second is up (and no pause). */
+		if (!listen && nconns == srv.max_conns && oldest >= 0) {
+			int64_t at = oldest_at > accept_pause ? oldest_at : accept_pause;
+
+			if (next < 0 || at < next)
+				next = at;
+		}
 		if (next >= 0) {
 			int64_t w = next > t ? next - t : 0;
 
@@ -700,17 +708,24 @@ int il_serve_main(int argc, char **argv)
 							oldest = j;
 					if (oldest < 0 || conns[oldest].since_ms + 1000 > t)
 						break;
-					srv.timeouts++;
-					conn_close(&conns[oldest]);
-					nconns--;
 				}
 				fd = accept4(lfd[i], NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 				if (fd < 0) {
-					/* Out of descriptors: the listeners rest a tenth of a second. */
-					if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-					    errno == ENOMEM)
+					/*
+					 * Out of descriptors, or refused otherwise: the
+					 * listeners rest a tenth of a second (the client
+					 * waits in the queue, and the loop does not spin).
+					 */
+					if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+					    errno != ECONNABORTED)
 						accept_pause = t + 100;
 					break;
+				}
+				/* A client came: the slowest request gives it its slot. */
+				if (nconns == srv.max_conns) {
+					srv.timeouts++;
+					conn_close(&conns[oldest]);
+					nconns--;
 				}
 				for (j = 0; conns[j].fd >= 0; j++)
 					;

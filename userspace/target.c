@@ -21,9 +21,10 @@
  * @buf: its mount point
  * @len: @buf's size
  *
- * From /proc/self/mountinfo: the first cgroup2 mount (its mount root
- * the hierarchy's root; a mount of a cgroup under it, in a container,
- * counts from there, as the module's paths do in the writer's namespace).
+ * From /proc/self/mountinfo: the first cgroup2 mount of the hierarchy's
+ * root as the reader's cgroup namespace sees it (mount root "/"); a mount
+ * of a cgroup under it is not taken, for the module's paths start at
+ * that root.
  *
  * Return: 0, or -1 when none is mounted (a cgroup v1 host).
  */
@@ -116,8 +117,9 @@ static int find_dir(const char *dir, size_t base, const char *name, int depth, c
 
 /*
  * systemctl's ControlGroup of @unit into @out. Return: 0; 1 when systemd
- * runs but gives the unit no cgroup (not loaded, or not active); -1
- * when systemd cannot say (not running here, no systemctl).
+ * runs but gives the unit no cgroup (not loaded, or not active); 2 when
+ * systemctl failed (said on stderr); -1 when systemd cannot say (not
+ * running here, no systemctl).
  */
 static int systemctl_cgroup(const char *unit, char *out, size_t len)
 {
@@ -143,11 +145,8 @@ static int systemctl_cgroup(const char *unit, char *out, size_t len)
 		return -1;
 	}
 	if (!pid) {
-		int null = open("/dev/null", O_WRONLY);
-
+		/* Its errors (no bus, say) are the user's to see. */
 		dup2(p[1], 1);
-		if (null >= 0)
-			dup2(null, 2);
 		close(p[0]);
 		close(p[1]);
 		execl(sc, "systemctl", "show", "--property=ControlGroup", "--value", "--", unit,
@@ -170,7 +169,12 @@ static int systemctl_cgroup(const char *unit, char *out, size_t len)
 		;
 	if (w != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 127)
 		return -1;
-	return WEXITSTATUS(status) || out[0] != '/' ? 1 : 0;
+	if (WEXITSTATUS(status)) {
+		fprintf(stderr, "iolayers: --unit: %s show failed (exit %d; above)\n", sc,
+			WEXITSTATUS(status));
+		return 2;
+	}
+	return out[0] != '/';
 }
 
 /**
@@ -229,6 +233,8 @@ int il_cgroup_target(const char *arg, int unit, char *out, size_t len)
 	n = systemctl_cgroup(arg, out, len);
 	if (!n)
 		return 0;
+	if (n == 2)
+		return -1;
 	if (n > 0) {
 		fprintf(stderr, "iolayers: --unit %s: systemd gives it no cgroup (no such unit, "
 			"or not active)\n", il_term_str(tmp, sizeof(tmp), arg));

@@ -42,7 +42,7 @@ mountpoint -q $cg || mount -t cgroup2 none $cg
 check "cgroup2 mounted at $cg" test -e $cg/cgroup.procs
 mkdir -p $cg/ilA/inner/deeper-and-longer-than-thirty-two-bytes $cg/ilB $cg/ilC $cg/ilD $cg/ilE
 # Controls: removed beside a followed cgroup, held by nothing.
-mkdir -p $cg/ilX1 $cg/ilX2
+mkdir -p $cg/ilX1 $cg/ilX2 $cg/ilX3
 
 # dying: the removed cgroups something still holds (the kernel's count).
 dying() { awk '$1 == "nr_dying_descendants" { print $2 }' $cg/cgroup.stat; }
@@ -175,17 +175,19 @@ rmdir $cg/il.slice/il-fake.service $cg/il.slice
 # A long path (past what a short buffer would take): set and read back
 # whole, by the parameter and by debugfs, and followed.
 long=/ilA/inner/deeper-and-longer-than-thirty-two-bytes
-long2=$long/$(printf 'n%.0s' $(seq 200))
-mkdir $cg$long2
+long2=$long/$(printf 'n%.0s' $(seq 200))/$(printf 'm%.0s' $(seq 100))
+mkdir -p $cg$long2
 echo "$long2" >$IOLAYERS_P/cgroup
 check "a ${#long2}-byte path reads back whole" test "$(cat $IOLAYERS_P/cgroup)" = "$long2"
 check "and in debugfs" test "$(cat $IOLAYERS_D/cgroup)" = "$long2"
+check "and in the reader's -j filters" sh -c '"$1" -j | grep -qF "\"cgroup\": \"$2\""' \
+	sh "$reader" "$long2"
 echo 1 >$IOLAYERS_P/reset
 start_in $cg$long2 /tmp/l1.out reads 7
 run_to_end $P
 check "its task followed ($(syscalls) == 7)" test "$(syscalls)" = 7
 echo "" >$IOLAYERS_P/cgroup
-rmdir $cg$long2
+rmdir $cg$long2 ${cg}${long2%/*}
 
 # 3. A cgroup removed while followed: held, it matches nothing any more,
 # the setting says so; the module unloads cleanly.
@@ -207,9 +209,9 @@ check "nothing followed after its removal ($(syscalls) == 15)" test "$(syscalls)
 # ever ran: no page of it is charged anywhere) until the setting moves:
 # moved to ilD, ilC goes; ilD removed stays.
 echo /ilD >$IOLAYERS_P/cgroup
-rmdir $cg/ilD
-check "setting moved: ilC let go, ilD removed while followed held (dying $(dying), $d0 before)" \
-	dying_is $((d0 + 1))
+rmdir $cg/ilD $cg/ilX3
+check "setting moved: ilC let go, ilD removed while followed held, the control let go (dying $(dying), $d0 before)" \
+	held_by_us $((d0 + 1))
 echo "" >$IOLAYERS_P/cgroup
 check "cgroup turned off: reads back empty" test -z "$(cat $IOLAYERS_P/cgroup)"
 check "turned off, ilD let go (dying $(dying), $d0 before)" dying_is "$d0"

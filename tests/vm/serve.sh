@@ -138,6 +138,10 @@ curl -s "$web/metrics" >$work/scrape.prom
 check "promtool check metrics passes on a scrape" promtool check metrics <$work/scrape.prom
 e=$(awk '$1 == "iolayers_exporter_scrape_errors_total" { print $2 }' $work/scrape.prom)
 check "no scrape failed ($e)" test "$e" = 0
+# The silent clients held their slots all along: no connection was closed
+# early while Prometheus scraped (a slot stayed free for each scrape).
+to=$(query 'max_over_time(iolayers_exporter_connection_timeouts_total[10m])')
+check "no connection closed early in any scrape ($to)" test "$to" = 0
 ct=$(curl -s -o $work/scrape.om -w '%{content_type}' \
 	-H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' \
 	"$web/metrics")

@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -157,8 +158,19 @@ check("a NUL after the head is not the head's: 200",
       raw(port, b"GET / HTTP/1.1\r\n\r\n\x00\x00").startswith(b"HTTP/1.1 200"))
 # A client that keeps sending after its request still gets the whole answer (no reset).
 s1 = socket.create_connection(("127.0.0.1", port), timeout=5)
-s1.sendall(b"GET /metrics HTTP/1.1\r\n\r\n" + b"x" * 100000)
+
+
+def send_more(sock):
+    try:
+        sock.sendall(b"GET /metrics HTTP/1.1\r\n\r\n" + b"x" * 100000)
+    except OSError:
+        pass
+
+
+sender = threading.Thread(target=send_more, args=(s1,))
+sender.start()
 head, rest, clen = read_answer(s1)
+sender.join()
 s1.close()
 check("a client sending past its request gets all %d bytes of the answer (%d)" % (clen, len(rest)),
       len(rest) == clen)
@@ -209,6 +221,36 @@ for c in slow:
 p.terminate()
 check("SIGTERM: exit 0", p.wait(timeout=5) == 0)
 
+# Two slots, two clients silent for over a second: a scrape takes the
+# slot of the older one alone; with a slot free, nobody is closed.
+p, port = start(root, "--web.max-connections", "2", "--web.timeout", "30")
+a = socket.create_connection(("127.0.0.1", port))
+time.sleep(0.1)
+b = socket.create_connection(("127.0.0.1", port))
+time.sleep(1.2)
+st, _, _ = get(port)
+a.settimeout(0.5)
+b.settimeout(0.5)
+try:
+    a_closed = a.recv(10) == b""
+except socket.timeout:
+    a_closed = False
+try:
+    b_closed = b.recv(10) == b""
+except socket.timeout:
+    b_closed = False
+check("full: the scrape took the older silent client's slot, the other kept its own "
+      "(closed: %s, %s)" % (a_closed, b_closed), st == 200 and a_closed and not b_closed)
+_, _, body = get(port)
+fams = {f.name: f for f in text_parser.text_string_to_metric_families(body)}
+to = fams["iolayers_exporter_connection_timeouts"].samples[0].value
+check("with a slot free no client was closed for the next scrape (timeouts %d == 1)" % to,
+      to == 1)
+a.close()
+b.close()
+p.terminate()
+p.wait(timeout=5)
+
 # No module: iolayers_up 0, still 200, said once on stderr.
 p, port = start("/nonexistent-iolayers")
 st, _, body = get(port)
@@ -225,7 +267,8 @@ check("said once, not per scrape (%d lines)" % err.count("cannot read the module
 # Bad options: exit 2; an address in use: 1.
 for args in (["--web.telemetry-path", "/a<b"], ["--web.max-connections", "0"],
              ["--web.timeout", "x"], ["--web.listen-address", "nocolon"],
-             ["--web.listen-address", "127.0.0.1:http"], ["extra"]):
+             ["--web.listen-address", "127.0.0.1:http"],
+             ["--web.listen-address", "127.0.0.1:70000"], ["extra"]):
     r = subprocess.run([reader, "serve"] + args, capture_output=True, text=True)
     check("serve %s: exit 2 (%d)" % (" ".join(args), r.returncode), r.returncode == 2)
 # More clients than descriptors: refused at the start, not a failing poll() later.
