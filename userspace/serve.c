@@ -9,9 +9,9 @@
  * One thread and ppoll(): a client that reads its answer slowly holds one
  * of --web.max-connections slots until its --web.timeout ends, and never
  * the others' scrapes; when every slot is taken, a new client takes the
- * slot of the one whose request is slowest to come, once that one has
- * had a second (so clients that connect and send nothing cannot keep a
- * scrape out). Every answer closes its connection (HTTP/1.1
+ * slot of a connection whose answer is all sent, else of the one whose
+ * request is slowest to come, once that one has had a second (so clients
+ * that connect and send nothing cannot keep a scrape out). Every answer closes its connection (HTTP/1.1
  * "Connection: close"): a scraper opens one every interval, which costs
  * less than the scrape itself.
  */
@@ -465,6 +465,48 @@ static void conn_write(struct serve_conn *c)
 		c->deadline_ms = now_ms() + 1000;
 }
 
+/*
+ * When every slot is taken, whose slot a new client gets: a connection
+ * whose answer is all sent (draining what its client still sends; the
+ * oldest), else the one whose request is slowest to come, once it has
+ * had a second. Its index, or -1 when none may give its slot up now;
+ * @at: when the slowest request's second is up (-1: no request coming).
+ */
+static int serve_victim(const struct serve_conn *conns, int n, int64_t t, int64_t *at)
+{
+	int i, drain = -1, read = -1;
+
+	for (i = 0; i < n; i++) {
+		const struct serve_conn *k = &conns[i];
+
+		if (k->fd < 0)
+			continue;
+		if (k->state == SC_DRAIN && (drain < 0 || k->since_ms < conns[drain].since_ms))
+			drain = i;
+		if (k->state == SC_READ && (read < 0 || k->since_ms < conns[read].since_ms))
+			read = i;
+	}
+	*at = read >= 0 ? conns[read].since_ms + 1000 : -1;
+	if (drain >= 0)
+		return drain;
+	return read >= 0 && *at <= t ? read : -1;
+}
+
+/* A slot given up for a new client: a request that was slow, counted. */
+static void serve_evict(struct serve_conn *c)
+{
+	if (c->state == SC_DRAIN) {
+		char sink[4096];
+
+		/* What its client sent is read first: closed with it unread, it would be reset. */
+		while (recv(c->fd, sink, sizeof(sink), 0) > 0)
+			;
+	} else {
+		srv.timeouts++;
+	}
+	conn_close(c);
+}
+
 static void serve_usage(FILE *f)
 {
 	fprintf(f,
@@ -474,8 +516,9 @@ static void serve_usage(FILE *f)
 "                             to listen on (default " SERVE_ADDRESS ")\n"
 "  --web.telemetry-path=PATH  where the metrics are (default /metrics)\n"
 "  --web.max-connections=N    clients served at once (default 16, at most %d);\n"
-"                             when full, a new client takes the slot of the\n"
-"                             slowest request over a second old\n"
+"                             when full, a new client takes the slot of an\n"
+"                             answered one, else of the slowest request\n"
+"                             over a second old\n"
 "  --web.timeout=SECONDS      a connection's time to send its request and\n"
 "                             take the answer (default 10)\n"
 "  -r, --root=DIR             read DIR instead of " SERVE_ROOT "\n"
@@ -613,28 +656,18 @@ int il_serve_main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	fprintf(stderr, "iolayers serve: listening on %s, metrics at %s\n", srv.address, srv.path);
 	while (!serve_stop) {
-		int64_t t = now_ms(), next = -1, oldest_at = -1;
-		int n = 0, oldest = -1, listen;
+		int64_t t = now_ms(), next = -1, oldest_at;
+		int n = 0, victim, listen;
 		struct timespec ts, *tsp = NULL;
 
 		/*
 		 * A slot for a new client: a free one, or when every one is
-		 * taken the one of the client whose request is slowest to
-		 * come, once it has had a second (a client that connects and
-		 * sends nothing holds no scrape back for long). Not while
+		 * taken one given up (serve_victim(): a client that connects
+		 * and sends nothing holds no scrape back for long). Not while
 		 * accept() is out of file descriptors.
 		 */
-		for (i = 0; i < srv.max_conns; i++) {
-			struct serve_conn *k = &conns[i];
-
-			if (k->fd >= 0 && k->state == SC_READ &&
-			    (oldest < 0 || k->since_ms < conns[oldest].since_ms))
-				oldest = i;
-		}
-		if (oldest >= 0)
-			oldest_at = conns[oldest].since_ms + 1000;
-		listen = t >= accept_pause &&
-			 (nconns < srv.max_conns || (oldest >= 0 && oldest_at <= t));
+		victim = serve_victim(conns, srv.max_conns, t, &oldest_at);
+		listen = t >= accept_pause && (nconns < srv.max_conns || victim >= 0);
 		for (i = 0; i < nl; i++)
 			pfd[n++] = (struct pollfd){ .fd = listen ? lfd[i] : -1, .events = POLLIN };
 		for (i = 0; i < srv.max_conns; i++) {
@@ -648,7 +681,7 @@ int il_serve_main(int argc, char **argv)
 		if (!listen && t < accept_pause && (next < 0 || accept_pause < next))
 			next = accept_pause;
 		/* Full: when the slowest request's second is up (and no pause). */
-		if (!listen && nconns == srv.max_conns && oldest >= 0) {
+		if (!listen && nconns == srv.max_conns && oldest_at >= 0) {
 			int64_t at = oldest_at > accept_pause ? oldest_at : accept_pause;
 
 			if (next < 0 || at < next)
@@ -700,13 +733,8 @@ int il_serve_main(int argc, char **argv)
 				int fd, j;
 
 				if (nconns == srv.max_conns) {
-					/* The slowest request's slot, if it has had its second. */
-					for (j = 0, oldest = -1; j < srv.max_conns; j++)
-						if (conns[j].fd >= 0 && conns[j].state == SC_READ &&
-						    (oldest < 0 ||
-						     conns[j].since_ms < conns[oldest].since_ms))
-							oldest = j;
-					if (oldest < 0 || conns[oldest].since_ms + 1000 > t)
+					victim = serve_victim(conns, srv.max_conns, t, &oldest_at);
+					if (victim < 0)
 						break;
 				}
 				fd = accept4(lfd[i], NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -721,10 +749,9 @@ int il_serve_main(int argc, char **argv)
 						accept_pause = t + 100;
 					break;
 				}
-				/* A client came: the slowest request gives it its slot. */
+				/* A client came: the victim gives it its slot. */
 				if (nconns == srv.max_conns) {
-					srv.timeouts++;
-					conn_close(&conns[oldest]);
+					serve_evict(&conns[victim]);
 					nconns--;
 				}
 				for (j = 0; conns[j].fd >= 0; j++)
